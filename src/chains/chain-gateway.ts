@@ -1,0 +1,54 @@
+import { createPublicClient, erc20Abi, http, type PublicClient, type Chain as ViemChain } from 'viem';
+import type { Address } from '../domain/address.ts';
+import { AppError } from '../domain/app-error.ts';
+import type { ChainRegistry } from './chain-registry.ts';
+
+/** What the API needs from chains. The settlement worker has its own, wider interface. */
+export interface ChainGateway {
+  balanceOf(chainName: string, token: Address, owner: Address): Promise<bigint>;
+}
+
+/** Talks to every chain of the registry over JSON-RPC with viem. */
+export function createChainGateway({ registry }: { registry: ChainRegistry }): ChainGateway {
+  const clients = new Map<string, PublicClient>();
+  const clientFor = (chainName: string): PublicClient => {
+    let client = clients.get(chainName);
+    if (client) return client;
+    const chain = registry.chain(chainName);
+    if (!chain) throw new Error(`chain ${chainName} is not in the registry`);
+    const viemChain = {
+      id: chain.chainId,
+      name: chain.name,
+      nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
+      rpcUrls: { default: { http: [chain.rpcUrl] } },
+    } satisfies ViemChain;
+    client = createPublicClient({
+      chain: viemChain,
+      transport: http(chain.rpcUrl, { timeout: 5000, retryCount: 1 }),
+    });
+    clients.set(chainName, client);
+    return client;
+  };
+  return {
+    async balanceOf(chainName, token, owner) {
+      try {
+        return await clientFor(chainName).readContract({
+          address: token,
+          abi: erc20Abi,
+          functionName: 'balanceOf',
+          args: [owner],
+        });
+      } catch (error) {
+        // RPC failures are converted here, at the boundary; the RPC URL (possibly with credentials) stays out.
+        throw new AppError(
+          'SERVICE_UNAVAILABLE',
+          `chain ${chainName} could not be reached; try again shortly`,
+          [],
+          {
+            'retry-after': '5',
+          },
+        );
+      }
+    },
+  };
+}

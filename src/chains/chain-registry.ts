@@ -1,0 +1,109 @@
+import fs from 'node:fs';
+import { type Static, Type } from 'typebox';
+import { Value } from 'typebox/value';
+import { getAddress } from 'viem';
+import type { Address } from '../domain/address.ts';
+
+const AddressSchema = Type.String({ pattern: '^0x[a-fA-F0-9]{40}$' });
+
+export const TokenSchema = Type.Object({
+  symbol: Type.String({ minLength: 1, maxLength: 16 }),
+  address: AddressSchema,
+  decimals: Type.Integer({ minimum: 0, maximum: 36 }),
+});
+
+export const ChainSchema = Type.Object({
+  name: Type.String({ pattern: '^[a-z0-9][a-z0-9-]{0,63}$' }),
+  chainId: Type.Integer({ minimum: 1 }),
+  rpcUrl: Type.String({ minLength: 1 }),
+  /** Whether rpcUrl may be shown to the public (it may carry credentials on real chains). */
+  rpcUrlPublic: Type.Optional(Type.Boolean()),
+  explorerUrl: Type.Optional(Type.String()),
+  confirmations: Type.Optional(Type.Integer({ minimum: 0, maximum: 1000 })),
+  contracts: Type.Object({
+    escrow: AddressSchema,
+    fill: AddressSchema,
+    messenger: Type.Optional(AddressSchema),
+  }),
+  tokens: Type.Array(TokenSchema),
+});
+
+export const RegistryFileSchema = Type.Object({ chains: Type.Array(ChainSchema, { minItems: 1 }) });
+export type RegistryFile = Static<typeof RegistryFileSchema>;
+
+export interface Token {
+  readonly symbol: string;
+  readonly address: Address;
+  readonly decimals: number;
+}
+
+export interface Chain {
+  readonly name: string;
+  readonly chainId: number;
+  readonly rpcUrl: string;
+  readonly rpcUrlPublic: boolean;
+  readonly explorerUrl: string | null;
+  readonly confirmations: number;
+  readonly contracts: {
+    readonly escrow: Address;
+    readonly fill: Address;
+    readonly messenger: Address | null;
+  };
+  readonly tokens: readonly Token[];
+}
+
+/** The chains Ferry serves, looked up by name (the `inputChain` / `outputChain` value). */
+export interface ChainRegistry {
+  readonly chains: readonly Chain[];
+  chain(name: string): Chain | undefined;
+  token(chainName: string, address: string): Token | undefined;
+}
+
+export function createChainRegistry(file: RegistryFile): ChainRegistry {
+  if (!Value.Check(RegistryFileSchema, file)) {
+    const problems = [...Value.Errors(RegistryFileSchema, file)].map(
+      (e) => `${e.instancePath || '/'} ${e.message}`,
+    );
+    throw new Error(`Invalid chain registry:\n  - ${problems.join('\n  - ')}`);
+  }
+  const names = new Set<string>();
+  const chains: Chain[] = file.chains.map((c) => {
+    if (names.has(c.name)) throw new Error(`Invalid chain registry: chain name "${c.name}" appears twice`);
+    names.add(c.name);
+    return {
+      name: c.name,
+      chainId: c.chainId,
+      rpcUrl: c.rpcUrl,
+      rpcUrlPublic: c.rpcUrlPublic ?? false,
+      explorerUrl: c.explorerUrl ?? null,
+      confirmations: c.confirmations ?? 1,
+      contracts: {
+        escrow: getAddress(c.contracts.escrow),
+        fill: getAddress(c.contracts.fill),
+        messenger: c.contracts.messenger ? getAddress(c.contracts.messenger) : null,
+      },
+      tokens: c.tokens.map((t) => ({
+        symbol: t.symbol,
+        address: getAddress(t.address),
+        decimals: t.decimals,
+      })),
+    };
+  });
+  const byName = new Map(chains.map((c) => [c.name, c]));
+  return {
+    chains,
+    chain: (name) => byName.get(name),
+    token: (chainName, address) =>
+      byName.get(chainName)?.tokens.find((t) => t.address.toLowerCase() === address.toLowerCase()),
+  };
+}
+
+export function loadChainRegistryFile(filePath: string): ChainRegistry {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(fs.readFileSync(filePath, 'utf8'));
+  } catch (error) {
+    throw new Error(`Cannot read chain registry ${filePath}: ${(error as Error).message}`);
+  }
+  return createChainRegistry(parsed as RegistryFile);
+}

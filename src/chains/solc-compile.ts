@@ -1,0 +1,125 @@
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import solc from 'solc';
+import type { Abi, Hex } from 'viem';
+
+/** Repository root (this file lives in src/chains/). */
+const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+export const CONTRACTS_DIR = path.join(REPO_ROOT, 'contracts');
+export const ARTIFACTS_DIR = fileURLToPath(new URL('./artifacts/', import.meta.url));
+
+/**
+ * Compiler settings for every Ferry contract. "cancun" gives us PUSH0/MCOPY (cheaper code) and is supported
+ * by anvil and every chain Ferry targets; changing anything here changes all bytecode and sourceHash.
+ */
+export const SOLC_SETTINGS = {
+  optimizer: { enabled: true, runs: 200 },
+  evmVersion: 'cancun',
+  outputSelection: {
+    '*': { '*': ['abi', 'evm.bytecode.object'], '': ['ast'] },
+  },
+} as const;
+
+export interface CompiledContract {
+  contractName: string;
+  /** Source unit name, e.g. "contracts/FerryEscrow.sol". */
+  sourcePath: string;
+  abi: Abi;
+  bytecode: Hex;
+  /** sha256 over compiler version, settings and every source: the same for all contracts of one build. */
+  sourceHash: string;
+}
+
+export interface CompileResult {
+  contracts: CompiledContract[];
+  warnings: string[];
+}
+
+interface SolcMessage {
+  severity: 'error' | 'warning' | 'info';
+  formattedMessage: string;
+}
+
+interface SolcAstNode {
+  nodeType: string;
+  name?: string;
+  contractKind?: string;
+  abstract?: boolean;
+  nodes?: SolcAstNode[];
+}
+
+interface SolcOutput {
+  errors?: SolcMessage[];
+  sources?: Record<string, { ast: SolcAstNode }>;
+  contracts?: Record<string, Record<string, { abi: Abi; evm: { bytecode: { object: string } } }>>;
+}
+
+/** Reads every .sol file under `contractsDir`, keyed by its path relative to the repo (posix separators). */
+export function readContractSources(contractsDir = CONTRACTS_DIR): Record<string, { content: string }> {
+  const root = path.dirname(contractsDir);
+  const files = (readdirSync(contractsDir, { recursive: true }) as string[])
+    .filter((file) => file.endsWith('.sol'))
+    .map((file) => path.join(contractsDir, file))
+    .sort();
+  const sources: Record<string, { content: string }> = {};
+  for (const file of files) {
+    const unitName = path.relative(root, file).split(path.sep).join('/');
+    sources[unitName] = { content: readFileSync(file, 'utf8') };
+  }
+  return sources;
+}
+
+/**
+ * Compiles all contracts with the bundled solc-js and returns every deployable contract (not interfaces,
+ * libraries or abstract contracts). Throws with the compiler's messages on any error.
+ */
+export function compileContracts(contractsDir = CONTRACTS_DIR): CompileResult {
+  const sources = readContractSources(contractsDir);
+  const input = { language: 'Solidity', sources, settings: SOLC_SETTINGS };
+  const sourceHash = createHash('sha256')
+    .update(JSON.stringify({ compiler: solc.version(), input }))
+    .digest('hex');
+
+  const output = JSON.parse(solc.compile(JSON.stringify(input))) as SolcOutput;
+  const messages = output.errors ?? [];
+  const errors = messages.filter((m) => m.severity === 'error');
+  if (errors.length > 0) {
+    throw new Error(`solc failed:\n${errors.map((e) => e.formattedMessage).join('\n')}`);
+  }
+
+  const contracts: CompiledContract[] = [];
+  const seen = new Set<string>();
+  for (const [sourcePath, unit] of Object.entries(output.sources ?? {})) {
+    for (const node of unit.ast.nodes ?? []) {
+      if (node.nodeType !== 'ContractDefinition' || node.contractKind !== 'contract' || node.abstract)
+        continue;
+      const name = node.name ?? '';
+      const compiled = output.contracts?.[sourcePath]?.[name];
+      if (!compiled) throw new Error(`solc produced no output for ${sourcePath}:${name}`);
+      // Artifacts are stored by contract name alone, so names must be unique across the tree.
+      if (seen.has(name)) throw new Error(`duplicate contract name ${name} (${sourcePath})`);
+      seen.add(name);
+      contracts.push({
+        contractName: name,
+        sourcePath,
+        abi: compiled.abi,
+        bytecode: `0x${compiled.evm.bytecode.object}`,
+        sourceHash,
+      });
+    }
+  }
+  contracts.sort((a, b) => a.contractName.localeCompare(b.contractName));
+  return {
+    contracts,
+    warnings: messages.filter((m) => m.severity !== 'error').map((m) => m.formattedMessage),
+  };
+}
+
+/** The JSON document stored in src/chains/artifacts/<contractName>.json. */
+export function artifactJson(contract: CompiledContract): string {
+  const { contractName, abi, bytecode, sourceHash } = contract;
+  return `${JSON.stringify({ contractName, abi, bytecode, sourceHash }, null, 2)}\n`;
+}

@@ -1,0 +1,109 @@
+import path from 'node:path';
+
+/** Everything Ferry reads from its environment, parsed once at start. */
+export interface Config {
+  readonly host: string;
+  readonly port: number;
+  readonly databaseUrl: string;
+  readonly dataDir: string;
+  /** Path of a chain registry file; null means "start the built-in devnets". */
+  readonly chainRegistryPath: string | null;
+  readonly devnetPorts: readonly [number, number];
+  readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  readonly redisUrl: string | null;
+  readonly trustProxy: boolean;
+  readonly quoteRequestTtlSeconds: number;
+  readonly quoteValiditySeconds: number;
+  readonly openWindowSeconds: number;
+  readonly fillWindowSeconds: number;
+  readonly sessionTtlSeconds: number;
+  readonly siweDomains: readonly string[];
+  readonly rateLimits: { readonly apiKey: number; readonly session: number; readonly ip: number };
+  readonly bodyLimitBytes: number;
+  readonly expirySweepMs: number;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: readonly string[]) {
+    super(`Invalid configuration:\n  - ${problems.join('\n  - ')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+/**
+ * Parses the environment. A missing value takes its default; an invalid one is collected so that the
+ * operator sees every problem at once, and start is refused.
+ */
+export function loadConfig(env: Env = process.env, overrides: Partial<Config> = {}): Config {
+  const problems: string[] = [];
+  const int = (name: string, fallback: number, min: number, max: number): number => {
+    const raw = env[name];
+    if (raw === undefined || raw === '') return fallback;
+    const value = Number(raw);
+    if (!Number.isInteger(value) || value < min || value > max) {
+      problems.push(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
+      return fallback;
+    }
+    return value;
+  };
+  const bool = (name: string, fallback: boolean): boolean => {
+    const raw = env[name];
+    if (raw === undefined || raw === '') return fallback;
+    if (raw === 'true' || raw === '1') return true;
+    if (raw === 'false' || raw === '0') return false;
+    problems.push(`${name} must be true or false, got "${raw}"`);
+    return fallback;
+  };
+
+  const host = env.HOST || '127.0.0.1';
+  const port = int('PORT', 8080, 0, 65535);
+  const dataDir = path.resolve(env.DATA_DIR || './data');
+  const databaseUrl = env.DATABASE_URL || `sqlite:${path.join(dataDir, 'ferry.sqlite')}`;
+  if (!/^(sqlite:|postgres:\/\/|postgresql:\/\/)/.test(databaseUrl)) {
+    problems.push('DATABASE_URL must start with sqlite: or postgres://');
+  }
+  const logLevel = (env.LOG_LEVEL || 'info') as Config['logLevel'];
+  if (!LOG_LEVELS.includes(logLevel)) problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
+  const redisUrl = env.REDIS_URL || null;
+  if (redisUrl !== null && !/^rediss?:\/\//.test(redisUrl)) problems.push('REDIS_URL must start with redis://');
+
+  const config: Config = {
+    host,
+    port,
+    databaseUrl,
+    dataDir,
+    chainRegistryPath: env.CHAIN_REGISTRY ? path.resolve(env.CHAIN_REGISTRY) : null,
+    devnetPorts: [int('DEVNET_PORT_A', 8545, 1, 65535), int('DEVNET_PORT_B', 8546, 1, 65535)],
+    logLevel,
+    redisUrl,
+    trustProxy: bool('TRUST_PROXY', false),
+    quoteRequestTtlSeconds: int('QUOTE_REQUEST_TTL_SECONDS', 120, 5, 86_400),
+    quoteValiditySeconds: int('QUOTE_VALIDITY_SECONDS', 60, 10, 600),
+    openWindowSeconds: int('OPEN_WINDOW_SECONDS', 600, 60, 86_400),
+    fillWindowSeconds: int('FILL_WINDOW_SECONDS', 1800, 60, 7 * 86_400),
+    sessionTtlSeconds: int('SESSION_TTL_SECONDS', 86_400, 60, 30 * 86_400),
+    siweDomains: (env.SIWE_DOMAINS || `${host}:${port},localhost:${port}`)
+      .split(',')
+      .map((d) => d.trim())
+      .filter(Boolean),
+    rateLimits: {
+      apiKey: int('RATE_LIMIT_API_KEY', 100, 1, 1_000_000),
+      session: int('RATE_LIMIT_SESSION', 60, 1, 1_000_000),
+      ip: int('RATE_LIMIT_IP', 120, 1, 1_000_000),
+    },
+    bodyLimitBytes: 64 * 1024,
+    expirySweepMs: int('EXPIRY_SWEEP_MS', 1000, 50, 60_000),
+    ...overrides,
+  };
+  if (problems.length > 0) throw new ConfigError(problems);
+  return Object.freeze(config);
+}
+
+/** The database URL with any password masked, for logs. */
+export function redactUrl(url: string): string {
+  return url.replace(/\/\/([^:/@]+):([^@]+)@/, '//$1:***@');
+}

@@ -1,0 +1,66 @@
+import { createHash } from 'node:crypto';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { AppError } from '../domain/app-error.ts';
+import type { FerryDatabase } from '../store/database.ts';
+import {
+  claimIdempotencyKey,
+  completeIdempotencyKey,
+  releaseIdempotencyKey,
+} from '../store/idempotency-store.ts';
+import type { Clock } from '../domain/clock.ts';
+import './request-context.ts';
+
+const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
+
+/**
+ * `Idempotency-Key` on POST: the first request with a key runs and its response (below 500) is stored;
+ * the same key and body replays it; the same key with another body is 409 IDEMPOTENCY_KEY_REUSED.
+ * Keys are scoped per credential (or client IP when anonymous) and kept for 24 hours.
+ */
+export function installIdempotency(app: FastifyInstance, { database, clock }: { database: FerryDatabase; clock: Clock }) {
+  app.decorateRequest('idempotency', null);
+
+  app.addHook('preHandler', async (request: FastifyRequest, reply: FastifyReply) => {
+    if (request.method !== 'POST') return;
+    const header = request.headers['idempotency-key'];
+    if (header === undefined) return;
+    if (typeof header !== 'string' || !KEY_PATTERN.test(header)) {
+      throw new AppError('VALIDATION_ERROR', 'Idempotency-Key must be 1 to 255 visible ASCII characters', [
+        { path: 'headers.idempotency-key', message: 'must be 1 to 255 visible ASCII characters' },
+      ]);
+    }
+    const scope = request.principal ? `cred:${request.principal.credentialId}` : `ip:${request.ip}`;
+    const hash = createHash('sha256')
+      .update(`${request.method} ${request.url}\n${JSON.stringify(request.body ?? null)}`)
+      .digest('hex');
+    const claim = await claimIdempotencyKey(database.db, scope, header, hash, clock.now());
+    switch (claim.kind) {
+      case 'claimed':
+        request.idempotency = { scope, key: header };
+        return;
+      case 'replay':
+        reply.code(claim.statusCode).header('idempotent-replayed', 'true').type('application/json; charset=utf-8');
+        return reply.send(claim.body);
+      case 'mismatch':
+        throw new AppError('IDEMPOTENCY_KEY_REUSED', 'this Idempotency-Key was used with a different request', [
+          { path: 'headers.idempotency-key', message: 'already used with a different body or path' },
+        ]);
+      case 'inFlight':
+        throw new AppError('CONFLICT', 'a request with this Idempotency-Key is still in progress; retry shortly', [
+          { path: 'headers.idempotency-key', message: 'request in progress' },
+        ]);
+    }
+  });
+
+  app.addHook('onSend', async (request, reply, payload) => {
+    const claimed = request.idempotency;
+    if (!claimed) return payload;
+    request.idempotency = null;
+    if (reply.statusCode >= 500 || typeof payload !== 'string') {
+      await releaseIdempotencyKey(database.db, claimed.scope, claimed.key);
+    } else {
+      await completeIdempotencyKey(database.db, claimed.scope, claimed.key, reply.statusCode, payload);
+    }
+    return payload;
+  });
+}

@@ -1,0 +1,32 @@
+import rateLimit from '@fastify/rate-limit';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Config } from '../config/config.ts';
+import { AppError } from '../domain/app-error.ts';
+import './request-context.ts';
+
+function limitOf(request: FastifyRequest, config: Config): number {
+  if (!request.principal) return config.rateLimits.ip;
+  return request.principal.method === 'apiKey' ? config.rateLimits.apiKey : config.rateLimits.session;
+}
+
+/**
+ * Fixed one-minute windows per API key, per session, or per client IP when anonymous (decisions.md).
+ * Every response carries the RateLimit-* headers; a refusal adds Retry-After.
+ */
+export async function installRateLimit(app: FastifyInstance, config: Config): Promise<void> {
+  await app.register(rateLimit, {
+    global: true,
+    timeWindow: 60_000,
+    max: (request) => limitOf(request, config),
+    keyGenerator: (request) => (request.principal ? `cred:${request.principal.credentialId}` : `ip:${request.ip}`),
+    enableDraftSpec: true,
+    errorResponseBuilder: (_request, context) => {
+      const seconds = Math.max(1, Math.ceil(context.ttl / 1000));
+      return new AppError(
+        'RATE_LIMITED',
+        `rate limit of ${context.max} requests per minute exceeded; retry in ${seconds} s`,
+        [{ path: 'headers', message: `limit ${context.max} per minute for this credential` }],
+      );
+    },
+  });
+}

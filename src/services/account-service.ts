@@ -1,0 +1,69 @@
+import { createHash, randomBytes } from 'node:crypto';
+import type { Address } from '../domain/address.ts';
+import { AppError } from '../domain/app-error.ts';
+import type { Clock } from '../domain/clock.ts';
+import { newId } from '../domain/ids.ts';
+import type { AccountType } from '../domain/principal.ts';
+import type { Account, ApiKey } from '../domain/records.ts';
+import {
+  findAccount,
+  insertAccount,
+  insertApiKey,
+  listApiKeys,
+  revokeApiKey,
+} from '../store/accounts-store.ts';
+import type { FerryDatabase } from '../store/database.ts';
+
+/** Keys and session tokens are random 256-bit secrets, so a plain SHA-256 is a safe, fast lookup hash. */
+export function hashSecret(secret: string): string {
+  return createHash('sha256').update(secret).digest('hex');
+}
+
+const KEY_PREFIX = 'fry_';
+
+export function createAccountService({ database, clock }: { database: FerryDatabase; clock: Clock }) {
+  return {
+    async createAccount(input: { type: AccountType; name: string; address: Address | null }): Promise<Account> {
+      if (input.type === 'liquidityProvider' && input.address === null) {
+        throw new AppError('VALIDATION_ERROR', 'a liquidity provider needs --address, its fill address', [
+          { path: 'address', message: 'required for liquidity providers' },
+        ]);
+      }
+      const now = clock.now();
+      const account: Account = { id: newId('acc', now), ...input, createdAt: now };
+      await insertAccount(database.db, account);
+      return account;
+    },
+
+    /** Issues a key. The plaintext is returned once and only its hash is stored. */
+    async createApiKey(accountId: string): Promise<{ apiKey: string; key: ApiKey }> {
+      if (!(await findAccount(database.db, accountId))) {
+        throw new AppError('NOT_FOUND', `account ${accountId} does not exist`, [
+          { path: 'account', message: 'no such account' },
+        ]);
+      }
+      const now = clock.now();
+      const apiKey = `${KEY_PREFIX}${randomBytes(32).toString('base64url')}`;
+      const key: ApiKey = {
+        id: newId('key', now),
+        accountId,
+        keyPrefix: apiKey.slice(0, KEY_PREFIX.length + 6),
+        createdAt: now,
+        revokedAt: null,
+        lastUsedAt: null,
+      };
+      await insertApiKey(database.db, key, hashSecret(apiKey));
+      return { apiKey, key };
+    },
+
+    listApiKeys: (accountId: string) => listApiKeys(database.db, accountId),
+
+    async revokeApiKey(keyId: string): Promise<void> {
+      if (!(await revokeApiKey(database.db, keyId, clock.now()))) {
+        throw new AppError('NOT_FOUND', `no live API key ${keyId}`, [{ path: 'keyId', message: 'unknown or revoked' }]);
+      }
+    },
+  };
+}
+
+export type AccountService = ReturnType<typeof createAccountService>;

@@ -1,0 +1,122 @@
+import { randomBytes } from 'node:crypto';
+import { recoverMessageAddress } from 'viem';
+import { generateSiweNonce, parseSiweMessage, type SiweMessage } from 'viem/siwe';
+import { normalizeAddress, sameAddress } from '../domain/address.ts';
+import { AppError, fieldError } from '../domain/app-error.ts';
+import { newId } from '../domain/ids.ts';
+import type { Principal } from '../domain/principal.ts';
+import { findAccountByAddress, findAccountByKeyHash, insertAccount } from '../store/accounts-store.ts';
+import { consumeNonce, findLiveSession, insertNonce, insertSession, revokeSession } from '../store/sessions-store.ts';
+import { hashSecret } from './account-service.ts';
+import type { ServiceDeps } from './service-deps.ts';
+
+const NONCE_TTL_MS = 10 * 60 * 1000;
+
+const unauthorized = (message: string, path: string) => fieldError('UNAUTHORIZED', path, message);
+
+export function createAuthService({ database, clock, config, registry }: ServiceDeps) {
+  const chainIds = new Set(registry.chains.map((c) => c.chainId));
+
+  /** Every check of EIP-4361 that needs no chain call: structure, domain, chain, times, then the signature. */
+  async function checkSiwe(input: { message: string; signature: `0x${string}`; address: string }, now: Date) {
+    let fields: Partial<SiweMessage>;
+    try {
+      fields = parseSiweMessage(input.message);
+    } catch {
+      fields = {};
+    }
+    if (!fields.address || !fields.domain || !fields.nonce || !fields.uri || !fields.version || !fields.chainId) {
+      throw fieldError('VALIDATION_ERROR', 'body.message', 'is not an EIP-4361 sign-in message');
+    }
+    const address = normalizeAddress(input.address, 'body.address');
+    if (!sameAddress(fields.address, address)) {
+      throw unauthorized('the message is signed in for another address', 'body.address');
+    }
+    if (!config.siweDomains.includes(fields.domain)) {
+      throw unauthorized(`domain ${fields.domain} is not this service (${config.siweDomains.join(', ')})`, 'body.message');
+    }
+    if (!chainIds.has(fields.chainId)) {
+      throw unauthorized(`chain id ${fields.chainId} is not served here`, 'body.message');
+    }
+    if (fields.expirationTime && fields.expirationTime.getTime() <= now.getTime()) {
+      throw unauthorized('the sign-in message has expired', 'body.message');
+    }
+    if (fields.notBefore && fields.notBefore.getTime() > now.getTime()) {
+      throw unauthorized('the sign-in message is not valid yet', 'body.message');
+    }
+    let recovered: string;
+    try {
+      recovered = await recoverMessageAddress({ message: input.message, signature: input.signature });
+    } catch {
+      throw unauthorized('the signature is malformed', 'body.signature');
+    }
+    if (!sameAddress(recovered, address)) throw unauthorized('the signature does not match the address', 'body.signature');
+    return { address, nonce: fields.nonce };
+  }
+
+  return {
+    async issueNonce(): Promise<string> {
+      const nonce = generateSiweNonce();
+      await insertNonce(database.db, nonce, new Date(clock.now().getTime() + NONCE_TTL_MS));
+      return nonce;
+    },
+
+    /** Verifies a signed sign-in message and opens a session for the wallet's money-mover account. */
+    async verify(input: { message: string; signature: `0x${string}`; address: string }) {
+      const now = clock.now();
+      const { address, nonce } = await checkSiwe(input, now);
+      // Consumed only after the signature checks out, so a forged attempt cannot burn someone's nonce.
+      if (!(await consumeNonce(database.db, nonce, now))) {
+        throw unauthorized('the nonce is unknown, expired or already used', 'body.message');
+      }
+      let account = await findAccountByAddress(database.db, address, 'moneyMover');
+      if (!account) {
+        account = { id: newId('acc', now), type: 'moneyMover', name: address, address, createdAt: now };
+        await insertAccount(database.db, account);
+      }
+      const token = `fsn_${randomBytes(32).toString('base64url')}`;
+      const expiresAt = new Date(now.getTime() + config.sessionTtlSeconds * 1000);
+      await insertSession(database.db, {
+        id: newId('ses', now),
+        tokenHash: hashSecret(token),
+        accountId: account.id,
+        address,
+        createdAt: now,
+        expiresAt,
+      });
+      return { token, address, expiresAt, accountId: account.id };
+    },
+
+    async logout(principal: Principal): Promise<void> {
+      if (principal.method !== 'session') throw new AppError('FORBIDDEN', 'only a session can log out');
+      await revokeSession(database.db, principal.credentialId, clock.now());
+    },
+
+    /** Resolves an API key; null when unknown or revoked (the caller answers 401). */
+    async principalFromApiKey(apiKey: string): Promise<Principal | null> {
+      const found = await findAccountByKeyHash(database.db, hashSecret(apiKey));
+      if (!found || found.revoked) return null;
+      return {
+        method: 'apiKey',
+        accountId: found.accountId,
+        accountType: found.accountType,
+        sessionAddress: null,
+        credentialId: found.keyId,
+      };
+    },
+
+    async principalFromSession(token: string): Promise<Principal | null> {
+      const found = await findLiveSession(database.db, hashSecret(token), clock.now());
+      if (!found) return null;
+      return {
+        method: 'session',
+        accountId: found.accountId,
+        accountType: found.accountType,
+        sessionAddress: found.address,
+        credentialId: found.sessionId,
+      };
+    },
+  };
+}
+
+export type AuthService = ReturnType<typeof createAuthService>;

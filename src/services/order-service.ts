@@ -1,0 +1,63 @@
+import type { Address } from '../domain/address.ts';
+import { fieldError } from '../domain/app-error.ts';
+import type { OrderStatus } from '../domain/lifecycle.ts';
+import { type PageRequest, toPage } from '../domain/pagination.ts';
+import type { AccountType, Principal } from '../domain/principal.ts';
+import type { Order, Quote } from '../domain/records.ts';
+import { findOrder, listAccountOrders, listPublicOrders } from '../store/orders-store.ts';
+import { findQuote, recentQuotes } from '../store/quotes-store.ts';
+import { findQuoteRequest } from '../store/quote-requests-store.ts';
+import type { ServiceDeps } from './service-deps.ts';
+
+export function createOrderService({ database }: ServiceDeps) {
+  const isParty = (principal: Principal, order: Order) =>
+    order.moneyMoverAccountId === principal.accountId || order.liquidityProviderAccountId === principal.accountId;
+
+  return {
+    /** Another account's order answers exactly like a missing one: no existence leak. */
+    async get(principal: Principal, id: string): Promise<Order> {
+      const order = await findOrder(database.db, id);
+      if (!order || !isParty(principal, order)) {
+        throw fieldError('ORDER_NOT_FOUND', 'params.id', `order ${id} does not exist`);
+      }
+      return order;
+    },
+
+    async list(
+      principal: Principal,
+      query: { status: OrderStatus | null; accountType: AccountType | null; includeQuote: boolean },
+      page: PageRequest,
+    ) {
+      const result = await listAccountOrders(
+        database.db,
+        { accountId: principal.accountId, side: query.accountType ?? principal.accountType, status: query.status },
+        page,
+      );
+      const quotes = new Map<string, Quote>();
+      if (query.includeQuote) {
+        for (const order of result.items) {
+          const quote = await findQuote(database.db, order.quoteId);
+          if (quote) quotes.set(order.id, quote);
+        }
+      }
+      return { page: toPage(result.items, result.total, page), quotes };
+    },
+
+    async listPublic(address: Address | null, page: PageRequest) {
+      const result = await listPublicOrders(database.db, address, page);
+      return toPage(result.items, result.total, page);
+    },
+
+    async recentQuotes(limit: number) {
+      const quotes = await recentQuotes(database.db, limit);
+      const out = [];
+      for (const quote of quotes) {
+        const request = await findQuoteRequest(database.db, quote.quoteRequestId);
+        if (request) out.push({ quote, request });
+      }
+      return out;
+    },
+  };
+}
+
+export type OrderService = ReturnType<typeof createOrderService>;

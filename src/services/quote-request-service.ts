@@ -1,0 +1,150 @@
+import { normalizeAddress, sameAddress } from '../domain/address.ts';
+import { AppError, fieldError } from '../domain/app-error.ts';
+import { parseAmount } from '../domain/amount.ts';
+import { newId } from '../domain/ids.ts';
+import type { QuoteRequestStatus } from '../domain/lifecycle.ts';
+import { type PageRequest, toPage } from '../domain/pagination.ts';
+import type { Principal } from '../domain/principal.ts';
+import { publicQuoteRequestView } from '../domain/public-views.ts';
+import type { QuoteRequest, QuoteRequestTerms } from '../domain/records.ts';
+import { findQuoteRequest, insertQuoteRequest, listQuoteRequests } from '../store/quote-requests-store.ts';
+import type { ServiceDeps } from './service-deps.ts';
+
+export interface QuoteRequestInput {
+  readonly recipient: string;
+  readonly offerer: string;
+  readonly inputToken: string;
+  readonly outputToken: string;
+  readonly inputAmount: string;
+  readonly inputChain: string;
+  readonly outputChain: string;
+}
+
+export function createQuoteRequestService(deps: ServiceDeps) {
+  const { database, clock, registry, chains, events, config } = deps;
+
+  /** Checks the terms against the registry; every problem is reported, each with its field path. */
+  function validateTerms(input: QuoteRequestInput): QuoteRequestTerms {
+    const problems: AppError[] = [];
+    const attempt = <T>(fn: () => T): T | undefined => {
+      try {
+        return fn();
+      } catch (error) {
+        if (error instanceof AppError) problems.push(error);
+        else throw error;
+        return undefined;
+      }
+    };
+    const offerer = attempt(() => normalizeAddress(input.offerer, 'body.offerer'));
+    const recipient = attempt(() => normalizeAddress(input.recipient, 'body.recipient'));
+    const inputAmount = attempt(() => parseAmount(input.inputAmount, 'body.inputAmount'));
+    const inputToken = attempt(() => checkToken(input.inputChain, input.inputToken, 'inputChain', 'inputToken'));
+    const outputToken = attempt(() => checkToken(input.outputChain, input.outputToken, 'outputChain', 'outputToken'));
+    if (problems.length > 0) {
+      // One summary for the whole body; the most specific code wins so clients can branch on it.
+      const code = problems.find((p) => p.code === 'INVALID_CHAIN')?.code ??
+        problems.find((p) => p.code === 'INVALID_TOKEN')?.code ??
+        'VALIDATION_ERROR';
+      throw new AppError(
+        code,
+        problems.length === 1 ? (problems[0]?.message ?? 'invalid request') : 'the request has invalid fields',
+        problems.flatMap((p) => p.details),
+      );
+    }
+    return {
+      offerer: offerer!,
+      recipient: recipient!,
+      inputToken: inputToken!,
+      outputToken: outputToken!,
+      inputAmount: inputAmount!,
+      inputChain: input.inputChain,
+      outputChain: input.outputChain,
+    };
+  }
+
+  function checkToken(chainName: string, token: string, chainField: string, tokenField: string) {
+    if (!registry.chain(chainName)) {
+      throw fieldError('INVALID_CHAIN', `body.${chainField}`, `chain "${chainName}" is not supported`);
+    }
+    const address = normalizeAddress(token, `body.${tokenField}`);
+    if (!registry.token(chainName, address)) {
+      throw fieldError('INVALID_TOKEN', `body.${tokenField}`, `token ${address} is not supported on ${chainName}`);
+    }
+    return address;
+  }
+
+  return {
+    /** Creates an open quote request after checking the offerer can actually pay it. */
+    async create(principal: Principal, input: QuoteRequestInput): Promise<QuoteRequest> {
+      const terms = validateTerms(input);
+      if (terms.inputChain === terms.outputChain) {
+        throw fieldError('VALIDATION_ERROR', 'body.outputChain', 'must differ from inputChain: Ferry swaps across chains');
+      }
+      if (principal.sessionAddress !== null && !sameAddress(principal.sessionAddress, terms.offerer)) {
+        throw fieldError('FORBIDDEN', 'body.offerer', 'must be the signed-in wallet address');
+      }
+      const balance = await chains.balanceOf(terms.inputChain, terms.inputToken, terms.offerer);
+      if (balance < terms.inputAmount) {
+        throw fieldError(
+          'INSUFFICIENT_BALANCE',
+          'body.inputAmount',
+          `offerer holds ${balance} base units of the input token, less than ${terms.inputAmount}`,
+        );
+      }
+      const now = clock.now();
+      const qr: QuoteRequest = {
+        ...terms,
+        id: newId('qr', now),
+        accountId: principal.accountId,
+        status: 'open',
+        acceptedQuoteId: null,
+        createdAt: now,
+        updatedAt: now,
+        expiresAt: new Date(now.getTime() + config.quoteRequestTtlSeconds * 1000),
+      };
+      await database.db.transaction().execute(async (trx) => {
+        await insertQuoteRequest(trx, qr);
+        await events.append(trx, {
+          type: 'quoteRequest.created',
+          occurredAt: now,
+          data: publicQuoteRequestView(qr),
+          accountIds: [principal.accountId],
+        });
+      });
+      events.committed();
+      return qr;
+    },
+
+    /** Money movers see their own requests; liquidity providers see any (they quote on them). */
+    async get(principal: Principal, id: string): Promise<QuoteRequest> {
+      const qr = await findQuoteRequest(database.db, id);
+      if (!qr || (principal.accountType === 'moneyMover' && qr.accountId !== principal.accountId)) {
+        throw fieldError('QUOTE_REQUEST_NOT_FOUND', 'params.id', `quote request ${id} does not exist`);
+      }
+      return qr;
+    },
+
+    async list(
+      principal: Principal,
+      query: { timeWindow: number; status: QuoteRequestStatus | null },
+      page: PageRequest,
+    ) {
+      const now = clock.now();
+      const isLp = principal.accountType === 'liquidityProvider';
+      const result = await listQuoteRequests(
+        database.db,
+        {
+          accountId: isLp ? null : principal.accountId,
+          createdAfter: new Date(now.getTime() - query.timeWindow * 1000),
+          // Liquidity providers look for work: unless they ask otherwise, they get the open requests.
+          status: query.status ?? (isLp ? 'open' : null),
+          now,
+        },
+        page,
+      );
+      return toPage(result.items, result.total, page);
+    },
+  };
+}
+
+export type QuoteRequestService = ReturnType<typeof createQuoteRequestService>;

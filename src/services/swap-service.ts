@@ -1,0 +1,109 @@
+import { AppError, fieldError } from '../domain/app-error.ts';
+import { effectiveQuoteStatus } from '../domain/lifecycle.ts';
+import { isOrderSignedBy } from '../domain/order-signature.ts';
+import type { Principal } from '../domain/principal.ts';
+import { publicOrderView } from '../domain/public-views.ts';
+import type { Order } from '../domain/records.ts';
+import { isUniqueViolation } from '../store/database.ts';
+import { findOrderByQuote, insertOrder } from '../store/orders-store.ts';
+import type { QuoteService } from './quote-service.ts';
+import type { ServiceDeps } from './service-deps.ts';
+
+export interface SwapInput {
+  readonly orderId: string;
+  readonly quoteId: string;
+  readonly signature: `0x${string}`;
+}
+
+export function createSwapService(deps: ServiceDeps & { quotes: QuoteService }) {
+  const { database, clock, events, quotes } = deps;
+
+  /** The same swap submitted again is the same order: a retry must never create a second one. */
+  function sameSwapOrConflict(existing: Order, input: SwapInput) {
+    if (existing.signature.toLowerCase() !== input.signature.toLowerCase()) {
+      throw fieldError('CONFLICT', 'body.signature', 'this quote was already executed with a different signature');
+    }
+    return { order: existing, created: false };
+  }
+
+  return {
+    /** Verifies the offerer's signature over the accepted quote and creates the order. */
+    async execute(principal: Principal, input: SwapInput): Promise<{ order: Order; created: boolean }> {
+      if (principal.accountType !== 'moneyMover') throw new AppError('FORBIDDEN', 'only money movers execute swaps');
+      const { quote, request } = await quotes.get(principal, input.quoteId).catch((error: unknown) => {
+        if (error instanceof AppError && error.code === 'QUOTE_NOT_FOUND') {
+          throw fieldError('QUOTE_NOT_FOUND', 'body.quoteId', `quote ${input.quoteId} does not exist`);
+        }
+        throw error;
+      });
+      if (quote.orderId !== input.orderId) {
+        throw fieldError('VALIDATION_ERROR', 'body.orderId', 'does not match the orderId of the quote');
+      }
+      const existing = await findOrderByQuote(database.db, quote.id);
+      if (existing) return sameSwapOrConflict(existing, input);
+
+      const now = clock.now();
+      const status = effectiveQuoteStatus(quote.status, quote.endTime, now);
+      if (status === 'expired') throw fieldError('QUOTE_EXPIRED', 'body.quoteId', 'the quote has expired');
+      if (status !== 'accepted') {
+        throw fieldError('QUOTE_NOT_ACTIVE', 'body.quoteId', `the quote is ${status}; accept it before executing`);
+      }
+      if (!(await isOrderSignedBy(quote.typedData, input.signature, request.offerer))) {
+        throw fieldError(
+          'INVALID_SIGNATURE',
+          'body.signature',
+          `the signature does not recover the offerer ${request.offerer} over the quote's typed data`,
+        );
+      }
+      const order: Order = {
+        id: quote.orderId,
+        quoteId: quote.id,
+        quoteRequestId: request.id,
+        blockchainOrderId: quote.signingHash,
+        signature: input.signature,
+        status: 'created',
+        moneyMoverAccountId: request.accountId,
+        liquidityProviderAccountId: quote.liquidityProviderId,
+        offerer: request.offerer,
+        recipient: request.recipient,
+        inputToken: request.inputToken,
+        outputToken: request.outputToken,
+        inputAmount: request.inputAmount,
+        outputAmount: quote.outputAmount,
+        inputChain: request.inputChain,
+        outputChain: request.outputChain,
+        srcChainTxHash: null,
+        dstChainTxHash: null,
+        settlementTxHash: null,
+        failureReason: null,
+        metadata: {},
+        createdBy: principal.accountId,
+        updatedBy: principal.accountId,
+        createdAt: now,
+        updatedAt: now,
+        completedAt: null,
+      };
+      try {
+        await database.db.transaction().execute(async (trx) => {
+          await insertOrder(trx, order);
+          await events.append(trx, {
+            type: 'order.created',
+            occurredAt: now,
+            data: publicOrderView(order),
+            accountIds: [order.moneyMoverAccountId, order.liquidityProviderAccountId],
+          });
+        });
+      } catch (error) {
+        if (!isUniqueViolation(error)) throw error;
+        // A concurrent identical request won the insert; answer with its order.
+        const winner = await findOrderByQuote(database.db, quote.id);
+        if (!winner) throw error;
+        return sameSwapOrConflict(winner, input);
+      }
+      events.committed();
+      return { order, created: true };
+    },
+  };
+}
+
+export type SwapService = ReturnType<typeof createSwapService>;

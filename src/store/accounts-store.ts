@@ -1,0 +1,103 @@
+import type { Address } from '../domain/address.ts';
+import type { AccountType } from '../domain/principal.ts';
+import type { Account, ApiKey } from '../domain/records.ts';
+import type { Executor } from './db-types.ts';
+import type { AccountsTable, ApiKeysTable } from './schema.ts';
+
+function toAccount(row: AccountsTable): Account {
+  return {
+    id: row.id,
+    type: row.type as AccountType,
+    name: row.name,
+    address: row.address as Address | null,
+    createdAt: new Date(row.created_at),
+  };
+}
+
+function toApiKey(row: ApiKeysTable): ApiKey {
+  return {
+    id: row.id,
+    accountId: row.account_id,
+    keyPrefix: row.key_prefix,
+    createdAt: new Date(row.created_at),
+    revokedAt: row.revoked_at === null ? null : new Date(row.revoked_at),
+    lastUsedAt: row.last_used_at === null ? null : new Date(row.last_used_at),
+  };
+}
+
+export async function insertAccount(db: Executor, account: Account): Promise<void> {
+  await db
+    .insertInto('accounts')
+    .values({
+      id: account.id,
+      type: account.type,
+      name: account.name,
+      address: account.address,
+      created_at: account.createdAt.getTime(),
+    })
+    .execute();
+}
+
+export async function findAccount(db: Executor, id: string): Promise<Account | null> {
+  const row = await db.selectFrom('accounts').selectAll().where('id', '=', id).executeTakeFirst();
+  return row ? toAccount(row) : null;
+}
+
+export async function findAccountByAddress(db: Executor, address: Address, type: AccountType) {
+  const row = await db
+    .selectFrom('accounts')
+    .selectAll()
+    .where('address', '=', address)
+    .where('type', '=', type)
+    .orderBy('created_at')
+    .executeTakeFirst();
+  return row ? toAccount(row) : null;
+}
+
+export async function insertApiKey(db: Executor, key: ApiKey, keyHash: string): Promise<void> {
+  await db
+    .insertInto('api_keys')
+    .values({
+      id: key.id,
+      account_id: key.accountId,
+      key_hash: keyHash,
+      key_prefix: key.keyPrefix,
+      created_at: key.createdAt.getTime(),
+      revoked_at: null,
+      last_used_at: null,
+    })
+    .execute();
+}
+
+export async function listApiKeys(db: Executor, accountId: string): Promise<ApiKey[]> {
+  const rows = await db
+    .selectFrom('api_keys')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .orderBy('created_at')
+    .execute();
+  return rows.map(toApiKey);
+}
+
+/** Returns false when no live key has that id (unknown or already revoked). */
+export async function revokeApiKey(db: Executor, keyId: string, now: Date): Promise<boolean> {
+  const result = await db
+    .updateTable('api_keys')
+    .set({ revoked_at: now.getTime() })
+    .where('id', '=', keyId)
+    .where('revoked_at', 'is', null)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+/** The account behind a live API key, looked up by the key's hash. */
+export async function findAccountByKeyHash(db: Executor, keyHash: string) {
+  const row = await db
+    .selectFrom('api_keys')
+    .innerJoin('accounts', 'accounts.id', 'api_keys.account_id')
+    .select(['api_keys.id as key_id', 'api_keys.revoked_at', 'accounts.id', 'accounts.type'])
+    .where('api_keys.key_hash', '=', keyHash)
+    .executeTakeFirst();
+  if (!row) return null;
+  return { keyId: row.key_id, revoked: row.revoked_at !== null, accountId: row.id, accountType: row.type as AccountType };
+}

@@ -1,0 +1,124 @@
+import type { Address } from '../domain/address.ts';
+import type { OrderStatus } from '../domain/lifecycle.ts';
+import { type PageRequest, pageOffset } from '../domain/pagination.ts';
+import type { AccountType } from '../domain/principal.ts';
+import type { Order } from '../domain/records.ts';
+import type { Executor } from './db-types.ts';
+import type { OrdersTable } from './schema.ts';
+
+const time = (ms: number | null) => (ms === null ? null : new Date(ms));
+
+export function toOrder(row: OrdersTable): Order {
+  return {
+    id: row.id,
+    quoteId: row.quote_id,
+    quoteRequestId: row.quote_request_id,
+    blockchainOrderId: row.blockchain_order_id as `0x${string}`,
+    signature: row.signature as `0x${string}`,
+    status: row.status as OrderStatus,
+    moneyMoverAccountId: row.money_mover_account_id,
+    liquidityProviderAccountId: row.liquidity_provider_account_id,
+    offerer: row.offerer as Address,
+    recipient: row.recipient as Address,
+    inputToken: row.input_token as Address,
+    outputToken: row.output_token as Address,
+    inputAmount: BigInt(row.input_amount),
+    outputAmount: BigInt(row.output_amount),
+    inputChain: row.input_chain,
+    outputChain: row.output_chain,
+    srcChainTxHash: row.src_chain_tx_hash,
+    dstChainTxHash: row.dst_chain_tx_hash,
+    settlementTxHash: row.settlement_tx_hash,
+    failureReason: row.failure_reason,
+    metadata: JSON.parse(row.metadata) as Record<string, unknown>,
+    createdBy: row.created_by,
+    updatedBy: row.updated_by,
+    createdAt: new Date(row.created_at),
+    updatedAt: new Date(row.updated_at),
+    completedAt: time(row.completed_at),
+  };
+}
+
+export async function insertOrder(db: Executor, o: Order): Promise<void> {
+  await db
+    .insertInto('orders')
+    .values({
+      id: o.id,
+      quote_id: o.quoteId,
+      quote_request_id: o.quoteRequestId,
+      blockchain_order_id: o.blockchainOrderId,
+      signature: o.signature,
+      status: o.status,
+      money_mover_account_id: o.moneyMoverAccountId,
+      liquidity_provider_account_id: o.liquidityProviderAccountId,
+      offerer: o.offerer,
+      recipient: o.recipient,
+      input_token: o.inputToken,
+      output_token: o.outputToken,
+      input_amount: o.inputAmount.toString(),
+      output_amount: o.outputAmount.toString(),
+      input_chain: o.inputChain,
+      output_chain: o.outputChain,
+      src_chain_tx_hash: o.srcChainTxHash,
+      dst_chain_tx_hash: o.dstChainTxHash,
+      settlement_tx_hash: o.settlementTxHash,
+      failure_reason: o.failureReason,
+      metadata: JSON.stringify(o.metadata),
+      created_by: o.createdBy,
+      updated_by: o.updatedBy,
+      created_at: o.createdAt.getTime(),
+      updated_at: o.updatedAt.getTime(),
+      completed_at: o.completedAt?.getTime() ?? null,
+    })
+    .execute();
+}
+
+export async function findOrder(db: Executor, id: string): Promise<Order | null> {
+  const row = await db.selectFrom('orders').selectAll().where('id', '=', id).executeTakeFirst();
+  return row ? toOrder(row) : null;
+}
+
+export async function findOrderByQuote(db: Executor, quoteId: string): Promise<Order | null> {
+  const row = await db.selectFrom('orders').selectAll().where('quote_id', '=', quoteId).executeTakeFirst();
+  return row ? toOrder(row) : null;
+}
+
+export interface AccountOrderFilter {
+  readonly accountId: string;
+  /** Which side of the order the account must be on. */
+  readonly side: AccountType;
+  readonly status: OrderStatus | null;
+}
+
+export async function listAccountOrders(db: Executor, filter: AccountOrderFilter, page: PageRequest) {
+  const column = filter.side === 'moneyMover' ? 'money_mover_account_id' : 'liquidity_provider_account_id';
+  let query = db.selectFrom('orders').where(column, '=', filter.accountId);
+  if (filter.status !== null) query = query.where('status', '=', filter.status);
+  return pageOfOrders(query, page);
+}
+
+/** Public listing: every order, or those whose offerer or recipient is `address`. */
+export async function listPublicOrders(db: Executor, address: Address | null, page: PageRequest) {
+  let query = db.selectFrom('orders');
+  if (address !== null) query = query.where((eb) => eb.or([eb('offerer', '=', address), eb('recipient', '=', address)]));
+  return pageOfOrders(query, page);
+}
+
+function ordersBase(db: Executor) {
+  return db.selectFrom('orders');
+}
+type OrdersQuery = ReturnType<typeof ordersBase>;
+
+async function pageOfOrders(query: OrdersQuery, page: PageRequest) {
+  const [rows, count] = await Promise.all([
+    query
+      .selectAll()
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(page.pageSize)
+      .offset(pageOffset(page))
+      .execute(),
+    query.select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirstOrThrow(),
+  ]);
+  return { items: rows.map(toOrder), total: Number(count.n) };
+}

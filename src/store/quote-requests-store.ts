@@ -1,0 +1,119 @@
+import type { Address } from '../domain/address.ts';
+import type { QuoteRequestStatus } from '../domain/lifecycle.ts';
+import { type PageRequest, pageOffset } from '../domain/pagination.ts';
+import type { QuoteRequest } from '../domain/records.ts';
+import type { Executor } from './db-types.ts';
+import type { QuoteRequestsTable } from './schema.ts';
+
+export function toQuoteRequest(row: QuoteRequestsTable): QuoteRequest {
+  return {
+    id: row.id,
+    accountId: row.account_id,
+    offerer: row.offerer as Address,
+    recipient: row.recipient as Address,
+    inputToken: row.input_token as Address,
+    outputToken: row.output_token as Address,
+    inputAmount: BigInt(row.input_amount),
+    inputChain: row.input_chain,
+    outputChain: row.output_chain,
+    status: row.status as QuoteRequestStatus,
+    acceptedQuoteId: row.accepted_quote_id,
+    createdAt: new Date(row.created_at),
+    updatedAt: new Date(row.updated_at),
+    expiresAt: new Date(row.expires_at),
+  };
+}
+
+export async function insertQuoteRequest(db: Executor, qr: QuoteRequest): Promise<void> {
+  await db
+    .insertInto('quote_requests')
+    .values({
+      id: qr.id,
+      account_id: qr.accountId,
+      offerer: qr.offerer,
+      recipient: qr.recipient,
+      input_token: qr.inputToken,
+      output_token: qr.outputToken,
+      input_amount: qr.inputAmount.toString(),
+      input_chain: qr.inputChain,
+      output_chain: qr.outputChain,
+      status: qr.status,
+      accepted_quote_id: qr.acceptedQuoteId,
+      created_at: qr.createdAt.getTime(),
+      updated_at: qr.updatedAt.getTime(),
+      expires_at: qr.expiresAt.getTime(),
+    })
+    .execute();
+}
+
+export async function findQuoteRequest(db: Executor, id: string): Promise<QuoteRequest | null> {
+  const row = await db.selectFrom('quote_requests').selectAll().where('id', '=', id).executeTakeFirst();
+  return row ? toQuoteRequest(row) : null;
+}
+
+export interface QuoteRequestFilter {
+  /** Only this owner's requests (money movers); null lists every owner's (liquidity providers). */
+  readonly accountId: string | null;
+  readonly createdAfter: Date;
+  readonly status: QuoteRequestStatus | null;
+  readonly now: Date;
+}
+
+/** Lists newest first. `open` and `expired` are filtered on the clock, not only the stored status. */
+export async function listQuoteRequests(db: Executor, filter: QuoteRequestFilter, page: PageRequest) {
+  let query = db.selectFrom('quote_requests').where('created_at', '>=', filter.createdAfter.getTime());
+  if (filter.accountId !== null) query = query.where('account_id', '=', filter.accountId);
+  const now = filter.now.getTime();
+  if (filter.status === 'open') query = query.where('status', '=', 'open').where('expires_at', '>', now);
+  else if (filter.status === 'expired') {
+    query = query.where((eb) =>
+      eb.or([eb('status', '=', 'expired'), eb.and([eb('status', '=', 'open'), eb('expires_at', '<=', now)])]),
+    );
+  } else if (filter.status !== null) query = query.where('status', '=', filter.status);
+
+  const [rows, count] = await Promise.all([
+    query
+      .selectAll()
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(page.pageSize)
+      .offset(pageOffset(page))
+      .execute(),
+    query.select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirstOrThrow(),
+  ]);
+  return { items: rows.map(toQuoteRequest), total: Number(count.n) };
+}
+
+/** Moves an open request to accepted; false when it was no longer open (another accept won). */
+export async function markQuoteRequestAccepted(db: Executor, id: string, quoteId: string, now: Date) {
+  const result = await db
+    .updateTable('quote_requests')
+    .set({ status: 'accepted', accepted_quote_id: quoteId, updated_at: now.getTime() })
+    .where('id', '=', id)
+    .where('status', '=', 'open')
+    .where('expires_at', '>', now.getTime())
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+/** Marks due open requests expired and returns them, so the caller can log one event each. */
+export async function expireDueQuoteRequests(db: Executor, now: Date, limit: number): Promise<QuoteRequest[]> {
+  const due = await db
+    .selectFrom('quote_requests')
+    .selectAll()
+    .where('status', '=', 'open')
+    .where('expires_at', '<=', now.getTime())
+    .limit(limit)
+    .execute();
+  const expired: QuoteRequest[] = [];
+  for (const row of due) {
+    const result = await db
+      .updateTable('quote_requests')
+      .set({ status: 'expired', updated_at: now.getTime() })
+      .where('id', '=', row.id)
+      .where('status', '=', 'open')
+      .executeTakeFirst();
+    if (result.numUpdatedRows > 0n) expired.push({ ...toQuoteRequest(row), status: 'expired', updatedAt: now });
+  }
+  return expired;
+}

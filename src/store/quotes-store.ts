@@ -1,0 +1,135 @@
+import type { QuoteStatus } from '../domain/lifecycle.ts';
+import type { OrderTypedData } from '../domain/order-typed-data.ts';
+import { type PageRequest, pageOffset } from '../domain/pagination.ts';
+import type { Quote } from '../domain/records.ts';
+import type { Executor } from './db-types.ts';
+import type { QuotesTable } from './schema.ts';
+
+export function toQuote(row: QuotesTable): Quote {
+  return {
+    id: row.id,
+    quoteRequestId: row.quote_request_id,
+    liquidityProviderId: row.liquidity_provider_id,
+    orderId: row.order_id,
+    outputAmount: BigInt(row.output_amount),
+    startTime: Number(row.start_time),
+    endTime: Number(row.end_time),
+    signingHash: row.signing_hash as `0x${string}`,
+    typedData: JSON.parse(row.typed_data) as OrderTypedData,
+    status: row.status as QuoteStatus,
+    createdAt: new Date(row.created_at),
+    updatedAt: new Date(row.updated_at),
+  };
+}
+
+export async function insertQuote(db: Executor, q: Quote): Promise<void> {
+  await db
+    .insertInto('quotes')
+    .values({
+      id: q.id,
+      quote_request_id: q.quoteRequestId,
+      liquidity_provider_id: q.liquidityProviderId,
+      order_id: q.orderId,
+      output_amount: q.outputAmount.toString(),
+      start_time: q.startTime,
+      end_time: q.endTime,
+      signing_hash: q.signingHash,
+      typed_data: JSON.stringify(q.typedData),
+      status: q.status,
+      created_at: q.createdAt.getTime(),
+      updated_at: q.updatedAt.getTime(),
+    })
+    .execute();
+}
+
+export async function findQuote(db: Executor, id: string): Promise<Quote | null> {
+  const row = await db.selectFrom('quotes').selectAll().where('id', '=', id).executeTakeFirst();
+  return row ? toQuote(row) : null;
+}
+
+export interface QuoteFilter {
+  /** Money mover: quotes on its own requests. */
+  readonly requestOwnerId: string | null;
+  /** Liquidity provider: its own quotes. */
+  readonly liquidityProviderId: string | null;
+  readonly quoteRequestId: string | null;
+  readonly status: QuoteStatus | null;
+  readonly now: Date;
+}
+
+/** Lists newest first; `active` and `expired` are judged on the clock as well as the stored status. */
+export async function listQuotes(db: Executor, filter: QuoteFilter, page: PageRequest) {
+  let query = db.selectFrom('quotes');
+  if (filter.requestOwnerId !== null) {
+    const owner = filter.requestOwnerId;
+    query = query.where('quote_request_id', 'in', (eb) =>
+      eb.selectFrom('quote_requests').select('id').where('account_id', '=', owner),
+    );
+  }
+  if (filter.liquidityProviderId !== null) query = query.where('liquidity_provider_id', '=', filter.liquidityProviderId);
+  if (filter.quoteRequestId !== null) query = query.where('quote_request_id', '=', filter.quoteRequestId);
+  const nowSeconds = Math.floor(filter.now.getTime() / 1000);
+  if (filter.status === 'active') query = query.where('status', '=', 'active').where('end_time', '>', nowSeconds);
+  else if (filter.status === 'expired') {
+    query = query.where((eb) =>
+      eb.or([eb('status', '=', 'expired'), eb.and([eb('status', '=', 'active'), eb('end_time', '<=', nowSeconds)])]),
+    );
+  } else if (filter.status !== null) query = query.where('status', '=', filter.status);
+
+  const [rows, count] = await Promise.all([
+    query
+      .selectAll()
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(page.pageSize)
+      .offset(pageOffset(page))
+      .execute(),
+    query.select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirstOrThrow(),
+  ]);
+  return { items: rows.map(toQuote), total: Number(count.n) };
+}
+
+export async function listQuotesOfRequest(db: Executor, quoteRequestId: string, status: QuoteStatus) {
+  const rows = await db
+    .selectFrom('quotes')
+    .selectAll()
+    .where('quote_request_id', '=', quoteRequestId)
+    .where('status', '=', status)
+    .orderBy('created_at')
+    .execute();
+  return rows.map(toQuote);
+}
+
+export async function setQuoteStatus(db: Executor, id: string, from: QuoteStatus, to: QuoteStatus, now: Date) {
+  const result = await db
+    .updateTable('quotes')
+    .set({ status: to, updated_at: now.getTime() })
+    .where('id', '=', id)
+    .where('status', '=', from)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+export async function recentQuotes(db: Executor, limit: number): Promise<Quote[]> {
+  const rows = await db.selectFrom('quotes').selectAll().orderBy('created_at', 'desc').limit(limit).execute();
+  return rows.map(toQuote);
+}
+
+/** Marks due active quotes expired and returns them for their events. */
+export async function expireDueQuotes(db: Executor, now: Date, limit: number): Promise<Quote[]> {
+  const nowSeconds = Math.floor(now.getTime() / 1000);
+  const due = await db
+    .selectFrom('quotes')
+    .selectAll()
+    .where('status', '=', 'active')
+    .where('end_time', '<=', nowSeconds)
+    .limit(limit)
+    .execute();
+  const expired: Quote[] = [];
+  for (const row of due) {
+    if (await setQuoteStatus(db, row.id, 'active', 'expired', now)) {
+      expired.push({ ...toQuote(row), status: 'expired', updatedAt: now });
+    }
+  }
+  return expired;
+}

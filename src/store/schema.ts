@@ -1,0 +1,128 @@
+import type { Generated } from 'kysely';
+
+/** Table shapes as Kysely sees them. Times are unix milliseconds; amounts are decimal strings (uint256). */
+export interface AccountsTable {
+  id: string;
+  type: string;
+  name: string;
+  address: string | null;
+  created_at: number;
+}
+
+export interface ApiKeysTable {
+  id: string;
+  account_id: string;
+  key_hash: string;
+  key_prefix: string;
+  created_at: number;
+  revoked_at: number | null;
+  last_used_at: number | null;
+}
+
+export interface SiweNoncesTable {
+  nonce: string;
+  expires_at: number;
+  used_at: number | null;
+}
+
+export interface SessionsTable {
+  id: string;
+  token_hash: string;
+  account_id: string;
+  address: string;
+  created_at: number;
+  expires_at: number;
+  revoked_at: number | null;
+}
+
+export interface QuoteRequestsTable {
+  id: string;
+  account_id: string;
+  offerer: string;
+  recipient: string;
+  input_token: string;
+  output_token: string;
+  input_amount: string;
+  input_chain: string;
+  output_chain: string;
+  status: string;
+  accepted_quote_id: string | null;
+  created_at: number;
+  updated_at: number;
+  expires_at: number;
+}
+
+export interface QuotesTable {
+  id: string;
+  quote_request_id: string;
+  liquidity_provider_id: string;
+  order_id: string;
+  output_amount: string;
+  start_time: number;
+  end_time: number;
+  signing_hash: string;
+  typed_data: string;
+  status: string;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface OrdersTable {
+  id: string;
+  quote_id: string;
+  quote_request_id: string;
+  blockchain_order_id: string;
+  signature: string;
+  status: string;
+  money_mover_account_id: string;
+  liquidity_provider_account_id: string;
+  offerer: string;
+  recipient: string;
+  input_token: string;
+  output_token: string;
+  input_amount: string;
+  output_amount: string;
+  input_chain: string;
+  output_chain: string;
+  src_chain_tx_hash: string | null;
+  dst_chain_tx_hash: string | null;
+  settlement_tx_hash: string | null;
+  failure_reason: string | null;
+  metadata: string;
+  created_by: string;
+  updated_by: string;
+  created_at: number;
+  updated_at: number;
+  completed_at: number | null;
+}
+
+export interface EventsTable {
+  id: Generated<number>;
+  type: string;
+  occurred_at: number;
+  /** JSON: the public view, safe for the anonymous stream. */
+  data: string;
+  /** JSON array of account ids that may see this event on their private channel. */
+  account_ids: string;
+}
+
+export interface IdempotencyKeysTable {
+  scope: string;
+  key: string;
+  request_hash: string;
+  status_code: number | null;
+  response_body: string | null;
+  created_at: number;
+}
+
+export interface Database {
+  accounts: AccountsTable;
+  api_keys: ApiKeysTable;
+  siwe_nonces: SiweNoncesTable;
+  sessions: SessionsTable;
+  quote_requests: QuoteRequestsTable;
+  quotes: QuotesTable;
+  orders: OrdersTable;
+  events: EventsTable;
+  idempotency_keys: IdempotencyKeysTable;
+}
