@@ -3,7 +3,7 @@ import { fieldError } from '../domain/app-error.ts';
 import type { OrderStatus } from '../domain/lifecycle.ts';
 import { type PageRequest, toPage } from '../domain/pagination.ts';
 import type { AccountType, Principal } from '../domain/principal.ts';
-import type { Order, Quote } from '../domain/records.ts';
+import type { Order, Quote, QuoteRequest } from '../domain/records.ts';
 import { findOrder, listAccountOrders, listPublicOrders } from '../store/orders-store.ts';
 import { findQuote, recentQuotes } from '../store/quotes-store.ts';
 import { findQuoteRequest } from '../store/quote-requests-store.ts';
@@ -33,11 +33,12 @@ export function createOrderService({ database }: ServiceDeps) {
         { accountId: principal.accountId, side: query.accountType ?? principal.accountType, status: query.status },
         page,
       );
-      const quotes = new Map<string, Quote>();
+      const quotes = new Map<string, { quote: Quote; request: QuoteRequest }>();
       if (query.includeQuote) {
         for (const order of result.items) {
           const quote = await findQuote(database.db, order.quoteId);
-          if (quote) quotes.set(order.id, quote);
+          const request = quote ? await findQuoteRequest(database.db, quote.quoteRequestId) : null;
+          if (quote && request) quotes.set(order.id, { quote, request });
         }
       }
       return { page: toPage(result.items, result.total, page), quotes };

@@ -6,6 +6,7 @@ import type { QuoteRequestService } from '../../services/quote-request-service.t
 import type { FerryApp } from '../app-types.ts';
 import { principalOf, requireAccount } from '../auth-hooks.ts';
 import {
+  ACCOUNT_SECURITY,
   AddressSchema,
   AmountSchema,
   ChainNameSchema,
@@ -16,7 +17,6 @@ import {
 } from '../schemas/common-schemas.ts';
 import { QuoteRequestSchema } from '../schemas/resource-schemas.ts';
 
-const security = [{ apiKey: [] }, { session: [] }];
 
 const CreatedSchema = envelope(
   Type.Object({
@@ -38,7 +38,7 @@ export function registerQuoteRequestRoutes(app: FerryApp, deps: { quoteRequests:
         summary: 'List quote requests',
         description:
           'Newest first. A money mover sees its own requests; a liquidity provider sees every open request (pass `status` to see others).',
-        security,
+        security: ACCOUNT_SECURITY,
         querystring: Type.Object(
           {
             ...PaginationQuery,
@@ -93,7 +93,7 @@ export function registerQuoteRequestRoutes(app: FerryApp, deps: { quoteRequests:
         summary: 'Create a quote request',
         description:
           'Asks liquidity providers to quote a cross-chain swap. The offerer must hold inputAmount of inputToken on inputChain (422 INSUFFICIENT_BALANCE otherwise). The request stays open for 120 s by default.',
-        security,
+        security: ACCOUNT_SECURITY,
         body: Type.Object(
           {
             recipient: AddressSchema,
@@ -127,7 +127,7 @@ export function registerQuoteRequestRoutes(app: FerryApp, deps: { quoteRequests:
         tags: ['Quote requests'],
         summary: 'Get a quote request',
         description: 'A money mover reads its own requests; a liquidity provider may read any request it could quote.',
-        security,
+        security: ACCOUNT_SECURITY,
         params: Type.Object({ id: IdSchema }),
         response: { 200: CreatedSchema, ...errorResponses(400, 401, 403, 404, 429) },
       },

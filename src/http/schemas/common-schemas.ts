@@ -55,3 +55,6 @@ export function errorResponses(...statuses: number[]) {
 }
 
 export const AUTH_ERRORS = [400, 401, 403, 429, 500] as const;
+
+/** Endpoints 1-10 accept either an API key or a SIWE session. */
+export const ACCOUNT_SECURITY: Array<Record<string, string[]>> = [{ apiKey: [] }, { session: [] }];

@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import type { OrderTypedData } from '../../domain/order-typed-data.ts';
 import { ORDER_STATUSES, QUOTE_REQUEST_STATUSES, QUOTE_STATUSES } from '../../domain/lifecycle.ts';
 import {
   AddressSchema,
@@ -26,7 +27,8 @@ export const QuoteRequestSchema = Type.Object({
   expiresAt: TimestampSchema,
 });
 
-export const TypedDataSchema = Type.Object(
+export const TypedDataSchema = Type.Unsafe<OrderTypedData>(
+  Type.Object(
   {
     domain: Type.Object({
       name: Type.String(),
@@ -38,7 +40,8 @@ export const TypedDataSchema = Type.Object(
     primaryType: Type.Literal('Order'),
     message: Type.Record(Type.String(), Type.String()),
   },
-  { description: 'EIP-712 typed data of the order; sign it exactly as received (eth_signTypedData_v4)' },
+    { description: 'EIP-712 typed data of the order; sign it exactly as received (eth_signTypedData_v4)' },
+  ),
 );
 
 export const QuoteSchema = Type.Object({

@@ -1,0 +1,17 @@
+import type { RegistryFile } from './chain-registry.ts';
+import type { Devnets } from './devnet.ts';
+
+/** The registry entries of the built-in devnets. Their RPC URLs are loopback and public by nature. */
+export function devnetRegistryFile(devnets: Devnets): RegistryFile {
+  return {
+    chains: devnets.chains.map((chain) => ({
+      name: chain.name,
+      chainId: chain.chainId,
+      rpcUrl: chain.rpcUrl,
+      rpcUrlPublic: true,
+      confirmations: chain.confirmations,
+      contracts: { escrow: chain.contracts.escrow, fill: chain.contracts.fill, messenger: chain.contracts.messenger },
+      tokens: chain.tokens.map((t) => ({ symbol: t.symbol, address: t.address, decimals: t.decimals })),
+    })),
+  };
+}

@@ -1,0 +1,157 @@
+import { Command, InvalidArgumentError } from 'commander';
+import { getAddress, isAddress } from 'viem';
+import { createApp, createLogger } from '../app.ts';
+import { type Config, ConfigError, loadConfig, redactUrl } from '../config/config.ts';
+import { AppError } from '../domain/app-error.ts';
+import { systemClock } from '../domain/clock.ts';
+import { ACCOUNT_TYPES, type AccountType } from '../domain/principal.ts';
+import { createAccountService } from '../services/account-service.ts';
+import { createDatabase } from '../store/database.ts';
+import { migrateToLatest } from '../store/migrator.ts';
+import { resolveRegistry } from './registry-source.ts';
+
+function config(): Config {
+  return loadConfig();
+}
+
+/** Opens the database of DATABASE_URL, migrated, for one operator command. */
+async function withDatabase<T>(fn: (accounts: ReturnType<typeof createAccountService>) => Promise<T>): Promise<T> {
+  const database = createDatabase(config());
+  try {
+    await migrateToLatest(database);
+    return await fn(createAccountService({ database, clock: systemClock }));
+  } finally {
+    await database.destroy();
+  }
+}
+
+const print = (json: boolean, value: unknown, text: string) => console.log(json ? JSON.stringify(value, null, 2) : text);
+
+const program = new Command('ferry').description('Ferry: cross-chain stablecoin swaps').showHelpAfterError();
+
+program
+  .command('start')
+  .description('start the API (and, without CHAIN_REGISTRY, the two local devnets)')
+  .action(async () => {
+    const cfg = config();
+    const log = createLogger(cfg);
+    const chains = await resolveRegistry(cfg, log);
+    const app = await createApp({ config: cfg, registry: chains.registry, log });
+    const base = await app.listen();
+    console.log(`Ferry is listening on ${base}
+  API            ${base}/api/v1   (public: ${base}/api/public/orders)
+  API reference  ${base}/docs
+  OpenAPI        ${base}/openapi.json
+  Database       ${redactUrl(cfg.databaseUrl)}
+  Chains         ${chains.registry.chains.map((c) => `${c.name} (${c.chainId})`).join(', ')}`);
+    const shutdown = async (signal: string) => {
+      log.info({ signal }, 'shutting down');
+      await app.close();
+      await chains.stop();
+      process.exit(0);
+    };
+    process.once('SIGINT', () => void shutdown('SIGINT'));
+    process.once('SIGTERM', () => void shutdown('SIGTERM'));
+  });
+
+program
+  .command('devnet')
+  .description('run the two local anvil devnets with Ferry contracts deployed, and print the registry')
+  .action(async () => {
+    const cfg = config();
+    const chains = await resolveRegistry({ ...cfg, chainRegistryPath: null }, createLogger(cfg));
+    console.log(JSON.stringify({ chains: chains.registry.chains }, null, 2));
+    const stop = async () => {
+      await chains.stop();
+      process.exit(0);
+    };
+    process.once('SIGINT', () => void stop());
+    process.once('SIGTERM', () => void stop());
+  });
+
+program
+  .command('migrate')
+  .description('apply pending database migrations')
+  .action(async () => {
+    const database = createDatabase(config());
+    try {
+      const applied = await migrateToLatest(database);
+      console.log(applied.length ? `applied: ${applied.join(', ')}` : 'database is up to date');
+    } finally {
+      await database.destroy();
+    }
+  });
+
+const parseType = (value: string): AccountType => {
+  if (!(ACCOUNT_TYPES as readonly string[]).includes(value)) {
+    throw new InvalidArgumentError(`must be one of ${ACCOUNT_TYPES.join(', ')}`);
+  }
+  return value as AccountType;
+};
+const parseAddress = (value: string) => {
+  if (!isAddress(value, { strict: false })) throw new InvalidArgumentError('must be a 0x-prefixed 20-byte address');
+  return getAddress(value);
+};
+
+const accounts = program.command('accounts').description('manage accounts');
+accounts
+  .command('create')
+  .description('create an account and its first API key (shown once)')
+  .requiredOption('--type <type>', 'moneyMover or liquidityProvider', parseType)
+  .requiredOption('--name <name>', 'display name')
+  .option('--address <address>', 'fill address (required for liquidity providers)', parseAddress)
+  .option('--json', 'print JSON')
+  .action(async (opts: { type: AccountType; name: string; address?: `0x${string}`; json?: boolean }) => {
+    await withDatabase(async (service) => {
+      const account = await service.createAccount({ type: opts.type, name: opts.name, address: opts.address ?? null });
+      const { apiKey } = await service.createApiKey(account.id);
+      print(
+        Boolean(opts.json),
+        { account, apiKey },
+        `created ${account.type} ${account.id}\nAPI key (shown once, store it now): ${apiKey}`,
+      );
+    });
+  });
+
+const keys = program.command('keys').description('manage API keys');
+keys
+  .command('create')
+  .description('issue a new API key for an account (shown once)')
+  .requiredOption('--account <id>', 'account id')
+  .option('--json', 'print JSON')
+  .action(async (opts: { account: string; json?: boolean }) => {
+    await withDatabase(async (service) => {
+      const { apiKey, key } = await service.createApiKey(opts.account);
+      print(Boolean(opts.json), { apiKey, key }, `key ${key.id}\nAPI key (shown once, store it now): ${apiKey}`);
+    });
+  });
+keys
+  .command('list')
+  .description("list an account's API keys (never the keys themselves)")
+  .requiredOption('--account <id>', 'account id')
+  .option('--json', 'print JSON')
+  .action(async (opts: { account: string; json?: boolean }) => {
+    await withDatabase(async (service) => {
+      const list = await service.listApiKeys(opts.account);
+      const lines = list.map(
+        (k) => `${k.id}  ${k.keyPrefix}…  created ${k.createdAt.toISOString()}  ${k.revokedAt ? 'REVOKED' : 'live'}`,
+      );
+      print(Boolean(opts.json), { keys: list }, lines.join('\n') || 'no keys');
+    });
+  });
+keys
+  .command('revoke')
+  .description('revoke an API key at once')
+  .argument('<keyId>', 'key id (key_…)')
+  .action(async (keyId: string) => {
+    await withDatabase(async (service) => {
+      await service.revokeApiKey(keyId);
+      console.log(`revoked ${keyId}`);
+    });
+  });
+
+program.parseAsync().catch((error: unknown) => {
+  if (error instanceof ConfigError || error instanceof AppError) console.error(`ferry: ${error.message}`);
+  else console.error('ferry:', error);
+  process.exit(1);
+});

@@ -1,0 +1,79 @@
+import { Type } from 'typebox';
+import type { AuthService } from '../../services/auth-service.ts';
+import type { FerryApp } from '../app-types.ts';
+import { principalOf } from '../auth-hooks.ts';
+import { AddressSchema, errorResponses } from '../schemas/common-schemas.ts';
+
+export function registerAuthRoutes(app: FerryApp, { auth }: { auth: AuthService }) {
+  app.get(
+    '/auth/nonce',
+    {
+      schema: {
+        tags: ['Auth'],
+        summary: 'Get a Sign-In with Ethereum nonce',
+        description: 'A fresh nonce for an EIP-4361 message. Single use; valid for 10 minutes.',
+        response: { 200: Type.Object({ nonce: Type.String() }), ...errorResponses(429) },
+      },
+    },
+    async () => ({ nonce: await auth.issueNonce() }),
+  );
+
+  app.post(
+    '/auth/verify',
+    {
+      schema: {
+        tags: ['Auth'],
+        summary: 'Verify a signed sign-in message',
+        description:
+          'Checks the EIP-4361 message (domain, nonce, chain, expiry) and its signature, and opens a session. Present it as `Authorization: Bearer <token>` on endpoints 1-10, acting as the money mover of that address.',
+        body: Type.Object(
+          {
+            message: Type.String({ minLength: 1, maxLength: 4096 }),
+            signature: Type.String({
+              pattern: '^0x([0-9a-fA-F]{128}|[0-9a-fA-F]{130})$',
+              'x-message': 'must be a 0x-prefixed 65-byte hex signature',
+            }),
+            address: AddressSchema,
+          },
+          { additionalProperties: false },
+        ),
+        response: {
+          200: Type.Object({
+            success: Type.Boolean(),
+            session: Type.Object({
+              token: Type.String(),
+              address: AddressSchema,
+              expiresAt: Type.String(),
+              accountId: Type.String(),
+            }),
+          }),
+          ...errorResponses(400, 401, 413, 415, 429),
+        },
+      },
+    },
+    async (request) => {
+      const session = await auth.verify({
+        ...request.body,
+        signature: request.body.signature as `0x${string}`,
+      });
+      return { success: true, session: { ...session, expiresAt: session.expiresAt.toISOString() } };
+    },
+  );
+
+  app.post(
+    '/auth/logout',
+    {
+      schema: {
+        tags: ['Auth'],
+        summary: 'End the current session',
+        description: 'Revokes the bearer session at once.',
+        security: [{ session: [] }],
+        response: { 200: Type.Object({ success: Type.Boolean() }), ...errorResponses(401, 403, 429) },
+      },
+    },
+    async (request) => {
+      await auth.logout(principalOf(request));
+      return { success: true };
+    },
+  );
+}

@@ -1,0 +1,97 @@
+import { Type } from 'typebox';
+import { orderView, quoteView } from '../../domain/account-views.ts';
+import type { Clock } from '../../domain/clock.ts';
+import { ACCOUNT_TYPES } from '../../domain/principal.ts';
+import { ORDER_STATUSES } from '../../domain/lifecycle.ts';
+import type { OrderService } from '../../services/order-service.ts';
+import type { FerryApp } from '../app-types.ts';
+import { principalOf, requireAccount } from '../auth-hooks.ts';
+import { ACCOUNT_SECURITY, envelope, errorResponses, IdSchema, PaginationQuery } from '../schemas/common-schemas.ts';
+import { OrderSchema } from '../schemas/resource-schemas.ts';
+
+
+export function registerOrderRoutes(
+  app: FerryApp,
+  { orders, clock }: { orders: OrderService; clock: Clock },
+) {
+  app.get(
+    '/api/v1/orders',
+    {
+      preHandler: requireAccount('moneyMover', 'liquidityProvider'),
+      schema: {
+        tags: ['Orders'],
+        summary: 'List your orders',
+        description:
+          "Orders of the calling account, newest first. `accountType` picks the side the caller is on (default: the account's own type).",
+        security: ACCOUNT_SECURITY,
+        querystring: Type.Object(
+          {
+            ...PaginationQuery,
+            status: Type.Optional(Type.Enum(ORDER_STATUSES)),
+            accountType: Type.Optional(Type.Enum(ACCOUNT_TYPES)),
+            includeQuote: Type.Boolean({ default: false, description: 'Embed each order\'s quote as `quote`' }),
+          },
+          { additionalProperties: false },
+        ),
+        response: {
+          200: envelope(
+            Type.Object({
+              orders: Type.Array(OrderSchema),
+              total: Type.Integer(),
+              page: Type.Integer(),
+              pageSize: Type.Integer(),
+              totalPages: Type.Integer(),
+            }),
+          ),
+          ...errorResponses(400, 401, 403, 429),
+        },
+      },
+    },
+    async (request) => {
+      const principal = principalOf(request);
+      const { page, pageSize, status, accountType, includeQuote } = request.query;
+      const result = await orders.list(
+        principal,
+        { status: status ?? null, accountType: accountType ?? null, includeQuote },
+        { page, pageSize },
+      );
+      const now = clock.now();
+      const views = [];
+      for (const order of result.page.items) {
+        const withQuote = result.quotes.get(order.id);
+        views.push(
+          withQuote ? { ...orderView(order), quote: quoteView(withQuote.quote, withQuote.request, now) } : orderView(order),
+        );
+      }
+      return {
+        message: 'orders',
+        data: {
+          orders: views,
+          total: result.page.total,
+          page: result.page.page,
+          pageSize: result.page.pageSize,
+          totalPages: result.page.totalPages,
+        },
+      };
+    },
+  );
+
+  app.get(
+    '/api/v1/orders/:id',
+    {
+      preHandler: requireAccount('moneyMover', 'liquidityProvider'),
+      schema: {
+        tags: ['Orders'],
+        summary: 'Get an order',
+        description: "One of the caller's orders. Another account's order answers 404 ORDER_NOT_FOUND.",
+        security: ACCOUNT_SECURITY,
+        params: Type.Object({ id: IdSchema }),
+        response: { 200: envelope(OrderSchema), ...errorResponses(400, 401, 403, 404, 429) },
+      },
+    },
+    async (request) => {
+      const order = await orders.get(principalOf(request), request.params.id);
+      return { message: 'order', data: orderView(order) };
+    },
+  );
+}

@@ -1,0 +1,124 @@
+import { Type } from 'typebox';
+import type { ChainRegistry } from '../../chains/chain-registry.ts';
+import { normalizeAddress } from '../../domain/address.ts';
+import type { Clock } from '../../domain/clock.ts';
+import { publicOrderView, publicQuoteView } from '../../domain/public-views.ts';
+import type { OrderService } from '../../services/order-service.ts';
+import type { FerryApp } from '../app-types.ts';
+import { AddressSchema, errorResponses, PaginationQuery } from '../schemas/common-schemas.ts';
+import { PublicOrderSchema, PublicQuoteSchema } from '../schemas/resource-schemas.ts';
+
+const ChainViewSchema = Type.Object({
+  name: Type.String(),
+  chainId: Type.Integer(),
+  escrow: AddressSchema,
+  fill: AddressSchema,
+  contracts: Type.Object({ escrow: AddressSchema, fill: AddressSchema, messenger: Type.Union([AddressSchema, Type.Null()]) }),
+  confirmations: Type.Integer(),
+  explorerUrl: Type.Optional(Type.String()),
+  rpcUrl: Type.Optional(Type.String()),
+  tokens: Type.Array(Type.Object({ symbol: Type.String(), address: AddressSchema, decimals: Type.Integer() })),
+});
+
+export function registerPublicRoutes(
+  app: FerryApp,
+  { orders, registry, clock }: { orders: OrderService; registry: ChainRegistry; clock: Clock },
+) {
+  app.get(
+    '/api/public/orders',
+    {
+      schema: {
+        tags: ['Public'],
+        summary: 'Recent orders (public)',
+        description: 'Protocol activity, newest first, without authentication. `address` matches offerer or recipient.',
+        querystring: Type.Object(
+          { ...PaginationQuery, address: Type.Optional(AddressSchema) },
+          { additionalProperties: false },
+        ),
+        response: {
+          200: Type.Object({
+            status: Type.Literal('success'),
+            data: Type.Object({ orders: Type.Array(PublicOrderSchema) }),
+            total: Type.Integer(),
+            page: Type.Integer(),
+            pageSize: Type.Integer(),
+            totalPages: Type.Integer(),
+          }),
+          ...errorResponses(400, 429),
+        },
+      },
+    },
+    async (request) => {
+      const { page, pageSize, address } = request.query;
+      const filter = address === undefined ? null : normalizeAddress(address, 'query.address');
+      const result = await orders.listPublic(filter, { page, pageSize });
+      return {
+        status: 'success' as const,
+        data: { orders: result.items.map(publicOrderView) },
+        total: result.total,
+        page: result.page,
+        pageSize: result.pageSize,
+        totalPages: result.totalPages,
+      };
+    },
+  );
+
+  app.get(
+    '/api/public/quotes/recent',
+    {
+      schema: {
+        tags: ['Public'],
+        summary: 'Latest quotes (public)',
+        description: 'The newest quotes, amounts and chains only: no account ids.',
+        querystring: Type.Object(
+          { limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }) },
+          { additionalProperties: false },
+        ),
+        response: {
+          200: Type.Object({ status: Type.Literal('success'), data: Type.Object({ quotes: Type.Array(PublicQuoteSchema) }) }),
+          ...errorResponses(400, 429),
+        },
+      },
+    },
+    async (request) => {
+      const recent = await orders.recentQuotes(request.query.limit);
+      const now = clock.now();
+      return {
+        status: 'success' as const,
+        data: { quotes: recent.map(({ quote, request: qr }) => publicQuoteView(quote, qr, now)) },
+      };
+    },
+  );
+
+  app.get(
+    '/api/public/chains',
+    {
+      schema: {
+        tags: ['Public'],
+        summary: 'Supported chains and tokens',
+        description:
+          'Every chain of the registry with its escrow (approve it before swapping) and fill contract, and its tokens. rpcUrl is shown only when public.',
+        response: {
+          200: Type.Object({ status: Type.Literal('success'), data: Type.Object({ chains: Type.Array(ChainViewSchema) }) }),
+          ...errorResponses(429),
+        },
+      },
+    },
+    async () => ({
+      status: 'success' as const,
+      data: {
+        chains: registry.chains.map((c) => ({
+          name: c.name,
+          chainId: c.chainId,
+          escrow: c.contracts.escrow,
+          fill: c.contracts.fill,
+          contracts: c.contracts,
+          confirmations: c.confirmations,
+          ...(c.explorerUrl ? { explorerUrl: c.explorerUrl } : {}),
+          ...(c.rpcUrlPublic ? { rpcUrl: c.rpcUrl } : {}),
+          tokens: c.tokens.map((t) => ({ ...t })),
+        })),
+      },
+    }),
+  );
+}

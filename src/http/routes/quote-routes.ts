@@ -1,0 +1,159 @@
+import { Type } from 'typebox';
+import { quoteEnvelope, quoteRequestView, quoteView } from '../../domain/account-views.ts';
+import { fieldError } from '../../domain/app-error.ts';
+import type { Clock } from '../../domain/clock.ts';
+import { QUOTE_STATUSES } from '../../domain/lifecycle.ts';
+import type { QuoteService } from '../../services/quote-service.ts';
+import type { FerryApp } from '../app-types.ts';
+import { principalOf, requireAccount } from '../auth-hooks.ts';
+import { AmountSchema, ACCOUNT_SECURITY, envelope, errorResponses, IdSchema, PaginationQuery } from '../schemas/common-schemas.ts';
+import { QuoteEnvelopeSchema, QuoteRequestSchema, QuoteSchema } from '../schemas/resource-schemas.ts';
+
+
+export function registerQuoteRoutes(app: FerryApp, { quotes, clock }: { quotes: QuoteService; clock: Clock }) {
+  app.post(
+    '/api/v1/quotes',
+    {
+      preHandler: requireAccount('liquidityProvider'),
+      schema: {
+        tags: ['Quotes'],
+        summary: 'Quote an open request',
+        description:
+          'A liquidity provider offers outputAmount for an open request. The response carries the EIP-712 typed data the offerer will sign. One active quote per provider per request.',
+        security: ACCOUNT_SECURITY,
+        body: Type.Object(
+          {
+            quoteRequestId: IdSchema,
+            outputAmount: AmountSchema,
+            validFor: Type.Optional(
+              Type.Integer({ minimum: 10, maximum: 600, description: 'Validity in seconds (default 60)' }),
+            ),
+          },
+          { additionalProperties: false },
+        ),
+        response: { 201: envelope(QuoteEnvelopeSchema), ...errorResponses(400, 401, 403, 404, 409, 413, 415, 429) },
+      },
+    },
+    async (request, reply) => {
+      const { quote, request: qr } = await quotes.create(principalOf(request), request.body);
+      reply.code(201);
+      return { message: 'quote created', data: quoteEnvelope(quote, qr, clock.now()) };
+    },
+  );
+
+  app.get(
+    '/api/v1/quotes',
+    {
+      preHandler: requireAccount('moneyMover', 'liquidityProvider'),
+      schema: {
+        tags: ['Quotes'],
+        summary: 'List quotes',
+        description:
+          'A money mover sees quotes on its own requests; a liquidity provider sees its own quotes. Defaults to active quotes.',
+        security: ACCOUNT_SECURITY,
+        querystring: Type.Object(
+          {
+            ...PaginationQuery,
+            quoteRequestId: Type.Optional(IdSchema),
+            status: Type.Enum(QUOTE_STATUSES, { default: 'active' }),
+          },
+          { additionalProperties: false },
+        ),
+        response: {
+          200: envelope(
+            Type.Object({
+              quotes: Type.Array(QuoteSchema),
+              total: Type.Integer(),
+              page: Type.Integer(),
+              pageSize: Type.Integer(),
+              totalPages: Type.Integer(),
+            }),
+          ),
+          ...errorResponses(400, 401, 403, 429),
+        },
+      },
+    },
+    async (request) => {
+      const { page, pageSize, quoteRequestId, status } = request.query;
+      const result = await quotes.list(
+        principalOf(request),
+        { quoteRequestId: quoteRequestId ?? null, status },
+        { page, pageSize },
+      );
+      const now = clock.now();
+      return {
+        message: 'quotes',
+        data: {
+          quotes: result.items.map(({ quote, request: qr }) => quoteView(quote, qr, now)),
+          total: result.total,
+          page: result.page,
+          pageSize: result.pageSize,
+          totalPages: result.totalPages,
+        },
+      };
+    },
+  );
+
+  app.get(
+    '/api/v1/quotes/:id',
+    {
+      preHandler: requireAccount('moneyMover', 'liquidityProvider'),
+      schema: {
+        tags: ['Quotes'],
+        summary: 'Get a quote',
+        description: 'The quote envelope, with the typed data to sign.',
+        security: ACCOUNT_SECURITY,
+        params: Type.Object({ id: IdSchema }),
+        response: { 200: envelope(QuoteEnvelopeSchema), ...errorResponses(400, 401, 403, 404, 429) },
+      },
+    },
+    async (request) => {
+      const { quote, request: qr } = await quotes.get(principalOf(request), request.params.id);
+      return { message: 'quote', data: quoteEnvelope(quote, qr, clock.now()) };
+    },
+  );
+
+  app.post(
+    '/api/v1/quotes/:id/accept',
+    {
+      preHandler: requireAccount('moneyMover'),
+      schema: {
+        tags: ['Quotes'],
+        summary: 'Accept a quote',
+        description:
+          'Accepts the quote `id` and declines every other active quote of its request, atomically. The body may repeat the id as `quoteId`; it must then equal the path id. The quote then expires at its endTime unless executed through POST /api/v1/swaps.',
+        security: ACCOUNT_SECURITY,
+        params: Type.Object({ id: IdSchema }),
+        body: Type.Optional(Type.Object({ quoteId: Type.Optional(IdSchema) }, { additionalProperties: false })),
+        response: {
+          200: envelope(
+            Type.Object({
+              acceptedQuote: QuoteSchema,
+              quoteRequest: QuoteRequestSchema,
+              declinedQuotes: Type.Array(QuoteSchema),
+              declinedCount: Type.Integer(),
+            }),
+          ),
+          ...errorResponses(400, 401, 403, 404, 409, 410, 429),
+        },
+      },
+    },
+    async (request) => {
+      const bodyQuoteId = request.body?.quoteId;
+      if (bodyQuoteId !== undefined && bodyQuoteId !== request.params.id) {
+        throw fieldError('VALIDATION_ERROR', 'body.quoteId', 'must equal the quote id in the path');
+      }
+      const outcome = await quotes.accept(principalOf(request), request.params.id);
+      const now = clock.now();
+      return {
+        message: 'quote accepted',
+        data: {
+          acceptedQuote: quoteView(outcome.accepted, outcome.request, now),
+          quoteRequest: quoteRequestView(outcome.request, now),
+          declinedQuotes: outcome.declined.map((q) => quoteView(q, outcome.request, now)),
+          declinedCount: outcome.declined.length,
+        },
+      };
+    },
+  );
+}

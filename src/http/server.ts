@@ -1,0 +1,69 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify, { type FastifyBaseLogger } from 'fastify';
+import type { ChainRegistry } from '../chains/chain-registry.ts';
+import type { Config } from '../config/config.ts';
+import type { Clock } from '../domain/clock.ts';
+import type { AuthService } from '../services/auth-service.ts';
+import type { OrderService } from '../services/order-service.ts';
+import type { QuoteRequestService } from '../services/quote-request-service.ts';
+import type { QuoteService } from '../services/quote-service.ts';
+import type { SwapService } from '../services/swap-service.ts';
+import type { FerryDatabase } from '../store/database.ts';
+import type { FerryApp } from './app-types.ts';
+import { installAuthentication } from './auth-hooks.ts';
+import { installErrorHandling } from './error-handler.ts';
+import { installIdempotency } from './idempotency.ts';
+import { installOpenApi, registerOpenApiRoute } from './openapi.ts';
+import { installRateLimit } from './rate-limit.ts';
+import { ErrorBodySchema } from './schemas/common-schemas.ts';
+import { registerAuthRoutes } from './routes/auth-routes.ts';
+import { registerHealthRoutes } from './routes/health-routes.ts';
+import { registerOrderRoutes } from './routes/order-routes.ts';
+import { registerPublicRoutes } from './routes/public-routes.ts';
+import { registerQuoteRequestRoutes } from './routes/quote-request-routes.ts';
+import { registerQuoteRoutes } from './routes/quote-routes.ts';
+import { registerSwapRoutes } from './routes/swap-routes.ts';
+import { createValidatorCompiler } from './validator-compiler.ts';
+
+export interface ServerDeps {
+  readonly config: Config;
+  readonly log: FastifyBaseLogger;
+  readonly clock: Clock;
+  readonly database: FerryDatabase;
+  readonly registry: ChainRegistry;
+  readonly auth: AuthService;
+  readonly quoteRequests: QuoteRequestService;
+  readonly quotes: QuoteService;
+  readonly swaps: SwapService;
+  readonly orders: OrderService;
+  readonly isDraining: () => boolean;
+}
+
+/** Builds the HTTP server with every route, hook and the OpenAPI document; does not listen. */
+export async function createServer(deps: ServerDeps): Promise<FerryApp> {
+  const app = Fastify({
+    loggerInstance: deps.log,
+    bodyLimit: deps.config.bodyLimitBytes,
+    trustProxy: deps.config.trustProxy,
+    return503OnClosing: true,
+    forceCloseConnections: 'idle',
+  }).withTypeProvider<TypeBoxTypeProvider>();
+  app.setValidatorCompiler(createValidatorCompiler());
+  app.addSchema(ErrorBodySchema);
+
+  await installOpenApi(app);
+  installAuthentication(app, deps.auth);
+  await installRateLimit(app, deps.config);
+  installErrorHandling(app);
+  installIdempotency(app, deps);
+
+  registerHealthRoutes(app, deps);
+  registerOpenApiRoute(app);
+  registerAuthRoutes(app, deps);
+  registerQuoteRequestRoutes(app, deps);
+  registerQuoteRoutes(app, deps);
+  registerSwapRoutes(app, deps);
+  registerOrderRoutes(app, deps);
+  registerPublicRoutes(app, deps);
+  return app;
+}

@@ -1,0 +1,129 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { pino } from 'pino';
+import { privateKeyToAccount } from 'viem/accounts';
+import { createApp, type FerryAppInstance } from '../../src/app.ts';
+import { type ChainRegistry, createChainRegistry } from '../../src/chains/chain-registry.ts';
+import { ANVIL_KEYS, type Devnets, startDevnets } from '../../src/chains/devnet.ts';
+import { devnetRegistryFile } from '../../src/chains/devnet-registry.ts';
+import { type Config, loadConfig } from '../../src/config/config.ts';
+import type { Clock } from '../../src/domain/clock.ts';
+import type { AccountType } from '../../src/domain/principal.ts';
+import { createTestDatabaseUrl } from './test-database.ts';
+
+/** A clock the test moves by hand: expiry is tested by advancing it, never by sleeping. */
+export class ManualClock implements Clock {
+  private ms: number;
+  constructor(start = Date.now()) {
+    this.ms = start;
+  }
+  now(): Date {
+    return new Date(this.ms);
+  }
+  advance(seconds: number): void {
+    this.ms += seconds * 1000;
+  }
+}
+
+export interface HttpResponse<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+}
+
+export interface Harness {
+  baseUrl: string;
+  app: FerryAppInstance;
+  config: Config;
+  clock: ManualClock;
+  registry: ChainRegistry;
+  devnets: Devnets;
+  /** Two funded wallets (anvil accounts 2 and 3: 1,000,000 USDC and USDT on both chains). */
+  offerer: ReturnType<typeof privateKeyToAccount>;
+  otherWallet: ReturnType<typeof privateKeyToAccount>;
+  chainA: string;
+  chainB: string;
+  usdcA: `0x${string}`;
+  usdcB: `0x${string}`;
+  createAccount(type: AccountType, name?: string, address?: `0x${string}`): Promise<{ id: string; apiKey: string }>;
+  http<T = any>(
+    method: string,
+    urlPath: string,
+    options?: { apiKey?: string; bearer?: string; body?: unknown; rawBody?: string; headers?: Record<string, string> },
+  ): Promise<HttpResponse<T>>;
+  /** Restarts the API on the same database and chains (data must survive). */
+  restart(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function startHarness(overrides: Partial<Config> = {}): Promise<Harness> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ferry-test-'));
+  const devnets = await startDevnets({ dataDir: path.join(dir, 'devnets'), ports: [0, 0] });
+  const registry = createChainRegistry(devnetRegistryFile(devnets));
+  const database = await createTestDatabaseUrl(path.join(dir, 'ferry.sqlite'));
+  const clock = new ManualClock();
+  const config = loadConfig(
+    { PORT: '0', DATA_DIR: dir, DATABASE_URL: database.url, LOG_LEVEL: 'silent', CHAIN_REGISTRY: '' },
+    { siweDomains: ['ferry.test'], ...overrides },
+  );
+  const log = pino({ level: process.env.FERRY_TEST_LOG ?? 'silent' });
+  let app = await createApp({ config, registry, clock, log });
+  let baseUrl = await app.listen();
+
+  const chainA = registry.chains[0]!;
+  const chainB = registry.chains[1]!;
+  const harness: Harness = {
+    get baseUrl() {
+      return baseUrl;
+    },
+    get app() {
+      return app;
+    },
+    config,
+    clock,
+    registry,
+    devnets,
+    offerer: privateKeyToAccount(ANVIL_KEYS[2]!),
+    otherWallet: privateKeyToAccount(ANVIL_KEYS[3]!),
+    chainA: chainA.name,
+    chainB: chainB.name,
+    usdcA: chainA.tokens.find((t) => t.symbol === 'USDC')!.address,
+    usdcB: chainB.tokens.find((t) => t.symbol === 'USDC')!.address,
+    async createAccount(type, name = type, address) {
+      const lpAddress = address ?? (type === 'liquidityProvider' ? privateKeyToAccount(ANVIL_KEYS[4]!).address : null);
+      const account = await app.accounts.createAccount({ type, name, address: lpAddress ?? null });
+      const { apiKey } = await app.accounts.createApiKey(account.id);
+      return { id: account.id, apiKey };
+    },
+    async http(method, urlPath, options = {}) {
+      const headers: Record<string, string> = { ...options.headers };
+      if (options.apiKey) headers['x-api-key'] = options.apiKey;
+      if (options.bearer) headers.authorization = `Bearer ${options.bearer}`;
+      let body: string | undefined = options.rawBody;
+      if (options.body !== undefined) {
+        body = JSON.stringify(options.body);
+        headers['content-type'] ??= 'application/json';
+      }
+      const response = await fetch(`${baseUrl}${urlPath}`, { method, headers, body });
+      const text = await response.text();
+      let parsed: unknown = text;
+      try {
+        parsed = JSON.parse(text);
+      } catch {}
+      return { status: response.status, headers: response.headers, body: parsed as any };
+    },
+    async restart() {
+      await app.close();
+      app = await createApp({ config, registry, clock, log });
+      baseUrl = await app.listen();
+    },
+    async close() {
+      await app.close();
+      await devnets.stop();
+      await database.drop();
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+  return harness;
+}
