@@ -38,7 +38,7 @@ export function createChainGateway({ registry }: { registry: ChainRegistry }): C
           functionName: 'balanceOf',
           args: [owner],
         });
-      } catch (error) {
+      } catch {
         // RPC failures are converted here, at the boundary; the RPC URL (possibly with credentials) stays out.
         throw new AppError(
           'SERVICE_UNAVAILABLE',

@@ -1,4 +1,4 @@
-import { normalizeAddress, sameAddress } from '../domain/address.ts';
+import { type Address, normalizeAddress, sameAddress } from '../domain/address.ts';
 import { AppError, fieldError } from '../domain/app-error.ts';
 import { parseAmount } from '../domain/amount.ts';
 import { newId } from '../domain/ids.ts';
@@ -51,12 +51,13 @@ export function createQuoteRequestService(deps: ServiceDeps) {
         problems.flatMap((p) => p.details),
       );
     }
+    // Every field parsed (problems would have thrown above), so the casts only drop `undefined`.
     return {
-      offerer: offerer!,
-      recipient: recipient!,
-      inputToken: inputToken!,
-      outputToken: outputToken!,
-      inputAmount: inputAmount!,
+      offerer: offerer as Address,
+      recipient: recipient as Address,
+      inputToken: inputToken as Address,
+      outputToken: outputToken as Address,
+      inputAmount: inputAmount as bigint,
       inputChain: input.inputChain,
       outputChain: input.outputChain,
     };
