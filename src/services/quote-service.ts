@@ -13,7 +13,10 @@ import type { Quote, QuoteRequest } from '../domain/records.ts';
 import { findAccount } from '../store/accounts-store.ts';
 import { isUniqueViolation } from '../store/database.ts';
 import { findQuoteRequest, markQuoteRequestAccepted } from '../store/quote-requests-store.ts';
-import { findQuote, insertQuote, listQuotes, listQuotesOfRequest, setQuoteStatus } from '../store/quotes-store.ts';
+import {
+  expireStaleQuoteOfProvider,
+  findQuote,
+  insertQuote, listQuotes, listQuotesOfRequest, setQuoteStatus } from '../store/quotes-store.ts';
 import type { ServiceDeps } from './service-deps.ts';
 
 export interface QuoteWithRequest {
@@ -94,6 +97,7 @@ export function createQuoteService(deps: ServiceDeps) {
       };
       try {
         await database.db.transaction().execute(async (trx) => {
+          await expireStaleQuoteOfProvider(trx, request.id, principal.accountId, now);
           await insertQuote(trx, quote);
           await events.append(trx, {
             type: 'quote.created',

@@ -133,3 +133,18 @@ export async function expireDueQuotes(db: Executor, now: Date, limit: number): P
   }
   return expired;
 }
+
+/**
+ * An LP's quote past its endTime may still read `active` until the sweep runs; it must not block the LP's
+ * new quote on the same request (the one-active-quote index counts stored status).
+ */
+export async function expireStaleQuoteOfProvider(db: Executor, quoteRequestId: string, lpId: string, now: Date) {
+  await db
+    .updateTable('quotes')
+    .set({ status: 'expired', updated_at: now.getTime() })
+    .where('quote_request_id', '=', quoteRequestId)
+    .where('liquidity_provider_id', '=', lpId)
+    .where('status', '=', 'active')
+    .where('end_time', '<=', Math.floor(now.getTime() / 1000))
+    .execute();
+}
