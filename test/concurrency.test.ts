@@ -81,14 +81,20 @@ describe('concurrent accepts and swaps', () => {
     expect(accepted.body.data.total).toBe(1);
     expect(accepted.body.data.quotes[0].id).toBe(winner.id);
 
-    const declined = await h.http('GET', `/api/v1/quotes?quoteRequestId=${requestId}&status=declined&pageSize=100`, {
-      apiKey: mm.apiKey,
-    });
+    const declined = await h.http(
+      'GET',
+      `/api/v1/quotes?quoteRequestId=${requestId}&status=declined&pageSize=100`,
+      {
+        apiKey: mm.apiKey,
+      },
+    );
     expect(declined.status).toBe(200);
     expect(declined.body.data.total).toBe(49);
     expect(declined.body.data.quotes.map((q: { id: string }) => q.id)).not.toContain(winner.id);
 
-    const stillActive = await h.http('GET', `/api/v1/quotes?quoteRequestId=${requestId}`, { apiKey: mm.apiKey });
+    const stillActive = await h.http('GET', `/api/v1/quotes?quoteRequestId=${requestId}`, {
+      apiKey: mm.apiKey,
+    });
     expect(stillActive.body.data.total).toBe(0);
 
     const request = await h.http('GET', `/api/v1/quote-requests/${requestId}`, { apiKey: mm.apiKey });
@@ -107,7 +113,10 @@ describe('concurrent accepts and swaps', () => {
     });
     expect(quote.status).toBe(201);
     const { quoteId, orderId, typedData } = quote.body.data;
-    const accepted = await h.http('POST', `/api/v1/quotes/${quoteId}/accept`, { apiKey: mm.apiKey });
+    const accepted = await h.http('POST', `/api/v1/quotes/${quoteId}/accept`, {
+      apiKey: mm.apiKey,
+      body: { quoteId },
+    });
     expect(accepted.status).toBe(200);
     const signature = await h.offerer.signTypedData(typedData);
 

@@ -1,4 +1,7 @@
-import { ulid } from 'ulid';
+import { monotonicFactory } from 'ulid';
+
+// Monotonic within a millisecond, so ids sort in creation order even for rows made in the same ms.
+const ulid = monotonicFactory();
 
 export type IdPrefix = 'acc' | 'key' | 'qr' | 'q' | 'ord' | 'ses';
 

@@ -36,10 +36,16 @@ export function principalOf(request: FastifyRequest, types: readonly AccountType
   const principal = request.principal;
   if (!principal) {
     const sent = request.authFailure !== null;
+    const apiKeySent = typeof request.headers['x-api-key'] === 'string' && request.headers['x-api-key'] !== '';
     throw new AppError(
       'UNAUTHORIZED',
       request.authFailure ?? 'authentication required: send an x-api-key header or Authorization: Bearer <session token>',
-      [{ path: sent ? 'headers' : 'headers.x-api-key', message: sent ? request.authFailure ?? '' : 'is required' }],
+      [
+        {
+          path: sent && !apiKeySent ? 'headers.authorization' : 'headers.x-api-key',
+          message: sent ? (request.authFailure ?? '') : 'is required',
+        },
+      ],
     );
   }
   if (types.length > 0 && !types.includes(principal.accountType)) {

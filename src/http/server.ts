@@ -2,6 +2,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger } from 'fastify';
 import type { ChainRegistry } from '../chains/chain-registry.ts';
 import type { Config } from '../config/config.ts';
+import { AppError } from '../domain/app-error.ts';
 import type { Clock } from '../domain/clock.ts';
 import type { AuthService } from '../services/auth-service.ts';
 import type { OrderService } from '../services/order-service.ts';
@@ -11,7 +12,7 @@ import type { SwapService } from '../services/swap-service.ts';
 import type { FerryDatabase } from '../store/database.ts';
 import type { FerryApp } from './app-types.ts';
 import { installAuthentication } from './auth-hooks.ts';
-import { installErrorHandling } from './error-handler.ts';
+import { installErrorHandling, sendError } from './error-handler.ts';
 import { installIdempotency } from './idempotency.ts';
 import { installOpenApi, registerOpenApiRoute } from './openapi.ts';
 import { installRateLimit } from './rate-limit.ts';
@@ -47,7 +48,15 @@ export async function createServer(deps: ServerDeps): Promise<FerryApp> {
     trustProxy: deps.config.trustProxy,
     return503OnClosing: true,
     forceCloseConnections: 'idle',
+    // The router refuses malformed percent-encoding and over-long path parameters before any hook or the
+    // error handler runs; answer those with the documented error body too (not Fastify's own, echoing the URL).
+    frameworkErrors: (error, _request, reply) => {
+      const message = error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'a path parameter is too long' : 'the URL is malformed';
+      sendError(reply, new AppError('VALIDATION_ERROR', message, [{ path: 'url', message }]));
+    },
   }).withTypeProvider<TypeBoxTypeProvider>();
+  // Bodies are JSON only: without this, Fastify's built-in text/plain parser turns a text body into a string (400, not 415).
+  app.removeContentTypeParser('text/plain');
   app.setValidatorCompiler(createValidatorCompiler());
   app.addSchema(ErrorBodySchema);
 

@@ -172,7 +172,10 @@ export function createQuoteService(deps: ServiceDeps) {
         if (!(await setQuoteStatus(trx, quote.id, 'active', 'accepted', now))) {
           throw fieldError('QUOTE_NOT_ACTIVE', 'params.id', 'the quote is no longer active');
         }
-        const others = await listQuotesOfRequest(trx, request.id, 'active');
+        // Quotes past their endTime are expired (even before the sweep writes it), never declined.
+        const others = (await listQuotesOfRequest(trx, request.id, 'active')).filter(
+          (other) => effectiveQuoteStatus(other.status, other.endTime, now) === 'active',
+        );
         const declined: Quote[] = [];
         for (const other of others) {
           if (await setQuoteStatus(trx, other.id, 'active', 'declined', now)) {

@@ -44,7 +44,10 @@ export function createSwapService(deps: ServiceDeps & { quotes: QuoteService }) 
 
       const now = clock.now();
       const status = effectiveQuoteStatus(quote.status, quote.endTime, now);
-      if (status === 'expired') throw fieldError('QUOTE_EXPIRED', 'body.quoteId', 'the quote has expired');
+      // An accepted quote keeps its `accepted` status, but it can only be executed until its endTime.
+      if (status === 'expired' || (status === 'accepted' && quote.endTime * 1000 <= now.getTime())) {
+        throw fieldError('QUOTE_EXPIRED', 'body.quoteId', 'the quote has expired');
+      }
       if (status !== 'accepted') {
         throw fieldError('QUOTE_NOT_ACTIVE', 'body.quoteId', `the quote is ${status}; accept it before executing`);
       }

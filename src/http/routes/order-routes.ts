@@ -17,7 +17,7 @@ export function registerOrderRoutes(
   app.get(
     '/api/v1/orders',
     {
-      preHandler: requireAccount('moneyMover', 'liquidityProvider'),
+      preValidation: requireAccount('moneyMover', 'liquidityProvider'),
       schema: {
         tags: ['Orders'],
         summary: 'List your orders',
@@ -79,7 +79,7 @@ export function registerOrderRoutes(
   app.get(
     '/api/v1/orders/:id',
     {
-      preHandler: requireAccount('moneyMover', 'liquidityProvider'),
+      preValidation: requireAccount('moneyMover', 'liquidityProvider'),
       schema: {
         tags: ['Orders'],
         summary: 'Get an order',

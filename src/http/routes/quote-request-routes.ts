@@ -32,7 +32,7 @@ export function registerQuoteRequestRoutes(app: FerryApp, deps: { quoteRequests:
   app.get(
     '/api/v1/quote-requests',
     {
-      preHandler: requireAccount('moneyMover', 'liquidityProvider'),
+      preValidation: requireAccount('moneyMover', 'liquidityProvider'),
       schema: {
         tags: ['Quote requests'],
         summary: 'List quote requests',
@@ -87,7 +87,7 @@ export function registerQuoteRequestRoutes(app: FerryApp, deps: { quoteRequests:
   app.post(
     '/api/v1/quote-requests',
     {
-      preHandler: requireAccount('moneyMover'),
+      preValidation: requireAccount('moneyMover'),
       schema: {
         tags: ['Quote requests'],
         summary: 'Create a quote request',
@@ -122,7 +122,7 @@ export function registerQuoteRequestRoutes(app: FerryApp, deps: { quoteRequests:
   app.get(
     '/api/v1/quote-requests/:id',
     {
-      preHandler: requireAccount('moneyMover', 'liquidityProvider'),
+      preValidation: requireAccount('moneyMover', 'liquidityProvider'),
       schema: {
         tags: ['Quote requests'],
         summary: 'Get a quote request',

@@ -14,7 +14,7 @@ export function registerQuoteRoutes(app: FerryApp, { quotes, clock }: { quotes: 
   app.post(
     '/api/v1/quotes',
     {
-      preHandler: requireAccount('liquidityProvider'),
+      preValidation: requireAccount('liquidityProvider'),
       schema: {
         tags: ['Quotes'],
         summary: 'Quote an open request',
@@ -44,7 +44,7 @@ export function registerQuoteRoutes(app: FerryApp, { quotes, clock }: { quotes: 
   app.get(
     '/api/v1/quotes',
     {
-      preHandler: requireAccount('moneyMover', 'liquidityProvider'),
+      preValidation: requireAccount('moneyMover', 'liquidityProvider'),
       schema: {
         tags: ['Quotes'],
         summary: 'List quotes',
@@ -97,7 +97,7 @@ export function registerQuoteRoutes(app: FerryApp, { quotes, clock }: { quotes: 
   app.get(
     '/api/v1/quotes/:id',
     {
-      preHandler: requireAccount('moneyMover', 'liquidityProvider'),
+      preValidation: requireAccount('moneyMover', 'liquidityProvider'),
       schema: {
         tags: ['Quotes'],
         summary: 'Get a quote',
@@ -116,7 +116,13 @@ export function registerQuoteRoutes(app: FerryApp, { quotes, clock }: { quotes: 
   app.post(
     '/api/v1/quotes/:id/accept',
     {
-      preHandler: requireAccount('moneyMover'),
+      preValidation: [
+        requireAccount('moneyMover'),
+        // The body is optional: a POST without one is validated as `{}`, not refused as "must be object".
+        async (request) => {
+          if (request.body === undefined) request.body = {};
+        },
+      ],
       schema: {
         tags: ['Quotes'],
         summary: 'Accept a quote',

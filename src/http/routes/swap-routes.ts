@@ -14,7 +14,7 @@ export function registerSwapRoutes(app: FerryApp, { swaps }: { swaps: SwapServic
   app.post(
     '/api/v1/swaps',
     {
-      preHandler: requireAccount('moneyMover'),
+      preValidation: requireAccount('moneyMover'),
       schema: {
         tags: ['Swaps'],
         summary: 'Execute a swap',

@@ -1,0 +1,434 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Harness, type HttpResponse, startHarness } from './support/harness.ts';
+
+/** Every error answers {error, code, details:[{path, message}]}; `path` must be among the detail paths. */
+function expectError(res: HttpResponse, status: number, code: string, path: string) {
+  expect(res.status).toBe(status);
+  expect(res.body).toMatchObject({ error: expect.any(String), code, details: expect.any(Array) });
+  expect(res.body.error).not.toBe('');
+  expect(res.body.details.length).toBeGreaterThan(0);
+  for (const detail of res.body.details) {
+    expect(detail).toEqual({ path: expect.any(String), message: expect.any(String) });
+  }
+  expect(res.body.details.map((d: { path: string }) => d.path)).toContain(path);
+}
+
+/** The ids of one real order (request 1, accepted and executed) and one open request with an active quote. */
+interface Fixtures {
+  requestId: string;
+  quoteId: string;
+  orderId: string;
+  signature: string;
+  openRequestId: string;
+  openQuoteId: string;
+  openOrderId: string;
+}
+
+interface Endpoint {
+  name: string;
+  method: 'GET' | 'POST';
+  path: (f: Fixtures) => string;
+  /** A body valid for the schema, so that only the credentials decide the answer. */
+  body?: (f: Fixtures, h: Harness) => unknown;
+}
+
+const SIGNATURE_PLACEHOLDER = `0x${'11'.repeat(65)}`;
+
+const ENDPOINTS: Endpoint[] = [
+  { name: 'GET /api/v1/quote-requests', method: 'GET', path: () => '/api/v1/quote-requests' },
+  {
+    name: 'POST /api/v1/quote-requests',
+    method: 'POST',
+    path: () => '/api/v1/quote-requests',
+    body: (_f, h) => ({
+      recipient: h.otherWallet.address,
+      offerer: h.offerer.address,
+      inputToken: h.usdcA,
+      outputToken: h.usdcB,
+      inputAmount: '1000000',
+      inputChain: h.chainA,
+      outputChain: h.chainB,
+    }),
+  },
+  {
+    name: 'GET /api/v1/quote-requests/{id}',
+    method: 'GET',
+    path: (f) => `/api/v1/quote-requests/${f.requestId}`,
+  },
+  {
+    name: 'POST /api/v1/quotes',
+    method: 'POST',
+    path: () => '/api/v1/quotes',
+    body: (f) => ({ quoteRequestId: f.openRequestId, outputAmount: '990000' }),
+  },
+  { name: 'GET /api/v1/quotes', method: 'GET', path: () => '/api/v1/quotes' },
+  { name: 'GET /api/v1/quotes/{id}', method: 'GET', path: (f) => `/api/v1/quotes/${f.quoteId}` },
+  {
+    name: 'POST /api/v1/quotes/{id}/accept',
+    method: 'POST',
+    path: (f) => `/api/v1/quotes/${f.openQuoteId}/accept`,
+    body: (f) => ({ quoteId: f.openQuoteId }),
+  },
+  {
+    name: 'POST /api/v1/swaps',
+    method: 'POST',
+    path: () => '/api/v1/swaps',
+    body: (f) => ({ orderId: f.openOrderId, quoteId: f.openQuoteId, signature: SIGNATURE_PLACEHOLDER }),
+  },
+  { name: 'GET /api/v1/orders', method: 'GET', path: () => '/api/v1/orders' },
+  { name: 'GET /api/v1/orders/{id}', method: 'GET', path: (f) => `/api/v1/orders/${f.orderId}` },
+];
+
+const byName = (name: string): Endpoint => {
+  const endpoint = ENDPOINTS.find((e) => e.name === name);
+  if (!endpoint) throw new Error(`no endpoint ${name}`);
+  return endpoint;
+};
+
+describe('authorization matrix of endpoints 1-10', () => {
+  let h: Harness;
+  let f: Fixtures;
+  let mm: { id: string; apiKey: string };
+  let otherMm: { id: string; apiKey: string };
+  let lp: { id: string; apiKey: string };
+  let otherLp: { id: string; apiKey: string };
+  let revokedKey: string;
+  let survivingKey: string;
+  let baseline: unknown;
+
+  function call(
+    endpoint: Endpoint,
+    credentials: { apiKey?: string; bearer?: string; headers?: Record<string, string> },
+  ) {
+    return h.http(endpoint.method, endpoint.path(f), { ...credentials, body: endpoint.body?.(f, h) });
+  }
+
+  /** What the owner and the provider can see; no rejected call may change any of it. */
+  async function snapshot() {
+    const open = await h.http('GET', '/api/v1/quote-requests?timeWindow=86400&status=open', {
+      apiKey: lp.apiKey,
+    });
+    const accepted = await h.http('GET', '/api/v1/quote-requests?timeWindow=86400&status=accepted', {
+      apiKey: lp.apiKey,
+    });
+    const ownRequests = await h.http('GET', '/api/v1/quote-requests?timeWindow=86400', { apiKey: mm.apiKey });
+    const openQuote = await h.http('GET', `/api/v1/quotes/${f.openQuoteId}`, { apiKey: lp.apiKey });
+    const lpActive = await h.http('GET', '/api/v1/quotes?status=active', { apiKey: lp.apiKey });
+    const otherLpActive = await h.http('GET', '/api/v1/quotes?status=active', { apiKey: otherLp.apiKey });
+    const mmOrders = await h.http('GET', '/api/v1/orders', { apiKey: mm.apiKey });
+    const lpOrders = await h.http('GET', '/api/v1/orders', { apiKey: lp.apiKey });
+    for (const res of [open, accepted, ownRequests, openQuote, lpActive, otherLpActive, mmOrders, lpOrders]) {
+      expect(res.status).toBe(200);
+    }
+    return {
+      // Sorted: rows created in the same clock millisecond have no defined order.
+      open: open.body.data.map((qr: { id: string }) => qr.id).sort(),
+      accepted: accepted.body.data.map((qr: { id: string }) => qr.id).sort(),
+      ownRequests: ownRequests.body.data
+        .map((qr: { id: string; status: string }) => `${qr.id}:${qr.status}`)
+        .sort(),
+      openQuote: openQuote.body.data.quote.status,
+      lpActive: lpActive.body.data.quotes.map((q: { id: string }) => q.id).sort(),
+      otherLpActive: otherLpActive.body.data.total,
+      mmOrders: mmOrders.body.data.orders
+        .map((o: { orderId: string; status: string }) => `${o.orderId}:${o.status}`)
+        .sort(),
+      lpOrders: lpOrders.body.data.total,
+    };
+  }
+
+  beforeAll(async () => {
+    h = await startHarness();
+    mm = await h.createAccount('moneyMover', 'owner mm');
+    otherMm = await h.createAccount('moneyMover', 'other mm');
+    lp = await h.createAccount('liquidityProvider', 'lp');
+    otherLp = await h.createAccount('liquidityProvider', 'other lp');
+
+    // One money mover with two keys: one is revoked, the other keeps working.
+    const revoked = await h.createAccount('moneyMover', 'revoked mm');
+    revokedKey = revoked.apiKey;
+    survivingKey = (await h.app.accounts.createApiKey(revoked.id)).apiKey;
+    expect((await h.http('GET', '/api/v1/orders', { apiKey: revokedKey })).status).toBe(200);
+    const keys = await h.app.accounts.listApiKeys(revoked.id);
+    expect(keys).toHaveLength(2);
+    const firstKey = keys.find((k) => revokedKey.startsWith(k.keyPrefix));
+    expect(firstKey).toBeDefined();
+    await h.app.accounts.revokeApiKey(firstKey!.id);
+    const after = await h.app.accounts.listApiKeys(revoked.id);
+    expect(after.find((k) => k.id === firstKey!.id)?.revokedAt).toBeInstanceOf(Date);
+
+    const requestBody = byName('POST /api/v1/quote-requests').body!({} as Fixtures, h);
+    const request = await h.http('POST', '/api/v1/quote-requests', { apiKey: mm.apiKey, body: requestBody });
+    expect(request.status).toBe(201);
+    const requestId = request.body.data.quoteId as string;
+    const quote = await h.http('POST', '/api/v1/quotes', {
+      apiKey: lp.apiKey,
+      body: { quoteRequestId: requestId, outputAmount: '990000' },
+    });
+    expect(quote.status).toBe(201);
+    const { quoteId, orderId, typedData } = quote.body.data;
+    const accept = await h.http('POST', `/api/v1/quotes/${quoteId}/accept`, {
+      apiKey: mm.apiKey,
+      body: { quoteId },
+    });
+    expect(accept.status).toBe(200);
+    const signature = await h.offerer.signTypedData(typedData);
+    const swap = await h.http('POST', '/api/v1/swaps', {
+      apiKey: mm.apiKey,
+      body: { orderId, quoteId, signature },
+    });
+    expect(swap.status).toBe(201);
+
+    const open = await h.http('POST', '/api/v1/quote-requests', { apiKey: mm.apiKey, body: requestBody });
+    expect(open.status).toBe(201);
+    const openRequestId = open.body.data.quoteId as string;
+    const openQuote = await h.http('POST', '/api/v1/quotes', {
+      apiKey: lp.apiKey,
+      body: { quoteRequestId: openRequestId, outputAmount: '980000' },
+    });
+    expect(openQuote.status).toBe(201);
+
+    f = {
+      requestId,
+      quoteId,
+      orderId,
+      signature,
+      openRequestId,
+      openQuoteId: openQuote.body.data.quoteId,
+      openOrderId: openQuote.body.data.orderId,
+    };
+    baseline = await snapshot();
+  });
+  afterAll(async () => {
+    await h?.close();
+  });
+
+  it('the fixtures are what the matrix expects', () => {
+    expect(baseline).toEqual({
+      open: [f.openRequestId],
+      accepted: [f.requestId],
+      ownRequests: [`${f.openRequestId}:open`, `${f.requestId}:accepted`].sort(),
+      openQuote: 'active',
+      lpActive: [f.openQuoteId],
+      otherLpActive: 0,
+      mmOrders: [`${f.orderId}:created`],
+      lpOrders: 1,
+    });
+  });
+
+  describe('without valid credentials every endpoint answers 401 UNAUTHORIZED', () => {
+    it.each(ENDPOINTS)('$name with no credentials', async (endpoint) => {
+      const res = await call(endpoint, {});
+      expectError(res, 401, 'UNAUTHORIZED', 'headers.x-api-key');
+      expect(res.body.details).toEqual([{ path: 'headers.x-api-key', message: 'is required' }]);
+    });
+
+    it.each(ENDPOINTS)('$name with an unknown API key', async (endpoint) => {
+      const res = await call(endpoint, { apiKey: 'fry_this-key-was-never-issued' });
+      expectError(res, 401, 'UNAUTHORIZED', 'headers.x-api-key');
+      expect(res.body.details).toHaveLength(1);
+      expect(res.body.details[0].message).not.toBe('is required');
+    });
+
+    it.each(ENDPOINTS)('$name with a revoked API key', async (endpoint) => {
+      const res = await call(endpoint, { apiKey: revokedKey });
+      expectError(res, 401, 'UNAUTHORIZED', 'headers.x-api-key');
+      expect(res.body.details).toHaveLength(1);
+      expect(res.body.details[0].message).not.toBe('is required');
+    });
+
+    it.each(ENDPOINTS)('$name with an unknown session token', async (endpoint) => {
+      const res = await call(endpoint, { bearer: 'fsn_this-session-never-existed' });
+      expectError(res, 401, 'UNAUTHORIZED', 'headers.authorization');
+      expect(res.body.details).toHaveLength(1);
+    });
+
+    it('revoking one key leaves the account’s other key working', async () => {
+      const res = await h.http('GET', '/api/v1/orders', { apiKey: survivingKey });
+      expect(res.status).toBe(200);
+      expect(res.body.data.total).toBe(0);
+    });
+  });
+
+  describe('a role the endpoint excludes answers 403 FORBIDDEN', () => {
+    const cases: Array<{ role: 'moneyMover' | 'liquidityProvider'; endpoint: string }> = [
+      { role: 'liquidityProvider', endpoint: 'POST /api/v1/quote-requests' },
+      { role: 'liquidityProvider', endpoint: 'POST /api/v1/quotes/{id}/accept' },
+      { role: 'liquidityProvider', endpoint: 'POST /api/v1/swaps' },
+      { role: 'moneyMover', endpoint: 'POST /api/v1/quotes' },
+    ];
+    it.each(cases)('$role may not call $endpoint', async ({ role, endpoint }) => {
+      const res = await call(byName(endpoint), { apiKey: role === 'moneyMover' ? mm.apiKey : lp.apiKey });
+      expectError(res, 403, 'FORBIDDEN', 'headers');
+    });
+  });
+
+  describe("another account's resource answers 404 with the resource's code", () => {
+    type Who = 'otherMm' | 'otherLp';
+    const cases: Array<{ who: Who; method: 'GET' | 'POST'; path: string; code: string; detail: string }> = [
+      {
+        who: 'otherMm',
+        method: 'GET',
+        path: '/api/v1/quote-requests/{requestId}',
+        code: 'QUOTE_REQUEST_NOT_FOUND',
+        detail: 'params.id',
+      },
+      {
+        who: 'otherMm',
+        method: 'GET',
+        path: '/api/v1/quote-requests/{openRequestId}',
+        code: 'QUOTE_REQUEST_NOT_FOUND',
+        detail: 'params.id',
+      },
+      {
+        who: 'otherMm',
+        method: 'GET',
+        path: '/api/v1/quotes/{quoteId}',
+        code: 'QUOTE_NOT_FOUND',
+        detail: 'params.id',
+      },
+      {
+        who: 'otherLp',
+        method: 'GET',
+        path: '/api/v1/quotes/{quoteId}',
+        code: 'QUOTE_NOT_FOUND',
+        detail: 'params.id',
+      },
+      {
+        who: 'otherLp',
+        method: 'GET',
+        path: '/api/v1/quotes/{openQuoteId}',
+        code: 'QUOTE_NOT_FOUND',
+        detail: 'params.id',
+      },
+      {
+        who: 'otherMm',
+        method: 'POST',
+        path: '/api/v1/quotes/{openQuoteId}/accept',
+        code: 'QUOTE_NOT_FOUND',
+        detail: 'params.id',
+      },
+      {
+        who: 'otherMm',
+        method: 'POST',
+        path: '/api/v1/swaps#executed',
+        code: 'QUOTE_NOT_FOUND',
+        detail: 'body.quoteId',
+      },
+      {
+        who: 'otherMm',
+        method: 'POST',
+        path: '/api/v1/swaps#open',
+        code: 'QUOTE_NOT_FOUND',
+        detail: 'body.quoteId',
+      },
+      {
+        who: 'otherMm',
+        method: 'GET',
+        path: '/api/v1/orders/{orderId}',
+        code: 'ORDER_NOT_FOUND',
+        detail: 'params.id',
+      },
+      {
+        who: 'otherLp',
+        method: 'GET',
+        path: '/api/v1/orders/{orderId}',
+        code: 'ORDER_NOT_FOUND',
+        detail: 'params.id',
+      },
+    ];
+
+    function resolve(method: 'GET' | 'POST', path: string): { url: string; body?: unknown } {
+      if (path === '/api/v1/swaps#executed') {
+        return {
+          url: '/api/v1/swaps',
+          body: { orderId: f.orderId, quoteId: f.quoteId, signature: f.signature },
+        };
+      }
+      if (path === '/api/v1/swaps#open') {
+        return {
+          url: '/api/v1/swaps',
+          body: { orderId: f.openOrderId, quoteId: f.openQuoteId, signature: SIGNATURE_PLACEHOLDER },
+        };
+      }
+      const url = path.replace(/\{(\w+)\}/g, (_m, key: keyof Fixtures) => f[key]);
+      return method === 'POST' ? { url, body: {} } : { url };
+    }
+
+    it.each(cases)('$who: $method $path → 404 $code', async ({ who, method, path, code, detail }) => {
+      const { url, body } = resolve(method, path);
+      const apiKey = who === 'otherMm' ? otherMm.apiKey : otherLp.apiKey;
+      const res = await h.http(method, url, { apiKey, body });
+      expectError(res, 404, code, detail);
+      expect(res.body.details).toHaveLength(1);
+    });
+
+    it('the unknown id answers exactly like another account’s (no existence leak)', async () => {
+      const foreign = await h.http('GET', `/api/v1/orders/${f.orderId}`, { apiKey: otherMm.apiKey });
+      const missing = await h.http('GET', '/api/v1/orders/ord_doesnotexist', { apiKey: otherMm.apiKey });
+      expect(missing.status).toBe(foreign.status);
+      expect(missing.body.code).toBe(foreign.body.code);
+      expect(missing.body.details.map((d: { path: string }) => d.path)).toEqual(
+        foreign.body.details.map((d: { path: string }) => d.path),
+      );
+      expect(missing.body.error.replace('ord_doesnotexist', 'ID')).toBe(
+        foreign.body.error.replace(f.orderId, 'ID'),
+      );
+    });
+
+    it("lists leave out another account's resources", async () => {
+      const requests = await h.http('GET', '/api/v1/quote-requests?timeWindow=86400', {
+        apiKey: otherMm.apiKey,
+      });
+      expect(requests.status).toBe(200);
+      expect(requests.body.data).toEqual([]);
+      expect(requests.body.total).toBe(0);
+
+      const quotes = await h.http('GET', `/api/v1/quotes?quoteRequestId=${f.openRequestId}`, {
+        apiKey: otherMm.apiKey,
+      });
+      expect(quotes.status).toBe(200);
+      expect(quotes.body.data.total).toBe(0);
+
+      const lpQuotes = await h.http('GET', '/api/v1/quotes?status=accepted', { apiKey: otherLp.apiKey });
+      expect(lpQuotes.status).toBe(200);
+      expect(lpQuotes.body.data.total).toBe(0);
+
+      for (const apiKey of [otherMm.apiKey, otherLp.apiKey]) {
+        const orders = await h.http('GET', '/api/v1/orders', { apiKey });
+        expect(orders.status).toBe(200);
+        expect(orders.body.data.total).toBe(0);
+        expect(orders.body.data.orders).toEqual([]);
+      }
+    });
+  });
+
+  describe('the owners themselves are admitted (controls for the rejections above)', () => {
+    type Who = 'mm' | 'lp';
+    const cases: Array<{ who: Who; path: string }> = [
+      { who: 'mm', path: '/api/v1/quote-requests/{requestId}' },
+      { who: 'lp', path: '/api/v1/quote-requests/{openRequestId}' },
+      { who: 'mm', path: '/api/v1/quotes/{quoteId}' },
+      { who: 'lp', path: '/api/v1/quotes/{quoteId}' },
+      { who: 'mm', path: '/api/v1/quotes/{openQuoteId}' },
+      { who: 'mm', path: '/api/v1/orders/{orderId}' },
+      { who: 'lp', path: '/api/v1/orders/{orderId}' },
+      { who: 'mm', path: '/api/v1/orders?accountType=moneyMover' },
+      { who: 'lp', path: '/api/v1/orders?accountType=liquidityProvider' },
+      { who: 'mm', path: '/api/v1/quotes?quoteRequestId={openRequestId}' },
+    ];
+    it.each(cases)('$who: GET $path → 200', async ({ who, path }) => {
+      const url = path.replace(/\{(\w+)\}/g, (_m, key: keyof Fixtures) => f[key]);
+      const res = await h.http('GET', url, { apiKey: who === 'mm' ? mm.apiKey : lp.apiKey });
+      expect(res.status).toBe(200);
+      const text = JSON.stringify(res.body.data);
+      const expectedId = /\{(\w+)\}/.exec(path)?.[1] as keyof Fixtures | undefined;
+      if (expectedId) expect(text).toContain(f[expectedId]);
+      else expect(text).toContain(f.orderId);
+    });
+  });
+
+  it('no rejected call above changed anything', async () => {
+    expect(await snapshot()).toEqual(baseline);
+  });
+});

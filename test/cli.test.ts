@@ -1,0 +1,216 @@
+import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { pino } from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApp } from '../src/app.ts';
+import { loadConfig } from '../src/config/config.ts';
+import { createDatabase } from '../src/store/database.ts';
+import { type Harness, startHarness } from './support/harness.ts';
+import { createTestDatabaseUrl } from './support/test-database.ts';
+
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * The operator CLI end to end: `node bin/ferry.js …` as a child process on its own fresh database
+ * (a SQLite file, or a fresh PostgreSQL database when FERRY_TEST_PG is set).
+ */
+describe('the ferry CLI', () => {
+  let h: Harness;
+  let dir: string;
+  let database: { url: string; drop: () => Promise<void> };
+  let sqliteFile: string;
+
+  const ferry = (args: string[], env: Record<string, string> = {}): Promise<CliResult> => {
+    const childEnv: Record<string, string | undefined> = {
+      ...process.env,
+      DATABASE_URL: database.url,
+      DATA_DIR: dir,
+      LOG_LEVEL: 'silent',
+      ...env,
+    };
+    delete childEnv.PORT;
+    if (env.PORT !== undefined) childEnv.PORT = env.PORT;
+    return new Promise((resolve) => {
+      execFile(
+        process.execPath,
+        ['bin/ferry.js', ...args],
+        { cwd: repoRoot, env: childEnv, timeout: 60_000 },
+        (error, stdout, stderr) => {
+          const code = error ? (typeof error.code === 'number' ? error.code : -1) : 0;
+          resolve({ code, stdout, stderr });
+        },
+      );
+    });
+  };
+
+  beforeAll(async () => {
+    h = await startHarness();
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ferry-cli-'));
+    sqliteFile = path.join(dir, 'cli.sqlite');
+    database = await createTestDatabaseUrl(sqliteFile);
+  });
+  afterAll(async () => {
+    await h?.close();
+    await database?.drop();
+    if (dir) fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('migrate applies the schema once, then reports the database up to date', async () => {
+    const first = await ferry(['migrate']);
+    expect(first.stderr).toBe('');
+    expect(first.code).toBe(0);
+    expect(first.stdout.trim()).toBe('applied: 0001-initial');
+    const second = await ferry(['migrate']);
+    expect(second.code).toBe(0);
+    expect(second.stdout.trim()).toBe('database is up to date');
+  }, 60_000);
+
+  it('an invalid environment makes the command fail and names the variable', async () => {
+    const result = await ferry(['migrate'], { PORT: 'abc' });
+    expect(result.code).not.toBe(0);
+    expect(result.stderr).toContain('PORT');
+    expect(result.stderr).toContain('"abc"');
+    expect(result.stdout).toBe('');
+  }, 60_000);
+
+  it('creates accounts and keys, stores only hashes, and revoked keys stop working at once', async () => {
+    const created = await ferry(['accounts', 'create', '--type', 'moneyMover', '--name', 'Acme', '--json']);
+    expect(created.stderr).toBe('');
+    expect(created.code).toBe(0);
+    const out = JSON.parse(created.stdout) as {
+      account: { id: string; type: string; name: string; address: string | null; createdAt: string };
+      apiKey: string;
+    };
+    expect(Object.keys(out).sort()).toEqual(['account', 'apiKey']);
+    expect(out.account.id).toMatch(/^acc_/);
+    expect(out.account.type).toBe('moneyMover');
+    expect(out.account.name).toBe('Acme');
+    expect(out.account.address).toBeNull();
+    expect(out.apiKey).toMatch(/^fry_[A-Za-z0-9_-]{40,}$/);
+    const accountId = out.account.id;
+    const firstKey = out.apiKey;
+
+    // Independent commands run side by side: each CLI start costs a couple of seconds.
+    const lpAddress = h.otherWallet.address.toLowerCase();
+    const [lp, noAddress, badType, badAddress, unknownAccount] = await Promise.all([
+      ferry(['accounts', 'create', '--type', 'liquidityProvider', '--name', 'LP', '--address', lpAddress]),
+      ferry(['accounts', 'create', '--type', 'liquidityProvider', '--name', 'LP without address']),
+      ferry(['accounts', 'create', '--type', 'whale', '--name', 'Nope']),
+      ferry(['accounts', 'create', '--type', 'liquidityProvider', '--name', 'Bad', '--address', '0x12']),
+      ferry(['keys', 'create', '--account', 'acc_nope']),
+    ]);
+    expect(lp.code).toBe(0);
+    expect(lp.stdout).toMatch(
+      /^created liquidityProvider acc_\S+\nAPI key \(shown once, store it now\): fry_\S+\n$/,
+    );
+    expect(noAddress.code).not.toBe(0);
+    expect(noAddress.stderr).toContain('--address');
+    expect(noAddress.stdout).toBe('');
+    expect(badType.code).not.toBe(0);
+    expect(badType.stderr).toContain('moneyMover, liquidityProvider');
+    expect(badAddress.code).not.toBe(0);
+    expect(badAddress.stderr).toContain('--address');
+    expect(unknownAccount.code).not.toBe(0);
+    expect(unknownAccount.stderr).toContain('acc_nope');
+
+    const second = await ferry(['keys', 'create', '--account', accountId, '--json']);
+    expect(second.code).toBe(0);
+    const issued = JSON.parse(second.stdout) as { apiKey: string; key: { id: string; accountId: string } };
+    expect(issued.key.accountId).toBe(accountId);
+    expect(issued.key.id).toMatch(/^key_/);
+    expect(issued.apiKey).not.toBe(firstKey);
+    const secondKey = issued.apiKey;
+
+    const [listed, listedJson] = await Promise.all([
+      ferry(['keys', 'list', '--account', accountId]),
+      ferry(['keys', 'list', '--account', accountId, '--json']),
+    ]);
+    expect(listed.code).toBe(0);
+    const lines = listed.stdout.trim().split('\n');
+    expect(lines).toHaveLength(2);
+    for (const line of lines) expect(line).toMatch(/^key_\S+ {2}fry_\S{6}… {2}created \S+ {2}live$/);
+    expect(listed.stdout).toContain(issued.key.id);
+    expect(listed.stdout).not.toContain(firstKey);
+    expect(listed.stdout).not.toContain(secondKey);
+
+    const keyList = (JSON.parse(listedJson.stdout) as { keys: { id: string; revokedAt: string | null }[] })
+      .keys;
+    expect(keyList).toHaveLength(2);
+    expect(listedJson.stdout).not.toContain(firstKey);
+    expect(listedJson.stdout).not.toContain(secondKey);
+    const firstKeyId = keyList.find((k) => k.id !== issued.key.id)!.id;
+
+    // Only a hash of each key is stored, never the key.
+    const db = createDatabase({ databaseUrl: database.url });
+    try {
+      const rows = await db.db
+        .selectFrom('api_keys')
+        .selectAll()
+        .where('account_id', '=', accountId)
+        .execute();
+      expect(rows).toHaveLength(2);
+      const dump = JSON.stringify(rows);
+      for (const key of [firstKey, secondKey]) {
+        expect(dump).not.toContain(key);
+        expect(dump).not.toContain(key.slice(4));
+        expect(rows.map((r) => r.key_hash)).toContain(createHash('sha256').update(key).digest('hex'));
+      }
+      const accounts = await db.db.selectFrom('accounts').select('name').execute();
+      expect(accounts.map((a) => a.name).sort()).toEqual(['Acme', 'LP']);
+    } finally {
+      await db.destroy();
+    }
+    if (database.url.startsWith('sqlite:')) {
+      // Not in any page of the database file or its write-ahead log either.
+      for (const file of [sqliteFile, `${sqliteFile}-wal`]) {
+        if (!fs.existsSync(file)) continue;
+        const bytes = fs.readFileSync(file);
+        expect(bytes.includes(firstKey)).toBe(false);
+        expect(bytes.includes(secondKey)).toBe(false);
+      }
+    }
+
+    const revoked = await ferry(['keys', 'revoke', firstKeyId]);
+    expect(revoked.code).toBe(0);
+    expect(revoked.stdout.trim()).toBe(`revoked ${firstKeyId}`);
+    const revokedAgain = await ferry(['keys', 'revoke', firstKeyId]);
+    expect(revokedAgain.code).not.toBe(0);
+    expect(revokedAgain.stderr).toContain(firstKeyId);
+
+    const afterRevoke = await ferry(['keys', 'list', '--account', accountId]);
+    expect(afterRevoke.stdout).toMatch(new RegExp(`^${firstKeyId} .*REVOKED$`, 'm'));
+    expect(afterRevoke.stdout).toMatch(new RegExp(`^${issued.key.id} .*live$`, 'm'));
+
+    // An API server on that same database honours the revocation.
+    const config = loadConfig(
+      { PORT: '0', DATA_DIR: dir, DATABASE_URL: database.url, LOG_LEVEL: 'silent', CHAIN_REGISTRY: '' },
+      { siweDomains: ['ferry.test'] },
+    );
+    const app = await createApp({ config, registry: h.registry, log: pino({ level: 'silent' }) });
+    try {
+      const base = await app.listen();
+      const get = async (apiKey: string) => {
+        const response = await fetch(`${base}/api/v1/orders`, { headers: { 'x-api-key': apiKey } });
+        return { status: response.status, body: (await response.json()) as any };
+      };
+      const dead = await get(firstKey);
+      expect(dead.status).toBe(401);
+      expect(dead.body.code).toBe('UNAUTHORIZED');
+      const live = await get(secondKey);
+      expect(live.status).toBe(200);
+      expect(live.body.data.total).toBe(0);
+    } finally {
+      await app.close();
+    }
+  }, 180_000);
+});

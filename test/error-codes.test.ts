@@ -1,0 +1,748 @@
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { createSiweMessage } from 'viem/siwe';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ERROR_STATUS } from '../src/domain/app-error.ts';
+import { type Harness, type HttpResponse, startHarness } from './support/harness.ts';
+
+/**
+ * Every code of the decisions.md error table, produced by a real request over HTTP, with its status and a
+ * details[].path naming the offending field. Where a refusal must write nothing, the API is read back.
+ *
+ * Not covered here:
+ * - RATE_LIMITED lives in test/rate-limit.test.ts (it needs 100+ requests on one credential).
+ * - STREAM_LIMIT belongs to the streaming issue (SSE / WebSocket), tested with the streams.
+ * - INTERNAL_ERROR cannot be triggered without breaking the server on purpose; the error handler's
+ *   "no internals in the body" rule is covered where the handler is unit-tested.
+ */
+
+const NOT_A_TOKEN = '0x000000000000000000000000000000000000dEaD';
+
+describe('error codes', () => {
+  let h: Harness;
+
+  beforeAll(async () => {
+    h = await startHarness();
+  });
+  afterAll(async () => {
+    await h?.close();
+  });
+
+  function requestBody(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+    return {
+      recipient: h.otherWallet.address,
+      offerer: h.offerer.address,
+      inputToken: h.usdcA,
+      outputToken: h.usdcB,
+      inputAmount: '1000000',
+      inputChain: h.chainA,
+      outputChain: h.chainB,
+      ...overrides,
+    };
+  }
+
+  function expectError(response: HttpResponse, status: number, code: string, path: string): void {
+    expect({ status: response.status, code: response.body?.code }).toEqual({ status, code });
+    expect(ERROR_STATUS[code as keyof typeof ERROR_STATUS]).toBe(status);
+    expect(typeof response.body.error).toBe('string');
+    expect(response.body.error.length).toBeGreaterThan(0);
+    expect(Array.isArray(response.body.details)).toBe(true);
+    for (const detail of response.body.details) {
+      expect(typeof detail.path).toBe('string');
+      expect(typeof detail.message).toBe('string');
+    }
+    expect(response.body.details.map((d: { path: string }) => d.path)).toContain(path);
+  }
+
+  async function createRequest(apiKey: string, overrides: Record<string, unknown> = {}): Promise<string> {
+    const res = await h.http('POST', '/api/v1/quote-requests', { apiKey, body: requestBody(overrides) });
+    expect(res.status).toBe(201);
+    return res.body.data.quoteId as string;
+  }
+
+  async function createQuote(apiKey: string, quoteRequestId: string, extra: Record<string, unknown> = {}) {
+    const res = await h.http('POST', '/api/v1/quotes', {
+      apiKey,
+      body: { quoteRequestId, outputAmount: '990000', ...extra },
+    });
+    expect(res.status).toBe(201);
+    return res.body.data as { quoteId: string; orderId: string; typedData: any; quote: any };
+  }
+
+  async function requestCount(apiKey: string): Promise<number> {
+    const res = await h.http('GET', '/api/v1/quote-requests?timeWindow=2592000', { apiKey });
+    expect(res.status).toBe(200);
+    return res.body.total as number;
+  }
+
+  describe('VALIDATION_ERROR (400)', () => {
+    const badAmounts: Array<[string, string]> = [
+      ['a fraction', '1.5'],
+      ['a negative number', '-1'],
+      ['an exponent', '1e6'],
+      ['a leading plus', '+1'],
+      ['zero', '0'],
+      ['a leading zero', '01'],
+      ['79 digits', '1'.repeat(79)],
+      ['2^256', (2n ** 256n).toString()],
+      ['an empty string', ''],
+      ['whitespace around it', ' 1000000 '],
+      ['hex', '0x10'],
+    ];
+    it.each(badAmounts)(
+      'inputAmount as %s → body.inputAmount, nothing stored',
+      async (_label, inputAmount) => {
+        const mm = await h.createAccount('moneyMover');
+        const res = await h.http('POST', '/api/v1/quote-requests', {
+          apiKey: mm.apiKey,
+          body: requestBody({ inputAmount }),
+        });
+        expectError(res, 400, 'VALIDATION_ERROR', 'body.inputAmount');
+        expect(await requestCount(mm.apiKey)).toBe(0);
+      },
+    );
+
+    it('2^256-1 passes amount validation (it fails later on the balance, not on the format)', async () => {
+      const mm = await h.createAccount('moneyMover');
+      const res = await h.http('POST', '/api/v1/quote-requests', {
+        apiKey: mm.apiKey,
+        body: requestBody({ inputAmount: (2n ** 256n - 1n).toString() }),
+      });
+      expectError(res, 422, 'INSUFFICIENT_BALANCE', 'body.inputAmount');
+    });
+
+    it('an amount sent as a JSON number → body.inputAmount', async () => {
+      const mm = await h.createAccount('moneyMover');
+      const res = await h.http('POST', '/api/v1/quote-requests', {
+        apiKey: mm.apiKey,
+        body: requestBody({ inputAmount: 1000000 }),
+      });
+      expectError(res, 400, 'VALIDATION_ERROR', 'body.inputAmount');
+      expect(await requestCount(mm.apiKey)).toBe(0);
+    });
+
+    it.each([
+      'recipient',
+      'offerer',
+      'inputToken',
+      'outputToken',
+      'inputAmount',
+      'inputChain',
+      'outputChain',
+    ])('missing %s → body.<field>', async (field) => {
+      const mm = await h.createAccount('moneyMover');
+      const body = requestBody();
+      delete body[field];
+      const res = await h.http('POST', '/api/v1/quote-requests', { apiKey: mm.apiKey, body });
+      expectError(res, 400, 'VALIDATION_ERROR', `body.${field}`);
+      expect(await requestCount(mm.apiKey)).toBe(0);
+    });
+
+    it('an unknown extra field → body.<field>', async () => {
+      const mm = await h.createAccount('moneyMover');
+      const res = await h.http('POST', '/api/v1/quote-requests', {
+        apiKey: mm.apiKey,
+        body: requestBody({ slippage: '1' }),
+      });
+      expectError(res, 400, 'VALIDATION_ERROR', 'body.slippage');
+      expect(await requestCount(mm.apiKey)).toBe(0);
+    });
+
+    it('a malformed address → body.recipient', async () => {
+      const mm = await h.createAccount('moneyMover');
+      const res = await h.http('POST', '/api/v1/quote-requests', {
+        apiKey: mm.apiKey,
+        body: requestBody({ recipient: '0x1234' }),
+      });
+      expectError(res, 400, 'VALIDATION_ERROR', 'body.recipient');
+    });
+
+    it('the same chain on both sides → body.outputChain', async () => {
+      const mm = await h.createAccount('moneyMover');
+      const res = await h.http('POST', '/api/v1/quote-requests', {
+        apiKey: mm.apiKey,
+        body: requestBody({ outputChain: h.chainA, outputToken: h.usdcA }),
+      });
+      expectError(res, 400, 'VALIDATION_ERROR', 'body.outputChain');
+      expect(await requestCount(mm.apiKey)).toBe(0);
+    });
+
+    it('bad outputAmount and validFor on a quote → body.outputAmount / body.validFor', async () => {
+      const mm = await h.createAccount('moneyMover');
+      const lp = await h.createAccount('liquidityProvider');
+      const requestId = await createRequest(mm.apiKey);
+      const amount = await h.http('POST', '/api/v1/quotes', {
+        apiKey: lp.apiKey,
+        body: { quoteRequestId: requestId, outputAmount: '-5' },
+      });
+      expectError(amount, 400, 'VALIDATION_ERROR', 'body.outputAmount');
+      const validFor = await h.http('POST', '/api/v1/quotes', {
+        apiKey: lp.apiKey,
+        body: { quoteRequestId: requestId, outputAmount: '990000', validFor: 5 },
+      });
+      expectError(validFor, 400, 'VALIDATION_ERROR', 'body.validFor');
+      const listed = await h.http('GET', `/api/v1/quotes?quoteRequestId=${requestId}`, { apiKey: mm.apiKey });
+      expect(listed.body.data.total).toBe(0);
+    });
+
+    it('accept with a body quoteId that differs from the path id → body.quoteId', async () => {
+      const mm = await h.createAccount('moneyMover');
+      const lp = await h.createAccount('liquidityProvider');
+      const requestId = await createRequest(mm.apiKey);
+      const quote = await createQuote(lp.apiKey, requestId);
+      const res = await h.http('POST', `/api/v1/quotes/${quote.quoteId}/accept`, {
+        apiKey: mm.apiKey,
+        body: { quoteId: 'q_someotherquote' },
+      });
+      expectError(res, 400, 'VALIDATION_ERROR', 'body.quoteId');
+      const still = await h.http('GET', `/api/v1/quotes/${quote.quoteId}`, { apiKey: mm.apiKey });
+      expect(still.body.data.quote.status).toBe('active');
+    });
+  });
+
+  describe('INVALID_TOKEN / INVALID_CHAIN (400)', () => {
+    it('an input token not on the input chain → INVALID_TOKEN body.inputToken', async () => {
+      const mm = await h.createAccount('moneyMover');
+      const res = await h.http('POST', '/api/v1/quote-requests', {
+        apiKey: mm.apiKey,
+        body: requestBody({ inputToken: NOT_A_TOKEN }),
+      });
+      expectError(res, 400, 'INVALID_TOKEN', 'body.inputToken');
+      expect(await requestCount(mm.apiKey)).toBe(0);
+    });
+
+    it('an output token not on the output chain → INVALID_TOKEN body.outputToken', async () => {
+      const mm = await h.createAccount('moneyMover');
+      const res = await h.http('POST', '/api/v1/quote-requests', {
+        apiKey: mm.apiKey,
+        body: requestBody({ outputToken: NOT_A_TOKEN.toLowerCase() }),
+      });
+      expectError(res, 400, 'INVALID_TOKEN', 'body.outputToken');
+      expect(await requestCount(mm.apiKey)).toBe(0);
+    });
+
+    it('an unknown input chain → INVALID_CHAIN body.inputChain', async () => {
+      const mm = await h.createAccount('moneyMover');
+      const res = await h.http('POST', '/api/v1/quote-requests', {
+        apiKey: mm.apiKey,
+        body: requestBody({ inputChain: 'atlantis' }),
+      });
+      expectError(res, 400, 'INVALID_CHAIN', 'body.inputChain');
+      expect(await requestCount(mm.apiKey)).toBe(0);
+    });
+
+    it('an unknown output chain → INVALID_CHAIN body.outputChain', async () => {
+      const mm = await h.createAccount('moneyMover');
+      const res = await h.http('POST', '/api/v1/quote-requests', {
+        apiKey: mm.apiKey,
+        body: requestBody({ outputChain: 'atlantis' }),
+      });
+      expectError(res, 400, 'INVALID_CHAIN', 'body.outputChain');
+    });
+  });
+
+  describe('INVALID_SIGNATURE (400)', () => {
+    async function acceptedQuote() {
+      const mm = await h.createAccount('moneyMover');
+      const lp = await h.createAccount('liquidityProvider');
+      const requestId = await createRequest(mm.apiKey);
+      const quote = await createQuote(lp.apiKey, requestId);
+      const accepted = await h.http('POST', `/api/v1/quotes/${quote.quoteId}/accept`, {
+        apiKey: mm.apiKey,
+        body: { quoteId: quote.quoteId },
+      });
+      expect(accepted.status).toBe(200);
+      return { mm, lp, quote };
+    }
+
+    async function expectNoOrder(apiKey: string, orderId: string) {
+      const list = await h.http('GET', '/api/v1/orders', { apiKey });
+      expect(list.status).toBe(200);
+      expect(list.body.data.total).toBe(0);
+      expect(list.body.data.orders).toEqual([]);
+      const one = await h.http('GET', `/api/v1/orders/${orderId}`, { apiKey });
+      expectError(one, 404, 'ORDER_NOT_FOUND', 'params.id');
+    }
+
+    it('a swap signed by another wallet → body.signature, no order written', async () => {
+      const { mm, quote } = await acceptedQuote();
+      const signature = await h.otherWallet.signTypedData(quote.typedData);
+      const res = await h.http('POST', '/api/v1/swaps', {
+        apiKey: mm.apiKey,
+        body: { orderId: quote.orderId, quoteId: quote.quoteId, signature },
+      });
+      expectError(res, 400, 'INVALID_SIGNATURE', 'body.signature');
+      await expectNoOrder(mm.apiKey, quote.orderId);
+    });
+
+    it('a signature over altered typed data (outputAmount changed) → body.signature, no order written', async () => {
+      const { mm, quote } = await acceptedQuote();
+      const altered = {
+        ...quote.typedData,
+        message: {
+          ...quote.typedData.message,
+          outputAmount: (BigInt(quote.typedData.message.outputAmount) + 1n).toString(),
+        },
+      };
+      const signature = await h.offerer.signTypedData(altered);
+      const res = await h.http('POST', '/api/v1/swaps', {
+        apiKey: mm.apiKey,
+        body: { orderId: quote.orderId, quoteId: quote.quoteId, signature },
+      });
+      expectError(res, 400, 'INVALID_SIGNATURE', 'body.signature');
+      await expectNoOrder(mm.apiKey, quote.orderId);
+    });
+
+    it('a well-formed but meaningless signature → body.signature, no order written', async () => {
+      const { mm, quote } = await acceptedQuote();
+      const res = await h.http('POST', '/api/v1/swaps', {
+        apiKey: mm.apiKey,
+        body: { orderId: quote.orderId, quoteId: quote.quoteId, signature: `0x${'ab'.repeat(65)}` },
+      });
+      expectError(res, 400, 'INVALID_SIGNATURE', 'body.signature');
+      await expectNoOrder(mm.apiKey, quote.orderId);
+    });
+  });
+
+  describe('UNAUTHORIZED (401)', () => {
+    it('no credentials → headers.x-api-key', async () => {
+      const res = await h.http('GET', '/api/v1/quote-requests');
+      expectError(res, 401, 'UNAUTHORIZED', 'headers.x-api-key');
+    });
+
+    it('an unknown API key → headers.x-api-key, and nothing is written', async () => {
+      const mm = await h.createAccount('moneyMover');
+      const res = await h.http('POST', '/api/v1/quote-requests', {
+        apiKey: 'fry_not-a-real-key',
+        body: requestBody(),
+      });
+      expectError(res, 401, 'UNAUTHORIZED', 'headers.x-api-key');
+      expect(await requestCount(mm.apiKey)).toBe(0);
+    });
+
+    it('a revoked API key → headers.x-api-key', async () => {
+      const account = await h.app.accounts.createAccount({
+        type: 'moneyMover',
+        name: 'revoked',
+        address: null,
+      });
+      const { apiKey, key } = await h.app.accounts.createApiKey(account.id);
+      expect((await h.http('GET', '/api/v1/orders', { apiKey })).status).toBe(200);
+      await h.app.accounts.revokeApiKey(key.id);
+      const res = await h.http('GET', '/api/v1/orders', { apiKey });
+      expectError(res, 401, 'UNAUTHORIZED', 'headers.x-api-key');
+    });
+
+    it('an unknown bearer session → headers.authorization', async () => {
+      const res = await h.http('GET', '/api/v1/orders', { bearer: 'fsn_not-a-session' });
+      expectError(res, 401, 'UNAUTHORIZED', 'headers.authorization');
+    });
+
+    it('a sign-in message signed by another wallet → body.signature, no session', async () => {
+      const nonce = await h.http('GET', '/auth/nonce');
+      expect(nonce.status).toBe(200);
+      const message = createSiweMessage({
+        domain: 'ferry.test',
+        address: h.offerer.address,
+        uri: 'https://ferry.test',
+        version: '1',
+        chainId: h.registry.chains[0]!.chainId,
+        nonce: nonce.body.nonce,
+      });
+      const signature = await h.otherWallet.signMessage({ message });
+      const res = await h.http('POST', '/auth/verify', {
+        body: { message, signature, address: h.offerer.address },
+      });
+      expectError(res, 401, 'UNAUTHORIZED', 'body.signature');
+    });
+  });
+
+  describe('FORBIDDEN (403)', () => {
+    it('a liquidity provider creating a quote request, nothing written', async () => {
+      const lp = await h.createAccount('liquidityProvider');
+      const before = await h.http('GET', '/api/v1/quote-requests?status=open&timeWindow=86400', {
+        apiKey: lp.apiKey,
+      });
+      const res = await h.http('POST', '/api/v1/quote-requests', { apiKey: lp.apiKey, body: requestBody() });
+      expectError(res, 403, 'FORBIDDEN', 'headers');
+      const after = await h.http('GET', '/api/v1/quote-requests?status=open&timeWindow=86400', {
+        apiKey: lp.apiKey,
+      });
+      expect(after.body.total).toBe(before.body.total);
+    });
+
+    it('a money mover creating a quote', async () => {
+      const mm = await h.createAccount('moneyMover');
+      const requestId = await createRequest(mm.apiKey);
+      const res = await h.http('POST', '/api/v1/quotes', {
+        apiKey: mm.apiKey,
+        body: { quoteRequestId: requestId, outputAmount: '990000' },
+      });
+      expectError(res, 403, 'FORBIDDEN', 'headers');
+      const listed = await h.http('GET', `/api/v1/quotes?quoteRequestId=${requestId}`, { apiKey: mm.apiKey });
+      expect(listed.body.data.total).toBe(0);
+    });
+
+    it('a signed-in wallet naming another offerer → body.offerer', async () => {
+      const nonce = await h.http('GET', '/auth/nonce');
+      const message = createSiweMessage({
+        domain: 'ferry.test',
+        address: h.offerer.address,
+        uri: 'https://ferry.test',
+        version: '1',
+        chainId: h.registry.chains[0]!.chainId,
+        nonce: nonce.body.nonce,
+      });
+      const signature = await h.offerer.signMessage({ message });
+      const verified = await h.http('POST', '/auth/verify', {
+        body: { message, signature, address: h.offerer.address },
+      });
+      expect(verified.status).toBe(200);
+      const bearer = verified.body.session.token as string;
+      const before = await h.http('GET', '/api/v1/quote-requests?timeWindow=86400', { bearer });
+      const res = await h.http('POST', '/api/v1/quote-requests', {
+        bearer,
+        body: requestBody({ offerer: h.otherWallet.address }),
+      });
+      expectError(res, 403, 'FORBIDDEN', 'body.offerer');
+      const after = await h.http('GET', '/api/v1/quote-requests?timeWindow=86400', { bearer });
+      expect(after.body.total).toBe(before.body.total);
+    });
+  });
+
+  describe('not found (404)', () => {
+    it('ORDER_NOT_FOUND for an unknown order → params.id', async () => {
+      const mm = await h.createAccount('moneyMover');
+      const res = await h.http('GET', '/api/v1/orders/ord_01nosuchorder', { apiKey: mm.apiKey });
+      expectError(res, 404, 'ORDER_NOT_FOUND', 'params.id');
+    });
+
+    it("ORDER_NOT_FOUND for another account's order (no existence leak)", async () => {
+      const mm = await h.createAccount('moneyMover');
+      const stranger = await h.createAccount('moneyMover');
+      const lp = await h.createAccount('liquidityProvider');
+      const requestId = await createRequest(mm.apiKey);
+      const quote = await createQuote(lp.apiKey, requestId);
+      await h.http('POST', `/api/v1/quotes/${quote.quoteId}/accept`, { apiKey: mm.apiKey });
+      const signature = await h.offerer.signTypedData(quote.typedData);
+      const swap = await h.http('POST', '/api/v1/swaps', {
+        apiKey: mm.apiKey,
+        body: { orderId: quote.orderId, quoteId: quote.quoteId, signature },
+      });
+      expect(swap.status).toBe(201);
+      expect((await h.http('GET', `/api/v1/orders/${quote.orderId}`, { apiKey: mm.apiKey })).status).toBe(
+        200,
+      );
+      const res = await h.http('GET', `/api/v1/orders/${quote.orderId}`, { apiKey: stranger.apiKey });
+      expectError(res, 404, 'ORDER_NOT_FOUND', 'params.id');
+      const missing = await h.http('GET', '/api/v1/orders/ord_01nosuchorder', { apiKey: stranger.apiKey });
+      expect(res.body.details.map((d: { path: string }) => d.path)).toEqual(
+        missing.body.details.map((d: { path: string }) => d.path),
+      );
+    });
+
+    it('QUOTE_NOT_FOUND: unknown quote on get and accept → params.id; on swap → body.quoteId', async () => {
+      const mm = await h.createAccount('moneyMover');
+      expectError(
+        await h.http('GET', '/api/v1/quotes/q_01nosuchquote', { apiKey: mm.apiKey }),
+        404,
+        'QUOTE_NOT_FOUND',
+        'params.id',
+      );
+      expectError(
+        await h.http('POST', '/api/v1/quotes/q_01nosuchquote/accept', { apiKey: mm.apiKey }),
+        404,
+        'QUOTE_NOT_FOUND',
+        'params.id',
+      );
+      const swap = await h.http('POST', '/api/v1/swaps', {
+        apiKey: mm.apiKey,
+        body: { orderId: 'ord_01nosuchorder', quoteId: 'q_01nosuchquote', signature: `0x${'ab'.repeat(65)}` },
+      });
+      expectError(swap, 404, 'QUOTE_NOT_FOUND', 'body.quoteId');
+    });
+
+    it("QUOTE_NOT_FOUND for a quote on another money mover's request", async () => {
+      const mm = await h.createAccount('moneyMover');
+      const stranger = await h.createAccount('moneyMover');
+      const lp = await h.createAccount('liquidityProvider');
+      const quote = await createQuote(lp.apiKey, await createRequest(mm.apiKey));
+      expectError(
+        await h.http('POST', `/api/v1/quotes/${quote.quoteId}/accept`, { apiKey: stranger.apiKey }),
+        404,
+        'QUOTE_NOT_FOUND',
+        'params.id',
+      );
+      const still = await h.http('GET', `/api/v1/quotes/${quote.quoteId}`, { apiKey: mm.apiKey });
+      expect(still.body.data.quote.status).toBe('active');
+    });
+
+    it('QUOTE_REQUEST_NOT_FOUND: unknown request on get → params.id; on quote → body.quoteRequestId', async () => {
+      const mm = await h.createAccount('moneyMover');
+      const lp = await h.createAccount('liquidityProvider');
+      expectError(
+        await h.http('GET', '/api/v1/quote-requests/qr_01nosuchrequest', { apiKey: mm.apiKey }),
+        404,
+        'QUOTE_REQUEST_NOT_FOUND',
+        'params.id',
+      );
+      const res = await h.http('POST', '/api/v1/quotes', {
+        apiKey: lp.apiKey,
+        body: { quoteRequestId: 'qr_01nosuchrequest', outputAmount: '990000' },
+      });
+      expectError(res, 404, 'QUOTE_REQUEST_NOT_FOUND', 'body.quoteRequestId');
+      const mine = await h.http('GET', '/api/v1/quotes', { apiKey: lp.apiKey });
+      expect(mine.body.data.total).toBe(0);
+    });
+
+    it("QUOTE_REQUEST_NOT_FOUND for another money mover's request", async () => {
+      const mm = await h.createAccount('moneyMover');
+      const stranger = await h.createAccount('moneyMover');
+      const requestId = await createRequest(mm.apiKey);
+      expectError(
+        await h.http('GET', `/api/v1/quote-requests/${requestId}`, { apiKey: stranger.apiKey }),
+        404,
+        'QUOTE_REQUEST_NOT_FOUND',
+        'params.id',
+      );
+    });
+
+    it('NOT_FOUND for an unknown route, with or without credentials', async () => {
+      const mm = await h.createAccount('moneyMover');
+      expectError(await h.http('GET', '/api/v1/no-such-thing'), 404, 'NOT_FOUND', 'url');
+      expectError(
+        await h.http('POST', '/api/v2/quote-requests', { apiKey: mm.apiKey, body: requestBody() }),
+        404,
+        'NOT_FOUND',
+        'url',
+      );
+      expectError(await h.http('DELETE', '/api/v1/orders', { apiKey: mm.apiKey }), 404, 'NOT_FOUND', 'url');
+      expect(await requestCount(mm.apiKey)).toBe(0);
+    });
+  });
+
+  describe('conflicts (409)', () => {
+    it('QUOTE_NOT_ACTIVE: accepting a declined quote → params.id', async () => {
+      const mm = await h.createAccount('moneyMover');
+      const lp1 = await h.createAccount('liquidityProvider');
+      const lp2 = await h.createAccount('liquidityProvider');
+      const requestId = await createRequest(mm.apiKey);
+      const q1 = await createQuote(lp1.apiKey, requestId);
+      const q2 = await createQuote(lp2.apiKey, requestId, { outputAmount: '995000' });
+      const accepted = await h.http('POST', `/api/v1/quotes/${q2.quoteId}/accept`, {
+        apiKey: mm.apiKey,
+        body: { quoteId: q2.quoteId },
+      });
+      expect(accepted.status).toBe(200);
+      expect(accepted.body.data.declinedQuotes.map((q: { id: string }) => q.id)).toEqual([q1.quoteId]);
+      const res = await h.http('POST', `/api/v1/quotes/${q1.quoteId}/accept`, {
+        apiKey: mm.apiKey,
+        body: { quoteId: q1.quoteId },
+      });
+      expectError(res, 409, 'QUOTE_NOT_ACTIVE', 'params.id');
+      const declined = await h.http('GET', `/api/v1/quotes/${q1.quoteId}`, { apiKey: mm.apiKey });
+      expect(declined.body.data.quote.status).toBe('declined');
+      const request = await h.http('GET', `/api/v1/quote-requests/${requestId}`, { apiKey: mm.apiKey });
+      expect(request.body.data.quoteRequest.acceptedQuoteId).toBe(q2.quoteId);
+    });
+
+    it('QUOTE_NOT_ACTIVE: executing a quote that was never accepted → body.quoteId', async () => {
+      const mm = await h.createAccount('moneyMover');
+      const lp = await h.createAccount('liquidityProvider');
+      const quote = await createQuote(lp.apiKey, await createRequest(mm.apiKey));
+      const signature = await h.offerer.signTypedData(quote.typedData);
+      const res = await h.http('POST', '/api/v1/swaps', {
+        apiKey: mm.apiKey,
+        body: { orderId: quote.orderId, quoteId: quote.quoteId, signature },
+      });
+      expectError(res, 409, 'QUOTE_NOT_ACTIVE', 'body.quoteId');
+      expect((await h.http('GET', '/api/v1/orders', { apiKey: mm.apiKey })).body.data.total).toBe(0);
+    });
+
+    it('QUOTE_REQUEST_CLOSED: quoting an accepted request → body.quoteRequestId', async () => {
+      const mm = await h.createAccount('moneyMover');
+      const lp1 = await h.createAccount('liquidityProvider');
+      const lp2 = await h.createAccount('liquidityProvider');
+      const requestId = await createRequest(mm.apiKey);
+      const q1 = await createQuote(lp1.apiKey, requestId);
+      expect(
+        (await h.http('POST', `/api/v1/quotes/${q1.quoteId}/accept`, { apiKey: mm.apiKey })).status,
+      ).toBe(200);
+      const res = await h.http('POST', '/api/v1/quotes', {
+        apiKey: lp2.apiKey,
+        body: { quoteRequestId: requestId, outputAmount: '999999' },
+      });
+      expectError(res, 409, 'QUOTE_REQUEST_CLOSED', 'body.quoteRequestId');
+      const listed = await h.http('GET', `/api/v1/quotes?quoteRequestId=${requestId}&status=active`, {
+        apiKey: mm.apiKey,
+      });
+      expect(listed.body.data.total).toBe(0);
+      expect((await h.http('GET', '/api/v1/quotes', { apiKey: lp2.apiKey })).body.data.total).toBe(0);
+    });
+
+    it('QUOTE_REQUEST_CLOSED: accepting an active quote whose request has expired → params.id', async () => {
+      const mm = await h.createAccount('moneyMover');
+      const lp = await h.createAccount('liquidityProvider');
+      const requestId = await createRequest(mm.apiKey);
+      const quote = await createQuote(lp.apiKey, requestId, { validFor: 600 });
+      h.clock.advance(h.config.quoteRequestTtlSeconds + 1);
+      const res = await h.http('POST', `/api/v1/quotes/${quote.quoteId}/accept`, { apiKey: mm.apiKey });
+      expectError(res, 409, 'QUOTE_REQUEST_CLOSED', 'params.id');
+      const request = await h.http('GET', `/api/v1/quote-requests/${requestId}`, { apiKey: mm.apiKey });
+      expect(request.body.data.quoteRequest.status).toBe('expired');
+      expect(request.body.data.quoteRequest.acceptedQuoteId).toBeNull();
+    });
+
+    it('QUOTE_REQUEST_CLOSED or QUOTE_NOT_ACTIVE: of two concurrent accepts on one request exactly one wins', async () => {
+      const mm = await h.createAccount('moneyMover');
+      const lp1 = await h.createAccount('liquidityProvider');
+      const lp2 = await h.createAccount('liquidityProvider');
+      const requestId = await createRequest(mm.apiKey);
+      const q1 = await createQuote(lp1.apiKey, requestId);
+      const q2 = await createQuote(lp2.apiKey, requestId);
+      const results = await Promise.all([
+        h.http('POST', `/api/v1/quotes/${q1.quoteId}/accept`, { apiKey: mm.apiKey }),
+        h.http('POST', `/api/v1/quotes/${q2.quoteId}/accept`, { apiKey: mm.apiKey }),
+      ]);
+      const statuses = results.map((r) => r.status).sort();
+      expect(statuses).toEqual([200, 409]);
+      const loser = results.find((r) => r.status === 409)!;
+      // Which code depends on how far the loser got before the winner committed; both are "not yours to accept".
+      expect(['QUOTE_REQUEST_CLOSED', 'QUOTE_NOT_ACTIVE']).toContain(loser.body.code);
+      expect(loser.body.details.map((d: { path: string }) => d.path)).toContain('params.id');
+      const winnerId = results[0]!.status === 200 ? q1.quoteId : q2.quoteId;
+      const request = await h.http('GET', `/api/v1/quote-requests/${requestId}`, { apiKey: mm.apiKey });
+      expect(request.body.data.quoteRequest.acceptedQuoteId).toBe(winnerId);
+      const accepted = await h.http('GET', `/api/v1/quotes?quoteRequestId=${requestId}&status=accepted`, {
+        apiKey: mm.apiKey,
+      });
+      expect(accepted.body.data.total).toBe(1);
+    });
+
+    it('IDEMPOTENCY_KEY_REUSED: same key with a different body → headers.idempotency-key', async () => {
+      const mm = await h.createAccount('moneyMover');
+      const headers = { 'idempotency-key': 'error-codes-reuse-1' };
+      const first = await h.http('POST', '/api/v1/quote-requests', {
+        apiKey: mm.apiKey,
+        headers,
+        body: requestBody(),
+      });
+      expect(first.status).toBe(201);
+      const res = await h.http('POST', '/api/v1/quote-requests', {
+        apiKey: mm.apiKey,
+        headers,
+        body: requestBody({ inputAmount: '2000000' }),
+      });
+      expectError(res, 409, 'IDEMPOTENCY_KEY_REUSED', 'headers.idempotency-key');
+      expect(await requestCount(mm.apiKey)).toBe(1);
+    });
+
+    it('CONFLICT: a second active quote by the same liquidity provider on one request → body.quoteRequestId', async () => {
+      const mm = await h.createAccount('moneyMover');
+      const lp = await h.createAccount('liquidityProvider');
+      const requestId = await createRequest(mm.apiKey);
+      const first = await createQuote(lp.apiKey, requestId);
+      const res = await h.http('POST', '/api/v1/quotes', {
+        apiKey: lp.apiKey,
+        body: { quoteRequestId: requestId, outputAmount: '991000' },
+      });
+      expectError(res, 409, 'CONFLICT', 'body.quoteRequestId');
+      const listed = await h.http('GET', `/api/v1/quotes?quoteRequestId=${requestId}`, { apiKey: mm.apiKey });
+      expect(listed.body.data.total).toBe(1);
+      expect(listed.body.data.quotes[0].id).toBe(first.quoteId);
+    });
+  });
+
+  describe('QUOTE_EXPIRED (410)', () => {
+    it('accepting a quote past its endTime → params.id, nothing accepted', async () => {
+      const mm = await h.createAccount('moneyMover');
+      const lp = await h.createAccount('liquidityProvider');
+      const requestId = await createRequest(mm.apiKey);
+      const quote = await createQuote(lp.apiKey, requestId);
+      const nowSeconds = Math.floor(h.clock.now().getTime() / 1000);
+      h.clock.advance(quote.quote.endTime - nowSeconds + 1);
+      const res = await h.http('POST', `/api/v1/quotes/${quote.quoteId}/accept`, {
+        apiKey: mm.apiKey,
+        body: { quoteId: quote.quoteId },
+      });
+      expectError(res, 410, 'QUOTE_EXPIRED', 'params.id');
+      const request = await h.http('GET', `/api/v1/quote-requests/${requestId}`, { apiKey: mm.apiKey });
+      expect(request.body.data.quoteRequest.status).toBe('open');
+      expect(request.body.data.quoteRequest.acceptedQuoteId).toBeNull();
+      const read = await h.http('GET', `/api/v1/quotes/${quote.quoteId}`, { apiKey: mm.apiKey });
+      expect(read.body.data.quote.status).toBe('expired');
+    });
+
+    it('executing an accepted quote past its endTime → body.quoteId, no order written', async () => {
+      const mm = await h.createAccount('moneyMover');
+      const lp = await h.createAccount('liquidityProvider');
+      const quote = await createQuote(lp.apiKey, await createRequest(mm.apiKey));
+      expect(
+        (await h.http('POST', `/api/v1/quotes/${quote.quoteId}/accept`, { apiKey: mm.apiKey })).status,
+      ).toBe(200);
+      const signature = await h.offerer.signTypedData(quote.typedData);
+      const nowSeconds = Math.floor(h.clock.now().getTime() / 1000);
+      h.clock.advance(quote.quote.endTime - nowSeconds + 1);
+      const res = await h.http('POST', '/api/v1/swaps', {
+        apiKey: mm.apiKey,
+        body: { orderId: quote.orderId, quoteId: quote.quoteId, signature },
+      });
+      expectError(res, 410, 'QUOTE_EXPIRED', 'body.quoteId');
+      expect((await h.http('GET', '/api/v1/orders', { apiKey: mm.apiKey })).body.data.total).toBe(0);
+      expectError(
+        await h.http('GET', `/api/v1/orders/${quote.orderId}`, { apiKey: mm.apiKey }),
+        404,
+        'ORDER_NOT_FOUND',
+        'params.id',
+      );
+    });
+  });
+
+  describe('INSUFFICIENT_BALANCE (422)', () => {
+    it('an offerer without tokens → body.inputAmount, nothing stored', async () => {
+      const mm = await h.createAccount('moneyMover');
+      const pauper = privateKeyToAccount(generatePrivateKey()).address;
+      const res = await h.http('POST', '/api/v1/quote-requests', {
+        apiKey: mm.apiKey,
+        body: requestBody({ offerer: pauper, recipient: pauper }),
+      });
+      expectError(res, 422, 'INSUFFICIENT_BALANCE', 'body.inputAmount');
+      expect(await requestCount(mm.apiKey)).toBe(0);
+    });
+
+    it('a funded offerer asking for more than it holds → body.inputAmount', async () => {
+      const mm = await h.createAccount('moneyMover');
+      // The funded wallets hold 1,000,000 USDC (6 decimals); ask for one base unit more than ten times that.
+      const res = await h.http('POST', '/api/v1/quote-requests', {
+        apiKey: mm.apiKey,
+        body: requestBody({ inputAmount: (10_000_000n * 10n ** 6n + 1n).toString() }),
+      });
+      expectError(res, 422, 'INSUFFICIENT_BALANCE', 'body.inputAmount');
+      expect(await requestCount(mm.apiKey)).toBe(0);
+    });
+  });
+
+  describe('transport errors', () => {
+    it('PAYLOAD_TOO_LARGE (413): a body over 64 KiB, nothing stored', async () => {
+      const mm = await h.createAccount('moneyMover');
+      const rawBody = JSON.stringify({ ...requestBody(), padding: 'x'.repeat(65 * 1024) });
+      const res = await h.http('POST', '/api/v1/quote-requests', {
+        apiKey: mm.apiKey,
+        rawBody,
+        headers: { 'content-type': 'application/json' },
+      });
+      expectError(res, 413, 'PAYLOAD_TOO_LARGE', 'body');
+      expect(await requestCount(mm.apiKey)).toBe(0);
+    });
+
+    it('UNSUPPORTED_MEDIA_TYPE (415): a text/plain body → headers.content-type, nothing stored', async () => {
+      const mm = await h.createAccount('moneyMover');
+      const res = await h.http('POST', '/api/v1/quote-requests', {
+        apiKey: mm.apiKey,
+        rawBody: JSON.stringify(requestBody()),
+        headers: { 'content-type': 'text/plain' },
+      });
+      expectError(res, 415, 'UNSUPPORTED_MEDIA_TYPE', 'headers.content-type');
+      expect(await requestCount(mm.apiKey)).toBe(0);
+    });
+  });
+});
