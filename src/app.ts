@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { pino } from 'pino';
-import { createChainGateway, type ChainGateway } from './chains/chain-gateway.ts';
+import { type ChainGateway, createChainGateway } from './chains/chain-gateway.ts';
 import type { ChainRegistry } from './chains/chain-registry.ts';
 import { type Config, redactUrl } from './config/config.ts';
 import { type Clock, systemClock } from './domain/clock.ts';

@@ -42,10 +42,22 @@ describe('OpenAPI document, reference page and health', () => {
       expect(op.summary, `${method} ${path} summary`).toBeTruthy();
       expect(op.description, `${method} ${path} description`).toBeTruthy();
     }
-    expect(res.body.components.securitySchemes.apiKey).toMatchObject({ type: 'apiKey', in: 'header', name: 'x-api-key' });
+    expect(res.body.components.securitySchemes.apiKey).toMatchObject({
+      type: 'apiKey',
+      in: 'header',
+      name: 'x-api-key',
+    });
     const body = res.body.paths['/api/v1/quote-requests'].post.requestBody.content['application/json'].schema;
     expect(body.required).toEqual(
-      expect.arrayContaining(['recipient', 'offerer', 'inputToken', 'outputToken', 'inputAmount', 'inputChain', 'outputChain']),
+      expect.arrayContaining([
+        'recipient',
+        'offerer',
+        'inputToken',
+        'outputToken',
+        'inputAmount',
+        'inputChain',
+        'outputChain',
+      ]),
     );
     expect(res.body.paths['/api/v1/orders'].get.parameters.map((p: { name: string }) => p.name)).toEqual(
       expect.arrayContaining(['status', 'page', 'pageSize', 'accountType', 'includeQuote']),

@@ -10,7 +10,11 @@ export function devnetRegistryFile(devnets: Devnets): RegistryFile {
       rpcUrl: chain.rpcUrl,
       rpcUrlPublic: true,
       confirmations: chain.confirmations,
-      contracts: { escrow: chain.contracts.escrow, fill: chain.contracts.fill, messenger: chain.contracts.messenger },
+      contracts: {
+        escrow: chain.contracts.escrow,
+        fill: chain.contracts.fill,
+        messenger: chain.contracts.messenger,
+      },
       tokens: chain.tokens.map((t) => ({ symbol: t.symbol, address: t.address, decimals: t.decimals })),
     })),
   };

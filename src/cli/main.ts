@@ -15,7 +15,9 @@ function config(): Config {
 }
 
 /** Opens the database of DATABASE_URL, migrated, for one operator command. */
-async function withDatabase<T>(fn: (accounts: ReturnType<typeof createAccountService>) => Promise<T>): Promise<T> {
+async function withDatabase<T>(
+  fn: (accounts: ReturnType<typeof createAccountService>) => Promise<T>,
+): Promise<T> {
   const database = createDatabase(config());
   try {
     await migrateToLatest(database);
@@ -25,7 +27,8 @@ async function withDatabase<T>(fn: (accounts: ReturnType<typeof createAccountSer
   }
 }
 
-const print = (json: boolean, value: unknown, text: string) => console.log(json ? JSON.stringify(value, null, 2) : text);
+const print = (json: boolean, value: unknown, text: string) =>
+  console.log(json ? JSON.stringify(value, null, 2) : text);
 
 const program = new Command('ferry').description('Ferry: cross-chain stablecoin swaps').showHelpAfterError();
 
@@ -89,7 +92,8 @@ const parseType = (value: string): AccountType => {
   return value as AccountType;
 };
 const parseAddress = (value: string) => {
-  if (!isAddress(value, { strict: false })) throw new InvalidArgumentError('must be a 0x-prefixed 20-byte address');
+  if (!isAddress(value, { strict: false }))
+    throw new InvalidArgumentError('must be a 0x-prefixed 20-byte address');
   return getAddress(value);
 };
 
@@ -103,7 +107,11 @@ accounts
   .option('--json', 'print JSON')
   .action(async (opts: { type: AccountType; name: string; address?: `0x${string}`; json?: boolean }) => {
     await withDatabase(async (service) => {
-      const account = await service.createAccount({ type: opts.type, name: opts.name, address: opts.address ?? null });
+      const account = await service.createAccount({
+        type: opts.type,
+        name: opts.name,
+        address: opts.address ?? null,
+      });
       const { apiKey } = await service.createApiKey(account.id);
       print(
         Boolean(opts.json),
@@ -122,7 +130,11 @@ keys
   .action(async (opts: { account: string; json?: boolean }) => {
     await withDatabase(async (service) => {
       const { apiKey, key } = await service.createApiKey(opts.account);
-      print(Boolean(opts.json), { apiKey, key }, `key ${key.id}\nAPI key (shown once, store it now): ${apiKey}`);
+      print(
+        Boolean(opts.json),
+        { apiKey, key },
+        `key ${key.id}\nAPI key (shown once, store it now): ${apiKey}`,
+      );
     });
   });
 keys
@@ -134,7 +146,8 @@ keys
     await withDatabase(async (service) => {
       const list = await service.listApiKeys(opts.account);
       const lines = list.map(
-        (k) => `${k.id}  ${k.keyPrefix}…  created ${k.createdAt.toISOString()}  ${k.revokedAt ? 'REVOKED' : 'live'}`,
+        (k) =>
+          `${k.id}  ${k.keyPrefix}…  created ${k.createdAt.toISOString()}  ${k.revokedAt ? 'REVOKED' : 'live'}`,
       );
       print(Boolean(opts.json), { keys: list }, lines.join('\n') || 'no keys');
     });

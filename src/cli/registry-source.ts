@@ -17,7 +17,11 @@ export async function resolveRegistry(
   if (config.chainRegistryPath) {
     return { registry: loadChainRegistryFile(config.chainRegistryPath), stop: async () => {} };
   }
-  const devnets = await startDevnets({ dataDir: path.join(config.dataDir, 'devnets'), ports: config.devnetPorts, log });
+  const devnets = await startDevnets({
+    dataDir: path.join(config.dataDir, 'devnets'),
+    ports: config.devnetPorts,
+    log,
+  });
   const file = devnetRegistryFile(devnets);
   fs.writeFileSync(path.join(config.dataDir, 'chains.json'), `${JSON.stringify(file, null, 2)}\n`);
   return { registry: createChainRegistry(file), stop: () => devnets.stop() };

@@ -69,7 +69,8 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
   const logLevel = (env.LOG_LEVEL || 'info') as Config['logLevel'];
   if (!LOG_LEVELS.includes(logLevel)) problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
   const redisUrl = env.REDIS_URL || null;
-  if (redisUrl !== null && !/^rediss?:\/\//.test(redisUrl)) problems.push('REDIS_URL must start with redis://');
+  if (redisUrl !== null && !/^rediss?:\/\//.test(redisUrl))
+    problems.push('REDIS_URL must start with redis://');
 
   const config: Config = {
     host,

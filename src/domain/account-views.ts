@@ -47,7 +47,12 @@ export function quoteView(quote: Quote, qr: QuoteRequest, now: Date) {
 
 /** The quote envelope of create quote and get quote. */
 export function quoteEnvelope(quote: Quote, qr: QuoteRequest, now: Date) {
-  return { quoteId: quote.id, orderId: quote.orderId, quote: quoteView(quote, qr, now), typedData: quote.typedData };
+  return {
+    quoteId: quote.id,
+    orderId: quote.orderId,
+    quote: quoteView(quote, qr, now),
+    typedData: quote.typedData,
+  };
 }
 
 export function orderView(order: Order) {

@@ -5,7 +5,8 @@ export type Address = `0x${string}`;
 
 /** Accepts an address in any case and returns its EIP-55 checksummed form (decisions.md). */
 export function normalizeAddress(value: string, path: string): Address {
-  if (!isAddress(value, { strict: false })) throw fieldError('VALIDATION_ERROR', path, 'must be a 20-byte hex address');
+  if (!isAddress(value, { strict: false }))
+    throw fieldError('VALIDATION_ERROR', path, 'must be a 20-byte hex address');
   return getAddress(value);
 }
 

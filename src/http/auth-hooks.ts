@@ -36,10 +36,12 @@ export function principalOf(request: FastifyRequest, types: readonly AccountType
   const principal = request.principal;
   if (!principal) {
     const sent = request.authFailure !== null;
-    const apiKeySent = typeof request.headers['x-api-key'] === 'string' && request.headers['x-api-key'] !== '';
+    const apiKeySent =
+      typeof request.headers['x-api-key'] === 'string' && request.headers['x-api-key'] !== '';
     throw new AppError(
       'UNAUTHORIZED',
-      request.authFailure ?? 'authentication required: send an x-api-key header or Authorization: Bearer <session token>',
+      request.authFailure ??
+        'authentication required: send an x-api-key header or Authorization: Bearer <session token>',
       [
         {
           path: sent && !apiKeySent ? 'headers.authorization' : 'headers.x-api-key',

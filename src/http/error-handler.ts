@@ -11,7 +11,12 @@ interface AjvIssue {
   parentSchema?: Record<string, unknown>;
 }
 
-const LOCATION: Record<string, string> = { body: 'body', querystring: 'query', params: 'params', headers: 'headers' };
+const LOCATION: Record<string, string> = {
+  body: 'body',
+  querystring: 'query',
+  params: 'params',
+  headers: 'headers',
+};
 
 /** Turns the validator's issues into `details` whose paths name fields the way clients wrote them. */
 export function validationDetails(context: string, issues: readonly AjvIssue[]): ErrorDetail[] {
@@ -32,7 +37,9 @@ export function validationDetails(context: string, issues: readonly AjvIssue[]):
   });
 }
 
-function toAppError(error: FastifyError & { validation?: AjvIssue[]; validationContext?: string }): AppError | null {
+function toAppError(
+  error: FastifyError & { validation?: AjvIssue[]; validationContext?: string },
+): AppError | null {
   if (error instanceof AppError) return error;
   if (error.validation) {
     const details = validationDetails(error.validationContext ?? 'body', error.validation);
@@ -48,10 +55,14 @@ function toAppError(error: FastifyError & { validation?: AjvIssue[]; validationC
         { path: 'headers.content-type', message: 'must be application/json' },
       ]);
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-      return new AppError('VALIDATION_ERROR', 'the JSON body is empty', [{ path: 'body', message: 'is required' }]);
+      return new AppError('VALIDATION_ERROR', 'the JSON body is empty', [
+        { path: 'body', message: 'is required' },
+      ]);
   }
   if (error instanceof SyntaxError || error.code === 'FST_ERR_CTP_INVALID_JSON_BODY') {
-    return new AppError('VALIDATION_ERROR', 'the body is not valid JSON', [{ path: 'body', message: 'is not valid JSON' }]);
+    return new AppError('VALIDATION_ERROR', 'the body is not valid JSON', [
+      { path: 'body', message: 'is not valid JSON' },
+    ]);
   }
   if (isConnectionError(error)) {
     return new AppError('SERVICE_UNAVAILABLE', 'the service is briefly unavailable; retry shortly', [], {
@@ -69,7 +80,9 @@ function toAppError(error: FastifyError & { validation?: AjvIssue[]; validationC
 
 export function sendError(reply: FastifyReply, error: AppError): FastifyReply {
   for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
-  return reply.code(error.statusCode).send({ error: error.message, code: error.code, details: error.details });
+  return reply
+    .code(error.statusCode)
+    .send({ error: error.message, code: error.code, details: error.details });
 }
 
 /** One place decides every error body; unknown errors are logged with context and answered without internals. */
@@ -80,17 +93,18 @@ export function installErrorHandling(app: FastifyInstance): void {
       if (appError.statusCode >= 500) request.log.warn({ err: error }, appError.message);
       return sendError(reply, appError);
     }
-    request.log.error({ err: error, route: request.routeOptions.url, method: request.method }, 'unhandled error');
+    request.log.error(
+      { err: error, route: request.routeOptions.url, method: request.method },
+      'unhandled error',
+    );
     return sendError(reply, new AppError('INTERNAL_ERROR', 'internal error'));
   });
-  app.setNotFoundHandler(
-    { preHandler: app.rateLimit() },
-    (request: FastifyRequest, reply: FastifyReply) =>
-      sendError(
-        reply,
-        new AppError('NOT_FOUND', `no route ${request.method} ${request.url.split('?')[0]}`, [
-          { path: 'url', message: 'no such route' },
-        ]),
-      ),
+  app.setNotFoundHandler({ preHandler: app.rateLimit() }, (request: FastifyRequest, reply: FastifyReply) =>
+    sendError(
+      reply,
+      new AppError('NOT_FOUND', `no route ${request.method} ${request.url.split('?')[0]}`, [
+        { path: 'url', message: 'no such route' },
+      ]),
+    ),
   );
 }

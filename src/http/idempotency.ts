@@ -1,14 +1,26 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../domain/app-error.ts';
+import type { Clock } from '../domain/clock.ts';
 import type { FerryDatabase } from '../store/database.ts';
 import {
   claimIdempotencyKey,
   completeIdempotencyKey,
   releaseIdempotencyKey,
 } from '../store/idempotency-store.ts';
-import type { Clock } from '../domain/clock.ts';
 import './request-context.ts';
+
+/** JSON with object keys sorted, so the same body with its keys in another order is the same request. */
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) =>
+      a < b ? -1 : a > b ? 1 : 0,
+    );
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
 
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 
@@ -17,7 +29,10 @@ const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
  * the same key and body replays it; the same key with another body is 409 IDEMPOTENCY_KEY_REUSED.
  * Keys are scoped per credential (or client IP when anonymous) and kept for 24 hours.
  */
-export function installIdempotency(app: FastifyInstance, { database, clock }: { database: FerryDatabase; clock: Clock }) {
+export function installIdempotency(
+  app: FastifyInstance,
+  { database, clock }: { database: FerryDatabase; clock: Clock },
+) {
   app.decorateRequest('idempotency', null);
 
   app.addHook('preHandler', async (request: FastifyRequest, reply: FastifyReply) => {
@@ -31,7 +46,7 @@ export function installIdempotency(app: FastifyInstance, { database, clock }: { 
     }
     const scope = request.principal ? `cred:${request.principal.credentialId}` : `ip:${request.ip}`;
     const hash = createHash('sha256')
-      .update(`${request.method} ${request.url}\n${JSON.stringify(request.body ?? null)}`)
+      .update(`${request.method} ${request.url}\n${canonicalJson(request.body ?? null)}`)
       .digest('hex');
     const claim = await claimIdempotencyKey(database.db, scope, header, hash, clock.now());
     switch (claim.kind) {
@@ -39,16 +54,23 @@ export function installIdempotency(app: FastifyInstance, { database, clock }: { 
         request.idempotency = { scope, key: header };
         return;
       case 'replay':
-        reply.code(claim.statusCode).header('idempotent-replayed', 'true').type('application/json; charset=utf-8');
+        reply
+          .code(claim.statusCode)
+          .header('idempotent-replayed', 'true')
+          .type('application/json; charset=utf-8');
         return reply.send(claim.body);
       case 'mismatch':
-        throw new AppError('IDEMPOTENCY_KEY_REUSED', 'this Idempotency-Key was used with a different request', [
-          { path: 'headers.idempotency-key', message: 'already used with a different body or path' },
-        ]);
+        throw new AppError(
+          'IDEMPOTENCY_KEY_REUSED',
+          'this Idempotency-Key was used with a different request',
+          [{ path: 'headers.idempotency-key', message: 'already used with a different body or path' }],
+        );
       case 'inFlight':
-        throw new AppError('CONFLICT', 'a request with this Idempotency-Key is still in progress; retry shortly', [
-          { path: 'headers.idempotency-key', message: 'request in progress' },
-        ]);
+        throw new AppError(
+          'CONFLICT',
+          'a request with this Idempotency-Key is still in progress; retry shortly',
+          [{ path: 'headers.idempotency-key', message: 'request in progress' }],
+        );
     }
   });
 

@@ -23,8 +23,17 @@ export async function installOpenApi(app: FastifyInstance): Promise<void> {
       },
       components: {
         securitySchemes: {
-          apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key', description: 'Issued by `ferry keys create`' },
-          session: { type: 'http', scheme: 'bearer', description: 'Token from POST /auth/verify (Sign-In with Ethereum)' },
+          apiKey: {
+            type: 'apiKey',
+            in: 'header',
+            name: 'x-api-key',
+            description: 'Issued by `ferry keys create`',
+          },
+          session: {
+            type: 'http',
+            scheme: 'bearer',
+            description: 'Token from POST /auth/verify (Sign-In with Ethereum)',
+          },
         },
       },
       tags: [
@@ -43,9 +52,7 @@ export async function installOpenApi(app: FastifyInstance): Promise<void> {
 }
 
 export function registerOpenApiRoute(app: FastifyInstance): void {
-  app.get(
-    '/openapi.json',
-    { schema: { hide: true }, config: { rateLimit: false } },
-    async () => app.swagger(),
+  app.get('/openapi.json', { schema: { hide: true }, config: { rateLimit: false } }, async () =>
+    app.swagger(),
   );
 }

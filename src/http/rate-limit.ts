@@ -18,7 +18,8 @@ export async function installRateLimit(app: FastifyInstance, config: Config): Pr
     global: true,
     timeWindow: 60_000,
     max: (request) => limitOf(request, config),
-    keyGenerator: (request) => (request.principal ? `cred:${request.principal.credentialId}` : `ip:${request.ip}`),
+    keyGenerator: (request) =>
+      request.principal ? `cred:${request.principal.credentialId}` : `ip:${request.ip}`,
     enableDraftSpec: true,
     errorResponseBuilder: (_request, context) => {
       const seconds = Math.max(1, Math.ceil(context.ttl / 1000));

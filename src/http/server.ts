@@ -16,7 +16,6 @@ import { installErrorHandling, sendError } from './error-handler.ts';
 import { installIdempotency } from './idempotency.ts';
 import { installOpenApi, registerOpenApiRoute } from './openapi.ts';
 import { installRateLimit } from './rate-limit.ts';
-import { ErrorBodySchema } from './schemas/common-schemas.ts';
 import { registerAuthRoutes } from './routes/auth-routes.ts';
 import { registerHealthRoutes } from './routes/health-routes.ts';
 import { registerOrderRoutes } from './routes/order-routes.ts';
@@ -24,6 +23,7 @@ import { registerPublicRoutes } from './routes/public-routes.ts';
 import { registerQuoteRequestRoutes } from './routes/quote-request-routes.ts';
 import { registerQuoteRoutes } from './routes/quote-routes.ts';
 import { registerSwapRoutes } from './routes/swap-routes.ts';
+import { ErrorBodySchema } from './schemas/common-schemas.ts';
 import { createValidatorCompiler } from './validator-compiler.ts';
 
 export interface ServerDeps {
@@ -51,7 +51,8 @@ export async function createServer(deps: ServerDeps): Promise<FerryApp> {
     // The router refuses malformed percent-encoding and over-long path parameters before any hook or the
     // error handler runs; answer those with the documented error body too (not Fastify's own, echoing the URL).
     frameworkErrors: (error, _request, reply) => {
-      const message = error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'a path parameter is too long' : 'the URL is malformed';
+      const message =
+        error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'a path parameter is too long' : 'the URL is malformed';
       sendError(reply, new AppError('VALIDATION_ERROR', message, [{ path: 'url', message }]));
     },
   }).withTypeProvider<TypeBoxTypeProvider>();

@@ -23,7 +23,11 @@ const KEY_PREFIX = 'fry_';
 
 export function createAccountService({ database, clock }: { database: FerryDatabase; clock: Clock }) {
   return {
-    async createAccount(input: { type: AccountType; name: string; address: Address | null }): Promise<Account> {
+    async createAccount(input: {
+      type: AccountType;
+      name: string;
+      address: Address | null;
+    }): Promise<Account> {
       if (input.type === 'liquidityProvider' && input.address === null) {
         throw new AppError('VALIDATION_ERROR', 'a liquidity provider needs --address, its fill address', [
           { path: 'address', message: 'required for liquidity providers' },
@@ -60,7 +64,9 @@ export function createAccountService({ database, clock }: { database: FerryDatab
 
     async revokeApiKey(keyId: string): Promise<void> {
       if (!(await revokeApiKey(database.db, keyId, clock.now()))) {
-        throw new AppError('NOT_FOUND', `no live API key ${keyId}`, [{ path: 'keyId', message: 'unknown or revoked' }]);
+        throw new AppError('NOT_FOUND', `no live API key ${keyId}`, [
+          { path: 'keyId', message: 'unknown or revoked' },
+        ]);
       }
     },
   };

@@ -6,7 +6,13 @@ import { AppError, fieldError } from '../domain/app-error.ts';
 import { newId } from '../domain/ids.ts';
 import type { Principal } from '../domain/principal.ts';
 import { findAccountByAddress, findAccountByKeyHash, insertAccount } from '../store/accounts-store.ts';
-import { consumeNonce, findLiveSession, insertNonce, insertSession, revokeSession } from '../store/sessions-store.ts';
+import {
+  consumeNonce,
+  findLiveSession,
+  insertNonce,
+  insertSession,
+  revokeSession,
+} from '../store/sessions-store.ts';
 import { hashSecret } from './account-service.ts';
 import type { ServiceDeps } from './service-deps.ts';
 
@@ -25,7 +31,14 @@ export function createAuthService({ database, clock, config, registry }: Service
     } catch {
       fields = {};
     }
-    if (!fields.address || !fields.domain || !fields.nonce || !fields.uri || !fields.version || !fields.chainId) {
+    if (
+      !fields.address ||
+      !fields.domain ||
+      !fields.nonce ||
+      !fields.uri ||
+      !fields.version ||
+      !fields.chainId
+    ) {
       throw fieldError('VALIDATION_ERROR', 'body.message', 'is not an EIP-4361 sign-in message');
     }
     const address = normalizeAddress(input.address, 'body.address');
@@ -33,7 +46,10 @@ export function createAuthService({ database, clock, config, registry }: Service
       throw unauthorized('the message is signed in for another address', 'body.address');
     }
     if (!config.siweDomains.includes(fields.domain)) {
-      throw unauthorized(`domain ${fields.domain} is not this service (${config.siweDomains.join(', ')})`, 'body.message');
+      throw unauthorized(
+        `domain ${fields.domain} is not this service (${config.siweDomains.join(', ')})`,
+        'body.message',
+      );
     }
     if (!chainIds.has(fields.chainId)) {
       throw unauthorized(`chain id ${fields.chainId} is not served here`, 'body.message');
@@ -50,7 +66,8 @@ export function createAuthService({ database, clock, config, registry }: Service
     } catch {
       throw unauthorized('the signature is malformed', 'body.signature');
     }
-    if (!sameAddress(recovered, address)) throw unauthorized('the signature does not match the address', 'body.signature');
+    if (!sameAddress(recovered, address))
+      throw unauthorized('the signature does not match the address', 'body.signature');
     return { address, nonce: fields.nonce };
   }
 

@@ -5,13 +5,14 @@ import { type PageRequest, toPage } from '../domain/pagination.ts';
 import type { AccountType, Principal } from '../domain/principal.ts';
 import type { Order, Quote, QuoteRequest } from '../domain/records.ts';
 import { findOrder, listAccountOrders, listPublicOrders } from '../store/orders-store.ts';
-import { findQuote, recentQuotes } from '../store/quotes-store.ts';
 import { findQuoteRequest } from '../store/quote-requests-store.ts';
+import { findQuote, recentQuotes } from '../store/quotes-store.ts';
 import type { ServiceDeps } from './service-deps.ts';
 
 export function createOrderService({ database }: ServiceDeps) {
   const isParty = (principal: Principal, order: Order) =>
-    order.moneyMoverAccountId === principal.accountId || order.liquidityProviderAccountId === principal.accountId;
+    order.moneyMoverAccountId === principal.accountId ||
+    order.liquidityProviderAccountId === principal.accountId;
 
   return {
     /** Another account's order answers exactly like a missing one: no existence leak. */
@@ -30,7 +31,11 @@ export function createOrderService({ database }: ServiceDeps) {
     ) {
       const result = await listAccountOrders(
         database.db,
-        { accountId: principal.accountId, side: query.accountType ?? principal.accountType, status: query.status },
+        {
+          accountId: principal.accountId,
+          side: query.accountType ?? principal.accountType,
+          status: query.status,
+        },
         page,
       );
       const quotes = new Map<string, { quote: Quote; request: QuoteRequest }>();

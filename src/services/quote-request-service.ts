@@ -1,6 +1,6 @@
 import { type Address, normalizeAddress, sameAddress } from '../domain/address.ts';
-import { AppError, fieldError } from '../domain/app-error.ts';
 import { parseAmount } from '../domain/amount.ts';
+import { AppError, fieldError } from '../domain/app-error.ts';
 import { newId } from '../domain/ids.ts';
 import type { QuoteRequestStatus } from '../domain/lifecycle.ts';
 import { type PageRequest, toPage } from '../domain/pagination.ts';
@@ -38,16 +38,23 @@ export function createQuoteRequestService(deps: ServiceDeps) {
     const offerer = attempt(() => normalizeAddress(input.offerer, 'body.offerer'));
     const recipient = attempt(() => normalizeAddress(input.recipient, 'body.recipient'));
     const inputAmount = attempt(() => parseAmount(input.inputAmount, 'body.inputAmount'));
-    const inputToken = attempt(() => checkToken(input.inputChain, input.inputToken, 'inputChain', 'inputToken'));
-    const outputToken = attempt(() => checkToken(input.outputChain, input.outputToken, 'outputChain', 'outputToken'));
+    const inputToken = attempt(() =>
+      checkToken(input.inputChain, input.inputToken, 'inputChain', 'inputToken'),
+    );
+    const outputToken = attempt(() =>
+      checkToken(input.outputChain, input.outputToken, 'outputChain', 'outputToken'),
+    );
     if (problems.length > 0) {
       // One summary for the whole body; the most specific code wins so clients can branch on it.
-      const code = problems.find((p) => p.code === 'INVALID_CHAIN')?.code ??
+      const code =
+        problems.find((p) => p.code === 'INVALID_CHAIN')?.code ??
         problems.find((p) => p.code === 'INVALID_TOKEN')?.code ??
         'VALIDATION_ERROR';
       throw new AppError(
         code,
-        problems.length === 1 ? (problems[0]?.message ?? 'invalid request') : 'the request has invalid fields',
+        problems.length === 1
+          ? (problems[0]?.message ?? 'invalid request')
+          : 'the request has invalid fields',
         problems.flatMap((p) => p.details),
       );
     }
@@ -69,7 +76,11 @@ export function createQuoteRequestService(deps: ServiceDeps) {
     }
     const address = normalizeAddress(token, `body.${tokenField}`);
     if (!registry.token(chainName, address)) {
-      throw fieldError('INVALID_TOKEN', `body.${tokenField}`, `token ${address} is not supported on ${chainName}`);
+      throw fieldError(
+        'INVALID_TOKEN',
+        `body.${tokenField}`,
+        `token ${address} is not supported on ${chainName}`,
+      );
     }
     return address;
   }
@@ -79,7 +90,11 @@ export function createQuoteRequestService(deps: ServiceDeps) {
     async create(principal: Principal, input: QuoteRequestInput): Promise<QuoteRequest> {
       const terms = validateTerms(input);
       if (terms.inputChain === terms.outputChain) {
-        throw fieldError('VALIDATION_ERROR', 'body.outputChain', 'must differ from inputChain: Ferry swaps across chains');
+        throw fieldError(
+          'VALIDATION_ERROR',
+          'body.outputChain',
+          'must differ from inputChain: Ferry swaps across chains',
+        );
       }
       if (principal.sessionAddress !== null && !sameAddress(principal.sessionAddress, terms.offerer)) {
         throw fieldError('FORBIDDEN', 'body.offerer', 'must be the signed-in wallet address');

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Address } from '../domain/address.ts';
-import { AppError, fieldError } from '../domain/app-error.ts';
 import { parseAmount } from '../domain/amount.ts';
+import { AppError, fieldError } from '../domain/app-error.ts';
 import { unixSeconds } from '../domain/clock.ts';
 import { newId } from '../domain/ids.ts';
 import { effectiveQuoteRequestStatus, effectiveQuoteStatus, type QuoteStatus } from '../domain/lifecycle.ts';
@@ -16,7 +16,11 @@ import { findQuoteRequest, markQuoteRequestAccepted } from '../store/quote-reque
 import {
   expireStaleQuoteOfProvider,
   findQuote,
-  insertQuote, listQuotes, listQuotesOfRequest, setQuoteStatus } from '../store/quotes-store.ts';
+  insertQuote,
+  listQuotes,
+  listQuotesOfRequest,
+  setQuoteStatus,
+} from '../store/quotes-store.ts';
 import type { ServiceDeps } from './service-deps.ts';
 
 export interface QuoteWithRequest {
@@ -42,24 +46,42 @@ export function createQuoteService(deps: ServiceDeps) {
 
   return {
     /** A liquidity provider prices an open request; the quote carries the typed data the offerer will sign. */
-    async create(principal: Principal, input: { quoteRequestId: string; outputAmount: string; validFor?: number }) {
+    async create(
+      principal: Principal,
+      input: { quoteRequestId: string; outputAmount: string; validFor?: number },
+    ) {
       const outputAmount = parseAmount(input.outputAmount, 'body.outputAmount');
       const request = await findQuoteRequest(database.db, input.quoteRequestId);
       if (!request) {
-        throw fieldError('QUOTE_REQUEST_NOT_FOUND', 'body.quoteRequestId', `quote request ${input.quoteRequestId} does not exist`);
+        throw fieldError(
+          'QUOTE_REQUEST_NOT_FOUND',
+          'body.quoteRequestId',
+          `quote request ${input.quoteRequestId} does not exist`,
+        );
       }
       const now = clock.now();
       if (effectiveQuoteRequestStatus(request.status, request.expiresAt, now) !== 'open') {
-        throw fieldError('QUOTE_REQUEST_CLOSED', 'body.quoteRequestId', 'the quote request is no longer open');
+        throw fieldError(
+          'QUOTE_REQUEST_CLOSED',
+          'body.quoteRequestId',
+          'the quote request is no longer open',
+        );
       }
       const account = await findAccount(database.db, principal.accountId);
       if (!account?.address) {
-        throw new AppError('FORBIDDEN', 'this liquidity provider account has no fill address; ask the operator to set one');
+        throw new AppError(
+          'FORBIDDEN',
+          'this liquidity provider account has no fill address; ask the operator to set one',
+        );
       }
       const inputChain = registry.chain(request.inputChain);
       const outputChain = registry.chain(request.outputChain);
       if (!inputChain || !outputChain) {
-        throw fieldError('INVALID_CHAIN', 'body.quoteRequestId', 'the request names a chain that is no longer supported');
+        throw fieldError(
+          'INVALID_CHAIN',
+          'body.quoteRequestId',
+          'the request names a chain that is no longer supported',
+        );
       }
       const startTime = unixSeconds(now);
       const endTime = startTime + (input.validFor ?? config.quoteValiditySeconds);
@@ -163,7 +185,8 @@ export function createQuoteService(deps: ServiceDeps) {
       const now = clock.now();
       const status = effectiveQuoteStatus(quote.status, quote.endTime, now);
       if (status === 'expired') throw fieldError('QUOTE_EXPIRED', 'params.id', 'the quote has expired');
-      if (status !== 'active') throw fieldError('QUOTE_NOT_ACTIVE', 'params.id', `the quote is ${status}, not active`);
+      if (status !== 'active')
+        throw fieldError('QUOTE_NOT_ACTIVE', 'params.id', `the quote is ${status}, not active`);
       if (effectiveQuoteRequestStatus(request.status, request.expiresAt, now) !== 'open') {
         throw fieldError('QUOTE_REQUEST_CLOSED', 'params.id', 'the quote request is no longer open');
       }
@@ -183,7 +206,12 @@ export function createQuoteService(deps: ServiceDeps) {
           }
         }
         const accepted: Quote = { ...quote, status: 'accepted', updatedAt: now };
-        const acceptedRequest: QuoteRequest = { ...request, status: 'accepted', acceptedQuoteId: quote.id, updatedAt: now };
+        const acceptedRequest: QuoteRequest = {
+          ...request,
+          status: 'accepted',
+          acceptedQuoteId: quote.id,
+          updatedAt: now,
+        };
         await events.append(trx, {
           type: 'quote.accepted',
           occurredAt: now,
@@ -200,7 +228,8 @@ export function createQuoteService(deps: ServiceDeps) {
         }
         return { accepted, request: acceptedRequest, declined };
       });
-      if (!outcome) throw fieldError('QUOTE_REQUEST_CLOSED', 'params.id', 'another quote of this request was accepted');
+      if (!outcome)
+        throw fieldError('QUOTE_REQUEST_CLOSED', 'params.id', 'another quote of this request was accepted');
       events.committed();
       return outcome;
     },

@@ -21,7 +21,11 @@ export function createSwapService(deps: ServiceDeps & { quotes: QuoteService }) 
   /** The same swap submitted again is the same order: a retry must never create a second one. */
   function sameSwapOrConflict(existing: Order, input: SwapInput) {
     if (existing.signature.toLowerCase() !== input.signature.toLowerCase()) {
-      throw fieldError('CONFLICT', 'body.signature', 'this quote was already executed with a different signature');
+      throw fieldError(
+        'CONFLICT',
+        'body.signature',
+        'this quote was already executed with a different signature',
+      );
     }
     return { order: existing, created: false };
   }
@@ -29,7 +33,8 @@ export function createSwapService(deps: ServiceDeps & { quotes: QuoteService }) 
   return {
     /** Verifies the offerer's signature over the accepted quote and creates the order. */
     async execute(principal: Principal, input: SwapInput): Promise<{ order: Order; created: boolean }> {
-      if (principal.accountType !== 'moneyMover') throw new AppError('FORBIDDEN', 'only money movers execute swaps');
+      if (principal.accountType !== 'moneyMover')
+        throw new AppError('FORBIDDEN', 'only money movers execute swaps');
       const { quote, request } = await quotes.get(principal, input.quoteId).catch((error: unknown) => {
         if (error instanceof AppError && error.code === 'QUOTE_NOT_FOUND') {
           throw fieldError('QUOTE_NOT_FOUND', 'body.quoteId', `quote ${input.quoteId} does not exist`);
@@ -49,7 +54,11 @@ export function createSwapService(deps: ServiceDeps & { quotes: QuoteService }) 
         throw fieldError('QUOTE_EXPIRED', 'body.quoteId', 'the quote has expired');
       }
       if (status !== 'accepted') {
-        throw fieldError('QUOTE_NOT_ACTIVE', 'body.quoteId', `the quote is ${status}; accept it before executing`);
+        throw fieldError(
+          'QUOTE_NOT_ACTIVE',
+          'body.quoteId',
+          `the quote is ${status}; accept it before executing`,
+        );
       }
       if (!(await isOrderSignedBy(quote.typedData, input.signature, request.offerer))) {
         throw fieldError(

@@ -99,5 +99,10 @@ export async function findAccountByKeyHash(db: Executor, keyHash: string) {
     .where('api_keys.key_hash', '=', keyHash)
     .executeTakeFirst();
   if (!row) return null;
-  return { keyId: row.key_id, revoked: row.revoked_at !== null, accountId: row.id, accountType: row.type as AccountType };
+  return {
+    keyId: row.key_id,
+    revoked: row.revoked_at !== null,
+    accountId: row.id,
+    accountType: row.type as AccountType,
+  };
 }

@@ -49,9 +49,18 @@ export function isConnectionError(error: unknown): boolean {
   if (typeof error !== 'object' || error === null) return false;
   const code = String((error as { code?: unknown }).code ?? '');
   return (
-    ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', '57P01', '57P02', '57P03', '08000', '08003', '08006'].includes(
-      code,
-    ) ||
+    [
+      'ECONNREFUSED',
+      'ECONNRESET',
+      'ETIMEDOUT',
+      'EPIPE',
+      '57P01',
+      '57P02',
+      '57P03',
+      '08000',
+      '08003',
+      '08006',
+    ].includes(code) ||
     code === 'SQLITE_BUSY' ||
     /Connection terminated|timeout exceeded when trying to connect/i.test(String((error as Error).message))
   );

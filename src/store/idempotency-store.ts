@@ -1,5 +1,5 @@
-import type { Executor } from './db-types.ts';
 import { isUniqueViolation } from './database.ts';
+import type { Executor } from './db-types.ts';
 
 export type IdempotencyClaim =
   | { readonly kind: 'claimed' }
@@ -21,7 +21,14 @@ export async function claimIdempotencyKey(
   try {
     await db
       .insertInto('idempotency_keys')
-      .values({ scope, key, request_hash: requestHash, status_code: null, response_body: null, created_at: now.getTime() })
+      .values({
+        scope,
+        key,
+        request_hash: requestHash,
+        status_code: null,
+        response_body: null,
+        created_at: now.getTime(),
+      })
       .execute();
     return { kind: 'claimed' };
   } catch (error) {

@@ -1,12 +1,13 @@
 import { type Migration, type MigrationProvider, Migrator } from 'kysely';
 import type { FerryDatabase } from './database.ts';
 import { initialMigration } from './migrations/0001-initial.ts';
+import { settlementMigration } from './migrations/0002-settlement.ts';
 
 /** Migrations live in code (not scanned from disk) so both dialects and bundlers see the same list. */
 function provider(dialect: FerryDatabase['dialect']): MigrationProvider {
   return {
     async getMigrations(): Promise<Record<string, Migration>> {
-      return { '0001-initial': initialMigration(dialect) };
+      return { '0001-initial': initialMigration(dialect), '0002-settlement': settlementMigration };
     },
   };
 }
@@ -17,7 +18,9 @@ export async function migrateToLatest(database: FerryDatabase): Promise<string[]
   const { error, results } = await migrator.migrateToLatest();
   const failed = results?.find((r) => r.status === 'Error');
   if (error) {
-    throw new Error(`Migration ${failed?.migrationName ?? ''} failed: ${(error as Error).message}`, { cause: error });
+    throw new Error(`Migration ${failed?.migrationName ?? ''} failed: ${(error as Error).message}`, {
+      cause: error,
+    });
   }
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }

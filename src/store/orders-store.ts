@@ -1,3 +1,4 @@
+import type { Selectable } from 'kysely';
 import type { Address } from '../domain/address.ts';
 import type { OrderStatus } from '../domain/lifecycle.ts';
 import { type PageRequest, pageOffset } from '../domain/pagination.ts';
@@ -8,7 +9,7 @@ import type { OrdersTable } from './schema.ts';
 
 const time = (ms: number | null) => (ms === null ? null : new Date(ms));
 
-export function toOrder(row: OrdersTable): Order {
+export function toOrder(row: Selectable<OrdersTable>): Order {
   return {
     id: row.id,
     quoteId: row.quote_id,
@@ -100,7 +101,8 @@ export async function listAccountOrders(db: Executor, filter: AccountOrderFilter
 /** Public listing: every order, or those whose offerer or recipient is `address`. */
 export async function listPublicOrders(db: Executor, address: Address | null, page: PageRequest) {
   let query = db.selectFrom('orders');
-  if (address !== null) query = query.where((eb) => eb.or([eb('offerer', '=', address), eb('recipient', '=', address)]));
+  if (address !== null)
+    query = query.where((eb) => eb.or([eb('offerer', '=', address), eb('recipient', '=', address)]));
   return pageOfOrders(query, page);
 }
 

@@ -97,7 +97,11 @@ export async function markQuoteRequestAccepted(db: Executor, id: string, quoteId
 }
 
 /** Marks due open requests expired and returns them, so the caller can log one event each. */
-export async function expireDueQuoteRequests(db: Executor, now: Date, limit: number): Promise<QuoteRequest[]> {
+export async function expireDueQuoteRequests(
+  db: Executor,
+  now: Date,
+  limit: number,
+): Promise<QuoteRequest[]> {
   const due = await db
     .selectFrom('quote_requests')
     .selectAll()
@@ -113,7 +117,8 @@ export async function expireDueQuoteRequests(db: Executor, now: Date, limit: num
       .where('id', '=', row.id)
       .where('status', '=', 'open')
       .executeTakeFirst();
-    if (result.numUpdatedRows > 0n) expired.push({ ...toQuoteRequest(row), status: 'expired', updatedAt: now });
+    if (result.numUpdatedRows > 0n)
+      expired.push({ ...toQuoteRequest(row), status: 'expired', updatedAt: now });
   }
   return expired;
 }

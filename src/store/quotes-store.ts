@@ -66,13 +66,18 @@ export async function listQuotes(db: Executor, filter: QuoteFilter, page: PageRe
       eb.selectFrom('quote_requests').select('id').where('account_id', '=', owner),
     );
   }
-  if (filter.liquidityProviderId !== null) query = query.where('liquidity_provider_id', '=', filter.liquidityProviderId);
+  if (filter.liquidityProviderId !== null)
+    query = query.where('liquidity_provider_id', '=', filter.liquidityProviderId);
   if (filter.quoteRequestId !== null) query = query.where('quote_request_id', '=', filter.quoteRequestId);
   const nowSeconds = Math.floor(filter.now.getTime() / 1000);
-  if (filter.status === 'active') query = query.where('status', '=', 'active').where('end_time', '>', nowSeconds);
+  if (filter.status === 'active')
+    query = query.where('status', '=', 'active').where('end_time', '>', nowSeconds);
   else if (filter.status === 'expired') {
     query = query.where((eb) =>
-      eb.or([eb('status', '=', 'expired'), eb.and([eb('status', '=', 'active'), eb('end_time', '<=', nowSeconds)])]),
+      eb.or([
+        eb('status', '=', 'expired'),
+        eb.and([eb('status', '=', 'active'), eb('end_time', '<=', nowSeconds)]),
+      ]),
     );
   } else if (filter.status !== null) query = query.where('status', '=', filter.status);
 
@@ -100,7 +105,13 @@ export async function listQuotesOfRequest(db: Executor, quoteRequestId: string, 
   return rows.map(toQuote);
 }
 
-export async function setQuoteStatus(db: Executor, id: string, from: QuoteStatus, to: QuoteStatus, now: Date) {
+export async function setQuoteStatus(
+  db: Executor,
+  id: string,
+  from: QuoteStatus,
+  to: QuoteStatus,
+  now: Date,
+) {
   const result = await db
     .updateTable('quotes')
     .set({ status: to, updated_at: now.getTime() })
@@ -138,7 +149,12 @@ export async function expireDueQuotes(db: Executor, now: Date, limit: number): P
  * An LP's quote past its endTime may still read `active` until the sweep runs; it must not block the LP's
  * new quote on the same request (the one-active-quote index counts stored status).
  */
-export async function expireStaleQuoteOfProvider(db: Executor, quoteRequestId: string, lpId: string, now: Date) {
+export async function expireStaleQuoteOfProvider(
+  db: Executor,
+  quoteRequestId: string,
+  lpId: string,
+  now: Date,
+) {
   await db
     .updateTable('quotes')
     .set({ status: 'expired', updated_at: now.getTime() })

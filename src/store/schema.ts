@@ -94,6 +94,10 @@ export interface OrdersTable {
   created_at: number;
   updated_at: number;
   completed_at: number | null;
+  lease_owner: Generated<string | null>;
+  lease_expires_at: Generated<number | null>;
+  next_attempt_at: Generated<number>;
+  attempts: Generated<number>;
 }
 
 export interface EventsTable {
@@ -115,7 +119,30 @@ export interface IdempotencyKeysTable {
   created_at: number;
 }
 
+export interface ChainActionsTable {
+  id: string;
+  order_id: string;
+  kind: string;
+  chain: string;
+  from_address: string;
+  nonce: number;
+  tx_hash: string;
+  raw_tx: string;
+  /** recorded (signed, maybe sent) → confirmed | reverted */
+  status: string;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface ChainNoncesTable {
+  chain: string;
+  address: string;
+  next_nonce: number;
+}
+
 export interface Database {
+  chain_actions: ChainActionsTable;
+  chain_nonces: ChainNoncesTable;
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
   siwe_nonces: SiweNoncesTable;

@@ -3,7 +3,10 @@ import type { AccountType } from '../domain/principal.ts';
 import type { Executor } from './db-types.ts';
 
 export async function insertNonce(db: Executor, nonce: string, expiresAt: Date): Promise<void> {
-  await db.insertInto('siwe_nonces').values({ nonce, expires_at: expiresAt.getTime(), used_at: null }).execute();
+  await db
+    .insertInto('siwe_nonces')
+    .values({ nonce, expires_at: expiresAt.getTime(), used_at: null })
+    .execute();
 }
 
 /** Marks a nonce used. Only one caller can ever win this for a given nonce: that is what makes it single-use. */

@@ -46,11 +46,21 @@ export interface Harness {
   chainB: string;
   usdcA: `0x${string}`;
   usdcB: `0x${string}`;
-  createAccount(type: AccountType, name?: string, address?: `0x${string}`): Promise<{ id: string; apiKey: string }>;
+  createAccount(
+    type: AccountType,
+    name?: string,
+    address?: `0x${string}`,
+  ): Promise<{ id: string; apiKey: string }>;
   http<T = any>(
     method: string,
     urlPath: string,
-    options?: { apiKey?: string; bearer?: string; body?: unknown; rawBody?: string; headers?: Record<string, string> },
+    options?: {
+      apiKey?: string;
+      bearer?: string;
+      body?: unknown;
+      rawBody?: string;
+      headers?: Record<string, string>;
+    },
   ): Promise<HttpResponse<T>>;
   /** Restarts the API on the same database and chains (data must survive). */
   restart(): Promise<void>;
@@ -91,7 +101,8 @@ export async function startHarness(overrides: Partial<Config> = {}): Promise<Har
     usdcA: chainA.tokens.find((t) => t.symbol === 'USDC')!.address,
     usdcB: chainB.tokens.find((t) => t.symbol === 'USDC')!.address,
     async createAccount(type, name = type, address) {
-      const lpAddress = address ?? (type === 'liquidityProvider' ? privateKeyToAccount(ANVIL_KEYS[4]!).address : null);
+      const lpAddress =
+        address ?? (type === 'liquidityProvider' ? privateKeyToAccount(ANVIL_KEYS[4]!).address : null);
       const account = await app.accounts.createAccount({ type, name, address: lpAddress ?? null });
       const { apiKey } = await app.accounts.createApiKey(account.id);
       return { id: account.id, apiKey };

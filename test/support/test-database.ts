@@ -5,7 +5,9 @@ import pg from 'pg';
  * The database a test suite runs on. By default a fresh SQLite file; with FERRY_TEST_PG set to a server URL
  * (e.g. postgres://postgres@127.0.0.1:5432) a fresh PostgreSQL database, dropped when the suite ends.
  */
-export async function createTestDatabaseUrl(sqliteFile: string): Promise<{ url: string; drop: () => Promise<void> }> {
+export async function createTestDatabaseUrl(
+  sqliteFile: string,
+): Promise<{ url: string; drop: () => Promise<void> }> {
   const server = process.env.FERRY_TEST_PG;
   if (!server) return { url: `sqlite:${sqliteFile}`, drop: async () => {} };
   const name = `ferry_test_${randomBytes(6).toString('hex')}`;

@@ -28,7 +28,8 @@ export function registerHealthRoutes(
       schema: {
         tags: ['Health'],
         summary: 'Readiness',
-        description: 'Ready for traffic: the database answers and the instance is not draining. 503 otherwise.',
+        description:
+          'Ready for traffic: the database answers and the instance is not draining. 503 otherwise.',
         response: {
           200: Type.Object({ status: Type.Literal('ready') }),
           503: Type.Object({ status: Type.Literal('unavailable'), reason: Type.String() }),

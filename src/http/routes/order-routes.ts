@@ -1,14 +1,19 @@
 import { Type } from 'typebox';
 import { orderView, quoteView } from '../../domain/account-views.ts';
 import type { Clock } from '../../domain/clock.ts';
-import { ACCOUNT_TYPES } from '../../domain/principal.ts';
 import { ORDER_STATUSES } from '../../domain/lifecycle.ts';
+import { ACCOUNT_TYPES } from '../../domain/principal.ts';
 import type { OrderService } from '../../services/order-service.ts';
 import type { FerryApp } from '../app-types.ts';
 import { principalOf, requireAccount } from '../auth-hooks.ts';
-import { ACCOUNT_SECURITY, envelope, errorResponses, IdSchema, PaginationQuery } from '../schemas/common-schemas.ts';
+import {
+  ACCOUNT_SECURITY,
+  envelope,
+  errorResponses,
+  IdSchema,
+  PaginationQuery,
+} from '../schemas/common-schemas.ts';
 import { OrderSchema } from '../schemas/resource-schemas.ts';
-
 
 export function registerOrderRoutes(
   app: FerryApp,
@@ -29,7 +34,10 @@ export function registerOrderRoutes(
             ...PaginationQuery,
             status: Type.Optional(Type.Enum(ORDER_STATUSES)),
             accountType: Type.Optional(Type.Enum(ACCOUNT_TYPES)),
-            includeQuote: Type.Boolean({ default: false, description: 'Embed each order\'s quote as `quote`' }),
+            includeQuote: Type.Boolean({
+              default: false,
+              description: "Embed each order's quote as `quote`",
+            }),
           },
           { additionalProperties: false },
         ),
@@ -60,7 +68,9 @@ export function registerOrderRoutes(
       for (const order of result.page.items) {
         const withQuote = result.quotes.get(order.id);
         views.push(
-          withQuote ? { ...orderView(order), quote: quoteView(withQuote.quote, withQuote.request, now) } : orderView(order),
+          withQuote
+            ? { ...orderView(order), quote: quoteView(withQuote.quote, withQuote.request, now) }
+            : orderView(order),
         );
       }
       return {

@@ -13,11 +13,17 @@ const ChainViewSchema = Type.Object({
   chainId: Type.Integer(),
   escrow: AddressSchema,
   fill: AddressSchema,
-  contracts: Type.Object({ escrow: AddressSchema, fill: AddressSchema, messenger: Type.Union([AddressSchema, Type.Null()]) }),
+  contracts: Type.Object({
+    escrow: AddressSchema,
+    fill: AddressSchema,
+    messenger: Type.Union([AddressSchema, Type.Null()]),
+  }),
   confirmations: Type.Integer(),
   explorerUrl: Type.Optional(Type.String()),
   rpcUrl: Type.Optional(Type.String()),
-  tokens: Type.Array(Type.Object({ symbol: Type.String(), address: AddressSchema, decimals: Type.Integer() })),
+  tokens: Type.Array(
+    Type.Object({ symbol: Type.String(), address: AddressSchema, decimals: Type.Integer() }),
+  ),
 });
 
 export function registerPublicRoutes(
@@ -30,7 +36,8 @@ export function registerPublicRoutes(
       schema: {
         tags: ['Public'],
         summary: 'Recent orders (public)',
-        description: 'Protocol activity, newest first, without authentication. `address` matches offerer or recipient.',
+        description:
+          'Protocol activity, newest first, without authentication. `address` matches offerer or recipient.',
         querystring: Type.Object(
           { ...PaginationQuery, address: Type.Optional(AddressSchema) },
           { additionalProperties: false },
@@ -75,7 +82,10 @@ export function registerPublicRoutes(
           { additionalProperties: false },
         ),
         response: {
-          200: Type.Object({ status: Type.Literal('success'), data: Type.Object({ quotes: Type.Array(PublicQuoteSchema) }) }),
+          200: Type.Object({
+            status: Type.Literal('success'),
+            data: Type.Object({ quotes: Type.Array(PublicQuoteSchema) }),
+          }),
           ...errorResponses(400, 429),
         },
       },
@@ -99,7 +109,10 @@ export function registerPublicRoutes(
         description:
           'Every chain of the registry with its escrow (approve it before swapping) and fill contract, and its tokens. rpcUrl is shown only when public.',
         response: {
-          200: Type.Object({ status: Type.Literal('success'), data: Type.Object({ chains: Type.Array(ChainViewSchema) }) }),
+          200: Type.Object({
+            status: Type.Literal('success'),
+            data: Type.Object({ chains: Type.Array(ChainViewSchema) }),
+          }),
           ...errorResponses(429),
         },
       },

@@ -17,16 +17,20 @@ import {
 } from '../schemas/common-schemas.ts';
 import { QuoteRequestSchema } from '../schemas/resource-schemas.ts';
 
-
 const CreatedSchema = envelope(
   Type.Object({
-    quoteId: Type.String({ description: 'The quote request id (name kept from the interface specification)' }),
+    quoteId: Type.String({
+      description: 'The quote request id (name kept from the interface specification)',
+    }),
     quoteRequestId: Type.String(),
     quoteRequest: QuoteRequestSchema,
   }),
 );
 
-export function registerQuoteRequestRoutes(app: FerryApp, deps: { quoteRequests: QuoteRequestService; clock: Clock }) {
+export function registerQuoteRequestRoutes(
+  app: FerryApp,
+  deps: { quoteRequests: QuoteRequestService; clock: Clock },
+) {
   const { quoteRequests, clock } = deps;
 
   app.get(
@@ -126,7 +130,8 @@ export function registerQuoteRequestRoutes(app: FerryApp, deps: { quoteRequests:
       schema: {
         tags: ['Quote requests'],
         summary: 'Get a quote request',
-        description: 'A money mover reads its own requests; a liquidity provider may read any request it could quote.',
+        description:
+          'A money mover reads its own requests; a liquidity provider may read any request it could quote.',
         security: ACCOUNT_SECURITY,
         params: Type.Object({ id: IdSchema }),
         response: { 200: CreatedSchema, ...errorResponses(400, 401, 403, 404, 429) },

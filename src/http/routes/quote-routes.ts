@@ -6,11 +6,20 @@ import { QUOTE_STATUSES } from '../../domain/lifecycle.ts';
 import type { QuoteService } from '../../services/quote-service.ts';
 import type { FerryApp } from '../app-types.ts';
 import { principalOf, requireAccount } from '../auth-hooks.ts';
-import { AmountSchema, ACCOUNT_SECURITY, envelope, errorResponses, IdSchema, PaginationQuery } from '../schemas/common-schemas.ts';
+import {
+  ACCOUNT_SECURITY,
+  AmountSchema,
+  envelope,
+  errorResponses,
+  IdSchema,
+  PaginationQuery,
+} from '../schemas/common-schemas.ts';
 import { QuoteEnvelopeSchema, QuoteRequestSchema, QuoteSchema } from '../schemas/resource-schemas.ts';
 
-
-export function registerQuoteRoutes(app: FerryApp, { quotes, clock }: { quotes: QuoteService; clock: Clock }) {
+export function registerQuoteRoutes(
+  app: FerryApp,
+  { quotes, clock }: { quotes: QuoteService; clock: Clock },
+) {
   app.post(
     '/api/v1/quotes',
     {
@@ -31,7 +40,10 @@ export function registerQuoteRoutes(app: FerryApp, { quotes, clock }: { quotes: 
           },
           { additionalProperties: false },
         ),
-        response: { 201: envelope(QuoteEnvelopeSchema), ...errorResponses(400, 401, 403, 404, 409, 413, 415, 429) },
+        response: {
+          201: envelope(QuoteEnvelopeSchema),
+          ...errorResponses(400, 401, 403, 404, 409, 413, 415, 429),
+        },
       },
     },
     async (request, reply) => {
@@ -130,7 +142,9 @@ export function registerQuoteRoutes(app: FerryApp, { quotes, clock }: { quotes: 
           'Accepts the quote `id` and declines every other active quote of its request, atomically. The body may repeat the id as `quoteId`; it must then equal the path id. The quote then expires at its endTime unless executed through POST /api/v1/swaps.',
         security: ACCOUNT_SECURITY,
         params: Type.Object({ id: IdSchema }),
-        body: Type.Optional(Type.Object({ quoteId: Type.Optional(IdSchema) }, { additionalProperties: false })),
+        body: Type.Optional(
+          Type.Object({ quoteId: Type.Optional(IdSchema) }, { additionalProperties: false }),
+        ),
         response: {
           200: envelope(
             Type.Object({

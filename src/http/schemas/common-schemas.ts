@@ -14,11 +14,16 @@ export const AmountSchema = Type.String({
   pattern: '^[1-9][0-9]{0,77}$',
   description: 'Token amount in base units as a decimal integer string (1000000 is 1 USDC); at most 2^256-1',
   examples: ['1000000'],
-  'x-message': 'must be a positive integer in base units, as a decimal string without sign, fraction or exponent',
+  'x-message':
+    'must be a positive integer in base units, as a decimal string without sign, fraction or exponent',
 });
 
 export const IdSchema = Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$' });
-export const ChainNameSchema = Type.String({ minLength: 1, maxLength: 64, description: 'Chain name from GET /api/public/chains' });
+export const ChainNameSchema = Type.String({
+  minLength: 1,
+  maxLength: 64,
+  description: 'Chain name from GET /api/public/chains',
+});
 export const TimestampSchema = Type.String({ description: 'ISO 8601 UTC with milliseconds' });
 export const NullableTimestampSchema = Type.Union([TimestampSchema, Type.Null()]);
 export const NullableString = Type.Union([Type.String(), Type.Null()]);
@@ -29,7 +34,9 @@ export const ErrorBodySchema = Type.Object(
     code: Type.Enum(Object.keys(ERROR_STATUS), { description: 'Machine-readable code' }),
     details: Type.Array(
       Type.Object({
-        path: Type.String({ description: 'Offending field, prefixed by its location: body., query., params., headers.' }),
+        path: Type.String({
+          description: 'Offending field, prefixed by its location: body., query., params., headers.',
+        }),
         message: Type.String(),
       }),
     ),
@@ -39,7 +46,12 @@ export const ErrorBodySchema = Type.Object(
 
 export const PaginationQuery = {
   page: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1, description: 'Page number, from 1' }),
-  pageSize: Type.Integer({ minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE, description: 'Results per page, 1 to 100' }),
+  pageSize: Type.Integer({
+    minimum: 1,
+    maximum: MAX_PAGE_SIZE,
+    default: DEFAULT_PAGE_SIZE,
+    description: 'Results per page, 1 to 100',
+  }),
 };
 
 /** `{message, data}` envelope of authenticated responses. */

@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
-import type { OrderTypedData } from '../../domain/order-typed-data.ts';
 import { ORDER_STATUSES, QUOTE_REQUEST_STATUSES, QUOTE_STATUSES } from '../../domain/lifecycle.ts';
+import type { OrderTypedData } from '../../domain/order-typed-data.ts';
 import {
   AddressSchema,
   AmountSchema,
@@ -29,17 +29,20 @@ export const QuoteRequestSchema = Type.Object({
 
 export const TypedDataSchema = Type.Unsafe<OrderTypedData>(
   Type.Object(
-  {
-    domain: Type.Object({
-      name: Type.String(),
-      version: Type.String(),
-      chainId: Type.Integer(),
-      verifyingContract: AddressSchema,
-    }),
-    types: Type.Record(Type.String(), Type.Array(Type.Object({ name: Type.String(), type: Type.String() }))),
-    primaryType: Type.Literal('Order'),
-    message: Type.Record(Type.String(), Type.String()),
-  },
+    {
+      domain: Type.Object({
+        name: Type.String(),
+        version: Type.String(),
+        chainId: Type.Integer(),
+        verifyingContract: AddressSchema,
+      }),
+      types: Type.Record(
+        Type.String(),
+        Type.Array(Type.Object({ name: Type.String(), type: Type.String() })),
+      ),
+      primaryType: Type.Literal('Order'),
+      message: Type.Record(Type.String(), Type.String()),
+    },
     { description: 'EIP-712 typed data of the order; sign it exactly as received (eth_signTypedData_v4)' },
   ),
 );

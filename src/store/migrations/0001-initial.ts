@@ -88,8 +88,16 @@ export function initialMigration(dialect: Dialect) {
         .addColumn('created_at', 'bigint', (c) => c.notNull())
         .addColumn('updated_at', 'bigint', (c) => c.notNull())
         .execute();
-      await db.schema.createIndex('quotes_request').on('quotes').columns(['quote_request_id', 'status']).execute();
-      await db.schema.createIndex('quotes_lp').on('quotes').columns(['liquidity_provider_id', 'created_at']).execute();
+      await db.schema
+        .createIndex('quotes_request')
+        .on('quotes')
+        .columns(['quote_request_id', 'status'])
+        .execute();
+      await db.schema
+        .createIndex('quotes_lp')
+        .on('quotes')
+        .columns(['liquidity_provider_id', 'created_at'])
+        .execute();
       await db.schema.createIndex('quotes_created').on('quotes').column('created_at').execute();
       // One active quote per liquidity provider per request (decisions.md), enforced by the database.
       await db.schema
@@ -129,7 +137,11 @@ export function initialMigration(dialect: Dialect) {
         .addColumn('updated_at', 'bigint', (c) => c.notNull())
         .addColumn('completed_at', 'bigint')
         .execute();
-      await db.schema.createIndex('orders_mm').on('orders').columns(['money_mover_account_id', 'created_at']).execute();
+      await db.schema
+        .createIndex('orders_mm')
+        .on('orders')
+        .columns(['money_mover_account_id', 'created_at'])
+        .execute();
       await db.schema
         .createIndex('orders_lp')
         .on('orders')
@@ -137,14 +149,20 @@ export function initialMigration(dialect: Dialect) {
         .execute();
       await db.schema.createIndex('orders_created').on('orders').column('created_at').execute();
       await db.schema.createIndex('orders_offerer').on('orders').columns(['offerer', 'created_at']).execute();
-      await db.schema.createIndex('orders_recipient').on('orders').columns(['recipient', 'created_at']).execute();
+      await db.schema
+        .createIndex('orders_recipient')
+        .on('orders')
+        .columns(['recipient', 'created_at'])
+        .execute();
       await db.schema.createIndex('orders_status').on('orders').columns(['status', 'updated_at']).execute();
 
       // The event id must only grow: SQLite's AUTOINCREMENT never reuses ids, PostgreSQL uses an identity column.
       await db.schema
         .createTable('events')
         .addColumn('id', dialect === 'postgres' ? 'bigint' : 'integer', (c) =>
-          dialect === 'postgres' ? c.primaryKey().generatedAlwaysAsIdentity() : c.primaryKey().autoIncrement(),
+          dialect === 'postgres'
+            ? c.primaryKey().generatedAlwaysAsIdentity()
+            : c.primaryKey().autoIncrement(),
         )
         .addColumn('type', 'text', (c) => c.notNull())
         .addColumn('occurred_at', 'bigint', (c) => c.notNull())
