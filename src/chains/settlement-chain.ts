@@ -1,0 +1,284 @@
+import {
+  BaseError,
+  type Chain as ViemChain,
+  ContractFunctionRevertedError,
+  createPublicClient,
+  decodeErrorResult,
+  encodeFunctionData,
+  erc20Abi,
+  type Hex,
+  http,
+  keccak256,
+  type PublicClient,
+  parseEventLogs,
+  TransactionReceiptNotFoundError,
+} from 'viem';
+import type { PrivateKeyAccount } from 'viem/accounts';
+import type { Address } from '../domain/address.ts';
+import type { ChainRegistry } from './chain-registry.ts';
+import { loadArtifact } from './contract-artifacts.ts';
+
+const escrowAbi = loadArtifact('FerryEscrow').abi;
+const fillAbi = loadArtifact('FerryFill').abi;
+const messengerAbi = loadArtifact('AttesterMessenger').abi;
+
+export type EscrowStatus = 'none' | 'active' | 'settled' | 'refunded';
+const ESCROW_STATUS: readonly EscrowStatus[] = ['none', 'active', 'settled', 'refunded'];
+
+export interface ContractCall {
+  readonly chain: string;
+  readonly to: Address;
+  readonly data: Hex;
+}
+
+export interface SignedTx {
+  readonly hash: Hex;
+  readonly raw: Hex;
+}
+
+export interface FillRecord {
+  readonly txHash: Hex;
+  readonly filler: Address;
+  readonly recipient: Address;
+  readonly token: Address;
+  readonly amount: bigint;
+  readonly blockTimestamp: number;
+}
+
+/** Thrown when a call would revert; `reason` is the contract's error name, readable by people. */
+export class RevertError extends Error {
+  constructor(readonly reason: string) {
+    super(reason);
+    this.name = 'RevertError';
+  }
+}
+
+/** The order struct as the escrow takes it: the typed data's message with numbers as bigint. */
+export type EscrowOrder = {
+  offerer: Address;
+  recipient: Address;
+  inputToken: Address;
+  outputToken: Address;
+  inputAmount: bigint;
+  outputAmount: bigint;
+  inputChainId: bigint;
+  outputChainId: bigint;
+  filler: Address;
+  nonce: bigint;
+  openDeadline: bigint;
+  fillDeadline: bigint;
+};
+
+function revertReason(error: unknown): string | null {
+  if (!(error instanceof BaseError)) return null;
+  const reverted = error.walk((e) => e instanceof ContractFunctionRevertedError);
+  if (reverted instanceof ContractFunctionRevertedError) {
+    return reverted.data?.errorName ?? reverted.reason ?? reverted.shortMessage;
+  }
+  return null;
+}
+
+/**
+ * What the settlement worker needs from chains: reads, simulation, signing and broadcasting of its own
+ * transactions. Signing is separate from sending so the worker can write a transaction down first.
+ */
+export function createSettlementChain({ registry }: { registry: ChainRegistry }) {
+  const clients = new Map<string, PublicClient>();
+  const client = (name: string): PublicClient => {
+    const existing = clients.get(name);
+    if (existing) return existing;
+    const chain = registry.chain(name);
+    if (!chain) throw new Error(`chain ${name} is not in the registry`);
+    const viemChain = {
+      id: chain.chainId,
+      name: chain.name,
+      nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
+      rpcUrls: { default: { http: [chain.rpcUrl] } },
+    } satisfies ViemChain;
+    const created = createPublicClient({ chain: viemChain, transport: http(chain.rpcUrl, { timeout: 10_000 }) });
+    clients.set(name, created);
+    return created;
+  };
+  const contracts = (name: string) => {
+    const chain = registry.chain(name);
+    if (!chain) throw new Error(`chain ${name} is not in the registry`);
+    return chain.contracts;
+  };
+
+  return {
+    depositCall(chain: string, order: EscrowOrder, signature: Hex): ContractCall {
+      return {
+        chain,
+        to: contracts(chain).escrow,
+        data: encodeFunctionData({ abi: escrowAbi, functionName: 'deposit', args: [order, signature] }),
+      };
+    },
+    refundCall(chain: string, orderHash: Hex): ContractCall {
+      return {
+        chain,
+        to: contracts(chain).escrow,
+        data: encodeFunctionData({ abi: escrowAbi, functionName: 'refund', args: [orderHash] }),
+      };
+    },
+    relayFillCall(chain: string, orderHash: Hex, attestation: Hex): ContractCall {
+      const { messenger, escrow } = contracts(chain);
+      if (!messenger) throw new Error(`chain ${chain} has no messenger contract`);
+      return {
+        chain,
+        to: messenger,
+        data: encodeFunctionData({ abi: messengerAbi, functionName: 'relayFill', args: [escrow, orderHash, attestation] }),
+      };
+    },
+
+    /** Runs the call against the latest state; throws RevertError with the contract's reason if it would fail. */
+    async simulate(call: ContractCall, from: Address, abi: 'escrow' | 'messenger'): Promise<void> {
+      try {
+        await client(call.chain).call({ account: from, to: call.to, data: call.data });
+      } catch (error) {
+        const decoded = (() => {
+          try {
+            const data = (error as { data?: Hex }).data ?? walkData(error);
+            if (!data) return null;
+            return decodeRevert(abi === 'escrow' ? escrowAbi : messengerAbi, data);
+          } catch {
+            return null;
+          }
+        })();
+        throw new RevertError(decoded ?? revertReason(error) ?? (error as Error).message.split('\n')[0] ?? 'reverted');
+      }
+    },
+
+    /** Signs the call as a complete EIP-1559 transaction with an explicit nonce; nothing is sent. */
+    async sign(call: ContractCall, account: PrivateKeyAccount, nonce: number): Promise<SignedTx> {
+      const c = client(call.chain);
+      const [gas, fees] = await Promise.all([
+        c.estimateGas({ account: account.address, to: call.to, data: call.data }),
+        c.estimateFeesPerGas(),
+      ]);
+      const raw = await account.signTransaction({
+        chainId: c.chain?.id as number,
+        type: 'eip1559',
+        to: call.to,
+        data: call.data,
+        nonce,
+        gas: (gas * 12n) / 10n,
+        maxFeePerGas: fees.maxFeePerGas * 2n,
+        maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
+      });
+      return { raw, hash: keccak256(raw) };
+    },
+
+    /** Broadcasts a signed transaction. Re-sending one that the node already has is harmless and not an error. */
+    async broadcast(chain: string, tx: SignedTx): Promise<void> {
+      try {
+        await client(chain).sendRawTransaction({ serializedTransaction: tx.raw });
+      } catch (error) {
+        const known = await client(chain)
+          .getTransaction({ hash: tx.hash })
+          .then(() => true)
+          .catch(() => false);
+        if (!known) throw error;
+      }
+    },
+
+    async receipt(chain: string, hash: Hex): Promise<'success' | 'reverted' | null> {
+      try {
+        const r = await client(chain).getTransactionReceipt({ hash });
+        return r.status;
+      } catch (error) {
+        if (error instanceof TransactionReceiptNotFoundError) return null;
+        throw error;
+      }
+    },
+
+    pendingNonce: (chain: string, address: Address) =>
+      client(chain).getTransactionCount({ address, blockTag: 'pending' }),
+
+    async chainTime(chain: string): Promise<number> {
+      const block = await client(chain).getBlock({ blockTag: 'latest' });
+      return Number(block.timestamp);
+    },
+
+    async escrowStatus(chain: string, orderHash: Hex): Promise<EscrowStatus> {
+      const status = await client(chain).readContract({
+        address: contracts(chain).escrow,
+        abi: escrowAbi,
+        functionName: 'orderStatus',
+        args: [orderHash],
+      });
+      return ESCROW_STATUS[Number(status)] ?? 'none';
+    },
+
+    async balanceAndAllowance(chain: string, token: Address, owner: Address) {
+      const c = client(chain);
+      const spender = contracts(chain).escrow;
+      const [balance, allowance] = await Promise.all([
+        c.readContract({ address: token, abi: erc20Abi, functionName: 'balanceOf', args: [owner] }),
+        c.readContract({ address: token, abi: erc20Abi, functionName: 'allowance', args: [owner, spender] }),
+      ]);
+      return { balance, allowance };
+    },
+
+    /** The fill of `orderHash` on the output chain, read from the fill contract's event, or null. */
+    async findFill(chain: string, orderHash: Hex): Promise<FillRecord | null> {
+      const c = client(chain);
+      const filledBy = (await c.readContract({
+        address: contracts(chain).fill,
+        abi: fillAbi,
+        functionName: 'filledBy',
+        args: [orderHash],
+      })) as Address;
+      if (/^0x0{40}$/i.test(filledBy)) return null;
+      const logs = await c.getLogs({
+        address: contracts(chain).fill,
+        event: fillAbi.find((x) => x.type === 'event' && x.name === 'Filled') as never,
+        args: { orderHash } as never,
+        fromBlock: 0n,
+        toBlock: 'latest',
+      });
+      const parsed = parseEventLogs({ abi: fillAbi, logs, eventName: 'Filled' }) as unknown as Array<{
+        transactionHash: Hex;
+        blockNumber: bigint;
+        args: { filler: Address; recipient: Address; outputToken: Address; outputAmount: bigint };
+      }>;
+      const log = parsed[0];
+      if (!log) return null;
+      const block = await c.getBlock({ blockNumber: log.blockNumber });
+      return {
+        txHash: log.transactionHash,
+        filler: log.args.filler,
+        recipient: log.args.recipient,
+        token: log.args.outputToken,
+        amount: log.args.outputAmount,
+        blockTimestamp: Number(block.timestamp),
+      };
+    },
+  };
+}
+
+export type SettlementChain = ReturnType<typeof createSettlementChain>;
+
+function walkData(error: unknown): Hex | undefined {
+  let current: unknown = error;
+  for (let i = 0; i < 10 && current; i++) {
+    const data = (current as { data?: unknown }).data;
+    if (typeof data === 'string' && data.startsWith('0x')) return data as Hex;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+
+const tokenAbi = loadArtifact('TestStablecoin').abi;
+
+/** Names the custom error in revert data, trying the contract's own errors, then token errors it may bubble. */
+function decodeRevert(abi: typeof escrowAbi, data: Hex): string | null {
+  for (const candidate of [abi, tokenAbi]) {
+    try {
+      const decoded = decodeErrorResult({ abi: candidate, data });
+      const args = decoded.args?.length ? `(${decoded.args.map(String).join(', ')})` : '';
+      return `${decoded.errorName}${args}`;
+    } catch {}
+  }
+  return null;
+}
