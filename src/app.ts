@@ -5,6 +5,7 @@ import type { ChainRegistry } from './chains/chain-registry.ts';
 import { type Config, redactUrl } from './config/config.ts';
 import { type Clock, systemClock } from './domain/clock.ts';
 import { createEventLog } from './events/event-log.ts';
+import { createRealtime } from './events/realtime.ts';
 import type { FerryApp } from './http/app-types.ts';
 import { createServer } from './http/server.ts';
 import { createAccountService } from './services/account-service.ts';
@@ -15,6 +16,8 @@ import { createQuoteRequestService } from './services/quote-request-service.ts';
 import { createQuoteService } from './services/quote-service.ts';
 import type { ServiceDeps } from './services/service-deps.ts';
 import { createSwapService } from './services/swap-service.ts';
+import type { SettlementWorker } from './settlement/settlement-worker.ts';
+import { createWorkerRuntime, type WorkerKeys } from './settlement/worker-runtime.ts';
 import { createDatabase, type FerryDatabase } from './store/database.ts';
 import { migrateToLatest } from './store/migrator.ts';
 
@@ -22,6 +25,8 @@ export interface FerryAppInstance {
   readonly server: FerryApp;
   readonly database: FerryDatabase;
   readonly sweeper: ExpirySweeper;
+  /** The settlement worker when WORKER is on (started by listen), else null. */
+  readonly worker: SettlementWorker | null;
   readonly accounts: ReturnType<typeof createAccountService>;
   /** Listens on config.host:config.port (port 0 picks a free one) and returns the base URL. */
   listen(): Promise<string>;
@@ -43,6 +48,8 @@ export async function createApp(options: {
   log?: FastifyBaseLogger;
   clock?: Clock;
   chains?: ChainGateway;
+  /** Keys the worker may fall back to (the built-in devnets' well-known ones). */
+  workerKeys?: WorkerKeys;
 }): Promise<FerryAppInstance> {
   const { config, registry } = options;
   const log = options.log ?? createLogger(config);
@@ -51,13 +58,15 @@ export async function createApp(options: {
   const applied = await migrateToLatest(database);
   log.info({ database: redactUrl(config.databaseUrl), applied }, 'database ready');
 
+  const events = createEventLog();
+  const realtime = await createRealtime({ config, database, events, log });
   const deps: ServiceDeps = {
     config,
     database,
     clock,
     registry,
     chains: options.chains ?? createChainGateway({ registry }),
-    events: createEventLog(),
+    events,
     log,
   };
   const quotes = createQuoteService(deps);
@@ -74,23 +83,31 @@ export async function createApp(options: {
     swaps: createSwapService({ ...deps, quotes }),
     orders: createOrderService(deps),
     isDraining: () => draining,
+    realtime,
   });
   const sweeper = createExpirySweeper(deps);
+  const worker = config.worker.enabled
+    ? createWorkerRuntime({ ...deps, defaultKeys: options.workerKeys })
+    : null;
 
   return {
     server,
     database,
     sweeper,
+    worker,
     accounts: createAccountService({ database, clock }),
     async listen() {
       const address = await server.listen({ host: config.host, port: config.port });
       sweeper.start();
+      worker?.start();
       return address;
     },
     async close() {
       draining = true;
       await sweeper.stop();
+      await worker?.stop();
       await server.close();
+      await realtime.stop();
       await database.destroy();
     },
   };

@@ -1,6 +1,5 @@
 import {
   BaseError,
-  type Chain as ViemChain,
   ContractFunctionRevertedError,
   createPublicClient,
   decodeErrorResult,
@@ -12,6 +11,7 @@ import {
   type PublicClient,
   parseEventLogs,
   TransactionReceiptNotFoundError,
+  type Chain as ViemChain,
 } from 'viem';
 import type { PrivateKeyAccount } from 'viem/accounts';
 import type { Address } from '../domain/address.ts';
@@ -95,7 +95,10 @@ export function createSettlementChain({ registry }: { registry: ChainRegistry })
       nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
       rpcUrls: { default: { http: [chain.rpcUrl] } },
     } satisfies ViemChain;
-    const created = createPublicClient({ chain: viemChain, transport: http(chain.rpcUrl, { timeout: 10_000 }) });
+    const created = createPublicClient({
+      chain: viemChain,
+      transport: http(chain.rpcUrl, { timeout: 10_000 }),
+    });
     clients.set(name, created);
     return created;
   };
@@ -126,7 +129,11 @@ export function createSettlementChain({ registry }: { registry: ChainRegistry })
       return {
         chain,
         to: messenger,
-        data: encodeFunctionData({ abi: messengerAbi, functionName: 'relayFill', args: [escrow, orderHash, attestation] }),
+        data: encodeFunctionData({
+          abi: messengerAbi,
+          functionName: 'relayFill',
+          args: [escrow, orderHash, attestation],
+        }),
       };
     },
 
@@ -144,7 +151,9 @@ export function createSettlementChain({ registry }: { registry: ChainRegistry })
             return null;
           }
         })();
-        throw new RevertError(decoded ?? revertReason(error) ?? (error as Error).message.split('\n')[0] ?? 'reverted');
+        throw new RevertError(
+          decoded ?? revertReason(error) ?? (error as Error).message.split('\n')[0] ?? 'reverted',
+        );
       }
     },
 
@@ -267,7 +276,6 @@ function walkData(error: unknown): Hex | undefined {
   }
   return undefined;
 }
-
 
 const tokenAbi = loadArtifact('TestStablecoin').abi;
 

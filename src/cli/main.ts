@@ -8,6 +8,11 @@ import { ACCOUNT_TYPES, type AccountType } from '../domain/principal.ts';
 import { createAccountService } from '../services/account-service.ts';
 import { createDatabase } from '../store/database.ts';
 import { migrateToLatest } from '../store/migrator.ts';
+import { loadChainRegistryFile } from '../chains/chain-registry.ts';
+import { createEventLog } from '../events/event-log.ts';
+import { createWorkerRuntime } from '../settlement/worker-runtime.ts';
+import { registerDemoCommand } from './demo-command.ts';
+import { registerLpCommand } from './lp-command.ts';
 import { resolveRegistry } from './registry-source.ts';
 
 function config(): Config {
@@ -39,7 +44,7 @@ program
     const cfg = config();
     const log = createLogger(cfg);
     const chains = await resolveRegistry(cfg, log);
-    const app = await createApp({ config: cfg, registry: chains.registry, log });
+    const app = await createApp({ config: cfg, registry: chains.registry, log, workerKeys: chains.workerKeys });
     const base = await app.listen();
     console.log(`Ferry is listening on ${base}
   API            ${base}/api/v1   (public: ${base}/api/public/orders)
@@ -66,6 +71,28 @@ program
     console.log(JSON.stringify({ chains: chains.registry.chains }, null, 2));
     const stop = async () => {
       await chains.stop();
+      process.exit(0);
+    };
+    process.once('SIGINT', () => void stop());
+    process.once('SIGTERM', () => void stop());
+  });
+
+program
+  .command('worker')
+  .description('run only the settlement worker (several may run against one PostgreSQL database)')
+  .action(async () => {
+    const cfg = config();
+    const log = createLogger(cfg);
+    if (!cfg.chainRegistryPath) throw new ConfigError(['ferry worker needs CHAIN_REGISTRY (e.g. ./data/chains.json)']);
+    const registry = loadChainRegistryFile(cfg.chainRegistryPath);
+    const database = createDatabase(cfg);
+    await migrateToLatest(database);
+    const worker = createWorkerRuntime({ config: cfg, registry, database, events: createEventLog(), clock: systemClock, log });
+    worker.start();
+    log.info({ owner: worker.owner }, 'settlement worker started');
+    const stop = async () => {
+      await worker.stop();
+      await database.destroy();
       process.exit(0);
     };
     process.once('SIGINT', () => void stop());
@@ -162,6 +189,9 @@ keys
       console.log(`revoked ${keyId}`);
     });
   });
+
+registerLpCommand(program);
+registerDemoCommand(program);
 
 program.parseAsync().catch((error: unknown) => {
   if (error instanceof ConfigError || error instanceof AppError) console.error(`ferry: ${error.message}`);

@@ -2,9 +2,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { FastifyBaseLogger } from 'fastify';
 import { type ChainRegistry, createChainRegistry, loadChainRegistryFile } from '../chains/chain-registry.ts';
-import { startDevnets } from '../chains/devnet.ts';
+import { DEVNET_ATTESTER_KEY, startDevnets } from '../chains/devnet.ts';
 import { devnetRegistryFile } from '../chains/devnet-registry.ts';
 import type { Config } from '../config/config.ts';
+import type { WorkerKeys } from '../settlement/worker-runtime.ts';
 
 /**
  * The registry comes from CHAIN_REGISTRY when set; otherwise Ferry starts its two anvil devnets, deploys
@@ -13,7 +14,7 @@ import type { Config } from '../config/config.ts';
 export async function resolveRegistry(
   config: Config,
   log: FastifyBaseLogger,
-): Promise<{ registry: ChainRegistry; stop: () => Promise<void> }> {
+): Promise<{ registry: ChainRegistry; stop: () => Promise<void>; workerKeys?: WorkerKeys }> {
   if (config.chainRegistryPath) {
     return { registry: loadChainRegistryFile(config.chainRegistryPath), stop: async () => {} };
   }
@@ -24,5 +25,7 @@ export async function resolveRegistry(
   });
   const file = devnetRegistryFile(devnets);
   fs.writeFileSync(path.join(config.dataDir, 'chains.json'), `${JSON.stringify(file, null, 2)}\n`);
-  return { registry: createChainRegistry(file), stop: () => devnets.stop() };
+  // On the devnets the worker may use anvil's well-known account 1, which the messenger trusts.
+  const workerKeys = { relayer: DEVNET_ATTESTER_KEY, attester: DEVNET_ATTESTER_KEY };
+  return { registry: createChainRegistry(file), stop: () => devnets.stop(), workerKeys };
 }

@@ -11,6 +11,19 @@ export interface Config {
   readonly devnetPorts: readonly [number, number];
   readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   readonly redisUrl: string | null;
+  /** Prefix of every Redis key and channel, so several deployments (or test runs) can share one Redis. */
+  readonly redisKeyPrefix: string;
+  readonly streams: {
+    /** Concurrent SSE streams, and separately WebSocket streams, per API key, session or anonymous IP. */
+    readonly maxPerClient: number;
+    readonly heartbeatMs: number;
+    /** How many missed events a reconnecting client may replay; an older gap gets `stream.reset`. */
+    readonly replayMaxEvents: number;
+    /** A client whose unsent output passes this many bytes is cut off: the server never buffers without limit. */
+    readonly maxBufferBytes: number;
+    /** Fallback poll of the event log, for writers that could not notify (another process without Redis). */
+    readonly pollMs: number;
+  };
   readonly trustProxy: boolean;
   readonly quoteRequestTtlSeconds: number;
   readonly quoteValiditySeconds: number;
@@ -21,6 +34,18 @@ export interface Config {
   readonly rateLimits: { readonly apiKey: number; readonly session: number; readonly ip: number };
   readonly bodyLimitBytes: number;
   readonly expirySweepMs: number;
+  readonly worker: {
+    readonly enabled: boolean;
+    readonly pollMs: number;
+    /** How long a worker holds an order; a crashed worker's orders are picked up after it. */
+    readonly leaseMs: number;
+    /** Sends deposit, settle and refund transactions. Secret: never logged. */
+    readonly relayerKey: `0x${string}` | null;
+    /** Signs fill attestations; the messenger contract trusts its address. Secret: never logged. */
+    readonly attesterKey: `0x${string}` | null;
+    /** Test-only crash points (FERRY_FAULT_INJECT), see src/settlement/fault-injector.ts. */
+    readonly faultInject: readonly string[];
+  };
 }
 
 export class ConfigError extends Error {
@@ -59,6 +84,15 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     return fallback;
   };
 
+  const privateKey = (name: string): `0x${string}` | null => {
+    const raw = env[name];
+    if (raw === undefined || raw === '') return null;
+    // The value itself never goes into the message: it is a secret.
+    if (!/^0x[0-9a-fA-F]{64}$/.test(raw))
+      problems.push(`${name} must be a 0x-prefixed 32-byte hex private key`);
+    return raw as `0x${string}`;
+  };
+
   const host = env.HOST || '127.0.0.1';
   const port = int('PORT', 8080, 0, 65535);
   const dataDir = path.resolve(env.DATA_DIR || './data');
@@ -81,6 +115,14 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     devnetPorts: [int('DEVNET_PORT_A', 8545, 1, 65535), int('DEVNET_PORT_B', 8546, 1, 65535)],
     logLevel,
     redisUrl,
+    redisKeyPrefix: env.REDIS_KEY_PREFIX || 'ferry:',
+    streams: {
+      maxPerClient: int('STREAM_LIMIT', 3, 1, 1000),
+      heartbeatMs: int('STREAM_HEARTBEAT_MS', 15_000, 10, 300_000),
+      replayMaxEvents: int('STREAM_REPLAY_MAX_EVENTS', 10_000, 1, 1_000_000),
+      maxBufferBytes: 1024 * 1024,
+      pollMs: int('STREAM_POLL_MS', 500, 10, 60_000),
+    },
     trustProxy: bool('TRUST_PROXY', false),
     quoteRequestTtlSeconds: int('QUOTE_REQUEST_TTL_SECONDS', 120, 5, 86_400),
     quoteValiditySeconds: int('QUOTE_VALIDITY_SECONDS', 60, 10, 600),
@@ -98,6 +140,17 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     },
     bodyLimitBytes: 64 * 1024,
     expirySweepMs: int('EXPIRY_SWEEP_MS', 1000, 50, 60_000),
+    worker: {
+      enabled: bool('WORKER', true),
+      pollMs: int('WORKER_POLL_MS', 500, 20, 60_000),
+      leaseMs: int('WORKER_LEASE_MS', 30_000, 500, 600_000),
+      relayerKey: privateKey('RELAYER_PRIVATE_KEY'),
+      attesterKey: privateKey('ATTESTER_PRIVATE_KEY'),
+      faultInject: (env.FERRY_FAULT_INJECT || '')
+        .split(',')
+        .map((p) => p.trim())
+        .filter(Boolean),
+    },
     ...overrides,
   };
   if (problems.length > 0) throw new ConfigError(problems);

@@ -24,7 +24,7 @@ export async function claimOrders(db: Executor, owner: string, now: number, leas
     .orderBy('next_attempt_at')
     .limit(limit)
     .execute();
-  const claimed: Order[] = [];
+  const claimed: { order: Order; attempts: number }[] = [];
   for (const candidate of candidates) {
     const result = await db
       .updateTable('orders')
@@ -42,7 +42,7 @@ export async function claimOrders(db: Executor, owner: string, now: number, leas
       .selectAll()
       .where('id', '=', candidate.id)
       .executeTakeFirstOrThrow();
-    claimed.push(toOrder(row));
+    claimed.push({ order: toOrder(row), attempts: Number(row.attempts) });
   }
   return claimed;
 }

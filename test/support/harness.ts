@@ -5,7 +5,7 @@ import { pino } from 'pino';
 import { privateKeyToAccount } from 'viem/accounts';
 import { createApp, type FerryAppInstance } from '../../src/app.ts';
 import { type ChainRegistry, createChainRegistry } from '../../src/chains/chain-registry.ts';
-import { ANVIL_KEYS, type Devnets, startDevnets } from '../../src/chains/devnet.ts';
+import { ANVIL_KEYS, DEVNET_ATTESTER_KEY, type Devnets, startDevnets } from '../../src/chains/devnet.ts';
 import { devnetRegistryFile } from '../../src/chains/devnet-registry.ts';
 import { type Config, loadConfig } from '../../src/config/config.ts';
 import type { Clock } from '../../src/domain/clock.ts';
@@ -37,6 +37,9 @@ export interface Harness {
   app: FerryAppInstance;
   config: Config;
   clock: ManualClock;
+  /** The registry written to a file, for worker processes started with CHAIN_REGISTRY. */
+  registryFile: string;
+  dataDir: string;
   registry: ChainRegistry;
   devnets: Devnets;
   /** Two funded wallets (anvil accounts 2 and 3: 1,000,000 USDC and USDT on both chains). */
@@ -74,11 +77,22 @@ export async function startHarness(overrides: Partial<Config> = {}): Promise<Har
   const database = await createTestDatabaseUrl(path.join(dir, 'ferry.sqlite'));
   const clock = new ManualClock();
   const config = loadConfig(
-    { PORT: '0', DATA_DIR: dir, DATABASE_URL: database.url, LOG_LEVEL: 'silent', CHAIN_REGISTRY: '' },
+    // The settlement worker is off unless a suite turns it on: most suites assert orders stay `created`.
+    {
+      PORT: '0',
+      DATA_DIR: dir,
+      DATABASE_URL: database.url,
+      LOG_LEVEL: 'silent',
+      CHAIN_REGISTRY: '',
+      WORKER: 'false',
+    },
     { siweDomains: ['ferry.test'], ...overrides },
   );
   const log = pino({ level: process.env.FERRY_TEST_LOG ?? 'silent' });
-  let app = await createApp({ config, registry, clock, log });
+  const workerKeys = { relayer: DEVNET_ATTESTER_KEY, attester: DEVNET_ATTESTER_KEY };
+  const registryFile = path.join(dir, 'chains.json');
+  fs.writeFileSync(registryFile, JSON.stringify(devnetRegistryFile(devnets)));
+  let app = await createApp({ config, registry, clock, log, workerKeys });
   let baseUrl = await app.listen();
 
   const chainA = registry.chains[0]!;
@@ -92,6 +106,8 @@ export async function startHarness(overrides: Partial<Config> = {}): Promise<Har
     },
     config,
     clock,
+    registryFile,
+    dataDir: dir,
     registry,
     devnets,
     offerer: privateKeyToAccount(ANVIL_KEYS[2]!),
@@ -126,7 +142,7 @@ export async function startHarness(overrides: Partial<Config> = {}): Promise<Har
     },
     async restart() {
       await app.close();
-      app = await createApp({ config, registry, clock, log });
+      app = await createApp({ config, registry, clock, log, workerKeys });
       baseUrl = await app.listen();
     },
     async close() {

@@ -1,0 +1,59 @@
+import type { FastifyBaseLogger } from 'fastify';
+import { privateKeyToAccount } from 'viem/accounts';
+import type { ChainRegistry } from '../chains/chain-registry.ts';
+import { createSettlementChain } from '../chains/settlement-chain.ts';
+import type { Config } from '../config/config.ts';
+import type { Clock } from '../domain/clock.ts';
+import type { EventLog } from '../events/event-log.ts';
+import type { FerryDatabase } from '../store/database.ts';
+import { createChainActionExecutor } from './chain-action-executor.ts';
+import { createFaultInjector } from './fault-injector.ts';
+import { createSettlementWorker, type SettlementWorker } from './settlement-worker.ts';
+
+export interface WorkerKeys {
+  readonly relayer: `0x${string}`;
+  readonly attester: `0x${string}`;
+}
+
+/**
+ * Builds the settlement worker from the config. Keys come from RELAYER_PRIVATE_KEY / ATTESTER_PRIVATE_KEY,
+ * or, for the built-in devnets only, from their well-known defaults.
+ */
+export function createWorkerRuntime(deps: {
+  config: Config;
+  registry: ChainRegistry;
+  database: FerryDatabase;
+  events: EventLog;
+  clock: Clock;
+  log: FastifyBaseLogger;
+  defaultKeys?: WorkerKeys;
+}): SettlementWorker {
+  const { config } = deps;
+  const relayerKey = config.worker.relayerKey ?? deps.defaultKeys?.relayer;
+  const attesterKey = config.worker.attesterKey ?? deps.defaultKeys?.attester;
+  if (!relayerKey || !attesterKey) {
+    throw new Error(
+      'the settlement worker needs RELAYER_PRIVATE_KEY and ATTESTER_PRIVATE_KEY with a CHAIN_REGISTRY (or set WORKER=false)',
+    );
+  }
+  const chain = createSettlementChain({ registry: deps.registry });
+  const actions = createChainActionExecutor({
+    database: deps.database,
+    chain,
+    clock: deps.clock,
+    faults: createFaultInjector(config.worker.faultInject),
+  });
+  return createSettlementWorker({
+    database: deps.database,
+    registry: deps.registry,
+    chain,
+    actions,
+    events: deps.events,
+    clock: deps.clock,
+    log: deps.log.child({ component: 'settlement' }),
+    relayer: privateKeyToAccount(relayerKey),
+    attester: privateKeyToAccount(attesterKey),
+    pollMs: config.worker.pollMs,
+    leaseMs: config.worker.leaseMs,
+  });
+}

@@ -1,0 +1,104 @@
+import { privateKeyToAccount } from 'viem/accounts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ANVIL_KEYS } from '../src/chains/devnet.ts';
+import { approveEscrow, balanceOf, fillOrder, increaseChainTime } from './support/chain-actors.ts';
+import { type Harness, startHarness } from './support/harness.ts';
+import { executeSwap, waitForStatus } from './support/swap-steps.ts';
+
+const lpWallet = privateKeyToAccount(ANVIL_KEYS[4]);
+
+describe('settlement on two anvil chains', () => {
+  let h: Harness;
+  let mm: { id: string; apiKey: string };
+  let lp: { id: string; apiKey: string };
+
+  beforeAll(async () => {
+    h = await startHarness({
+      worker: {
+        enabled: true,
+        pollMs: 50,
+        leaseMs: 5000,
+        relayerKey: null,
+        attesterKey: null,
+        faultInject: [],
+      },
+      rateLimits: { apiKey: 100_000, session: 60, ip: 100_000 },
+    });
+    mm = await h.createAccount('moneyMover');
+    lp = await h.createAccount('liquidityProvider', 'lp', lpWallet.address);
+  });
+  afterAll(async () => {
+    await h?.close();
+  });
+
+  it('happy path: the balances prove the swap', async () => {
+    const input = 2_500_000n;
+    const output = 2_450_000n;
+    const escrow = h.registry.chain(h.chainA)!.contracts.escrow;
+    const before = {
+      offerer: await balanceOf(h, h.chainA, h.usdcA, h.offerer.address),
+      lpInput: await balanceOf(h, h.chainA, h.usdcA, lpWallet.address),
+      lpOutput: await balanceOf(h, h.chainB, h.usdcB, lpWallet.address),
+      recipient: await balanceOf(h, h.chainB, h.usdcB, h.otherWallet.address),
+      escrow: await balanceOf(h, h.chainA, h.usdcA, escrow),
+    };
+    await approveEscrow(h, h.chainA, h.usdcA, h.offerer, input);
+    const swap = await executeSwap(h, { mm, lp }, { input, output });
+
+    const deposited = await waitForStatus(h, mm.apiKey, swap.orderId, 'deposited');
+    expect(deposited.details.srcChainTxHash).toMatch(/^0x[0-9a-f]{64}$/);
+    expect(await balanceOf(h, h.chainA, h.usdcA, escrow)).toBe(before.escrow + input);
+
+    const fillTx = await fillOrder(h, lpWallet, {
+      chain: h.chainB,
+      orderHash: swap.orderHash,
+      token: h.usdcB,
+      amount: output,
+      recipient: h.otherWallet.address,
+      fillDeadline: swap.fillDeadline,
+    });
+    const completed = await waitForStatus(h, mm.apiKey, swap.orderId, 'completed');
+    expect(completed.details.dstChainTxHash).toBe(fillTx);
+    expect(completed.details.settlementTxHash).toMatch(/^0x[0-9a-f]{64}$/);
+    expect(completed.completedAt).not.toBeNull();
+
+    expect(await balanceOf(h, h.chainA, h.usdcA, h.offerer.address)).toBe(before.offerer - input);
+    expect(await balanceOf(h, h.chainB, h.usdcB, h.otherWallet.address)).toBe(before.recipient + output);
+    const lpNet =
+      (await balanceOf(h, h.chainA, h.usdcA, lpWallet.address)) -
+      before.lpInput +
+      ((await balanceOf(h, h.chainB, h.usdcB, lpWallet.address)) - before.lpOutput);
+    expect(lpNet).toBe(input - output);
+    expect(await balanceOf(h, h.chainA, h.usdcA, escrow)).toBe(before.escrow);
+
+    const pub = await h.http('GET', '/api/public/orders');
+    const row = pub.body.data.orders.find((o: { id: string }) => o.id === swap.orderId);
+    expect(row).toMatchObject({ status: 'completed', dstChainTxHash: fillTx });
+  });
+
+  it('failure path: without an allowance the order fails with a readable reason and nothing moves', async () => {
+    const input = 3_000_000n;
+    await approveEscrow(h, h.chainA, h.usdcA, h.offerer, 0n);
+    const before = await balanceOf(h, h.chainA, h.usdcA, h.offerer.address);
+    const swap = await executeSwap(h, { mm, lp }, { input, output: 2_900_000n });
+    const failed = await waitForStatus(h, mm.apiKey, swap.orderId, 'failed');
+    expect(failed.failureReason).toMatch(/INSUFFICIENT_ALLOWANCE/);
+    expect(failed.details.srcChainTxHash).toBeNull();
+    expect(await balanceOf(h, h.chainA, h.usdcA, h.offerer.address)).toBe(before);
+  });
+
+  // Last: it moves chain A's clock hours ahead, which later deposits (openDeadline) would notice.
+  it('refund path: no fill before the deadline returns the input to the offerer', async () => {
+    const input = 1_000_000n;
+    await approveEscrow(h, h.chainA, h.usdcA, h.offerer, input);
+    const swap = await executeSwap(h, { mm, lp }, { input, output: 990_000n });
+    await waitForStatus(h, mm.apiKey, swap.orderId, 'deposited');
+    const afterDeposit = await balanceOf(h, h.chainA, h.usdcA, h.offerer.address);
+
+    await increaseChainTime(h, h.chainA, 3 * 3600);
+    const refunded = await waitForStatus(h, mm.apiKey, swap.orderId, 'refunded');
+    expect(refunded.details.settlementTxHash).toMatch(/^0x[0-9a-f]{64}$/);
+    expect(refunded.failureReason).toMatch(/not filled before the fill deadline/);
+    expect(await balanceOf(h, h.chainA, h.usdcA, h.offerer.address)).toBe(afterDeposit + input);
+  });
+});

@@ -1,0 +1,80 @@
+import { createPublicClient, createWalletClient, erc20Abi, type Hex, http } from 'viem';
+import type { PrivateKeyAccount } from 'viem/accounts';
+import { loadArtifact } from '../../src/chains/contract-artifacts.ts';
+import type { Harness } from './harness.ts';
+
+const fillAbi = loadArtifact('FerryFill').abi;
+
+function clients(h: Harness, chainName: string, account?: PrivateKeyAccount) {
+  const chain = h.registry.chain(chainName);
+  if (!chain) throw new Error(`no chain ${chainName}`);
+  const viemChain = {
+    id: chain.chainId,
+    name: chain.name,
+    nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
+    rpcUrls: { default: { http: [chain.rpcUrl] } },
+  };
+  return {
+    chain,
+    public: createPublicClient({ chain: viemChain, transport: http(chain.rpcUrl) }),
+    wallet: account ? createWalletClient({ account, chain: viemChain, transport: http(chain.rpcUrl) }) : null,
+  };
+}
+
+export async function balanceOf(h: Harness, chainName: string, token: Hex, owner: Hex): Promise<bigint> {
+  return clients(h, chainName).public.readContract({
+    address: token,
+    abi: erc20Abi,
+    functionName: 'balanceOf',
+    args: [owner],
+  });
+}
+
+/** The offerer lets the escrow pull its input (what a money mover does once per token). */
+export async function approveEscrow(
+  h: Harness,
+  chainName: string,
+  token: Hex,
+  owner: PrivateKeyAccount,
+  amount: bigint,
+) {
+  const c = clients(h, chainName, owner);
+  const hash = await c.wallet!.writeContract({
+    address: token,
+    abi: erc20Abi,
+    functionName: 'approve',
+    args: [c.chain.contracts.escrow, amount],
+  });
+  await c.public.waitForTransactionReceipt({ hash });
+}
+
+/** The liquidity provider delivers the output on the output chain through the fill contract. */
+export async function fillOrder(
+  h: Harness,
+  lp: PrivateKeyAccount,
+  order: { chain: string; orderHash: Hex; token: Hex; amount: bigint; recipient: Hex; fillDeadline: bigint },
+): Promise<Hex> {
+  const c = clients(h, order.chain, lp);
+  const approve = await c.wallet!.writeContract({
+    address: order.token,
+    abi: erc20Abi,
+    functionName: 'approve',
+    args: [c.chain.contracts.fill, order.amount],
+  });
+  await c.public.waitForTransactionReceipt({ hash: approve });
+  const hash = await c.wallet!.writeContract({
+    address: c.chain.contracts.fill,
+    abi: fillAbi,
+    functionName: 'fill',
+    args: [order.orderHash, order.token, order.amount, order.recipient, order.fillDeadline],
+  });
+  await c.public.waitForTransactionReceipt({ hash });
+  return hash;
+}
+
+/** Moves a devnet's clock forward (anvil time travel) and mines a block at the new time. */
+export async function increaseChainTime(h: Harness, chainName: string, seconds: number): Promise<void> {
+  const c = clients(h, chainName);
+  await c.public.request({ method: 'evm_increaseTime' as never, params: [seconds] as never });
+  await c.public.request({ method: 'evm_mine' as never, params: [] as never });
+}
