@@ -1,16 +1,16 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { getAddress, isAddress } from 'viem';
 import { createApp, createLogger } from '../app.ts';
+import { loadChainRegistryFile } from '../chains/chain-registry.ts';
 import { type Config, ConfigError, loadConfig, redactUrl } from '../config/config.ts';
 import { AppError } from '../domain/app-error.ts';
 import { systemClock } from '../domain/clock.ts';
 import { ACCOUNT_TYPES, type AccountType } from '../domain/principal.ts';
+import { createEventLog } from '../events/event-log.ts';
 import { createAccountService } from '../services/account-service.ts';
+import { createWorkerRuntime } from '../settlement/worker-runtime.ts';
 import { createDatabase } from '../store/database.ts';
 import { migrateToLatest } from '../store/migrator.ts';
-import { loadChainRegistryFile } from '../chains/chain-registry.ts';
-import { createEventLog } from '../events/event-log.ts';
-import { createWorkerRuntime } from '../settlement/worker-runtime.ts';
 import { registerDemoCommand } from './demo-command.ts';
 import { registerLpCommand } from './lp-command.ts';
 import { resolveRegistry } from './registry-source.ts';
@@ -44,7 +44,12 @@ program
     const cfg = config();
     const log = createLogger(cfg);
     const chains = await resolveRegistry(cfg, log);
-    const app = await createApp({ config: cfg, registry: chains.registry, log, workerKeys: chains.workerKeys });
+    const app = await createApp({
+      config: cfg,
+      registry: chains.registry,
+      log,
+      workerKeys: chains.workerKeys,
+    });
     const base = await app.listen();
     console.log(`Ferry is listening on ${base}
   API            ${base}/api/v1   (public: ${base}/api/public/orders)
@@ -83,11 +88,19 @@ program
   .action(async () => {
     const cfg = config();
     const log = createLogger(cfg);
-    if (!cfg.chainRegistryPath) throw new ConfigError(['ferry worker needs CHAIN_REGISTRY (e.g. ./data/chains.json)']);
+    if (!cfg.chainRegistryPath)
+      throw new ConfigError(['ferry worker needs CHAIN_REGISTRY (e.g. ./data/chains.json)']);
     const registry = loadChainRegistryFile(cfg.chainRegistryPath);
     const database = createDatabase(cfg);
     await migrateToLatest(database);
-    const worker = createWorkerRuntime({ config: cfg, registry, database, events: createEventLog(), clock: systemClock, log });
+    const worker = createWorkerRuntime({
+      config: cfg,
+      registry,
+      database,
+      events: createEventLog(),
+      clock: systemClock,
+      log,
+    });
     worker.start();
     log.info({ owner: worker.owner }, 'settlement worker started');
     const stop = async () => {

@@ -1,0 +1,52 @@
+import { type Command, InvalidArgumentError } from 'commander';
+import { runDemo } from '../demo/run-demo.ts';
+import { MAX_SPREAD_BPS } from '../lp/pricing.ts';
+
+const intIn = (min: number, max: number) => (value: string) => {
+  if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max) {
+    throw new InvalidArgumentError(`must be an integer from ${min} to ${max}`);
+  }
+  return Number(value);
+};
+
+export function registerDemoCommand(program: Command): void {
+  program
+    .command('demo')
+    .description('run one whole swap on fresh local devnets, with progress, tx hashes and balances')
+    .option(
+      '--data-dir <dir>',
+      'keep the devnet state and database here (default: a temp dir, removed after)',
+    )
+    .option('--amount <baseUnits>', 'USDC to swap, in base units (6 decimals)', '25000000')
+    .option('--spread-bps <n>', "the LP bot's spread", intIn(0, MAX_SPREAD_BPS), 30)
+    .option('--timeout <seconds>', 'give up after this long', intIn(1, 3600), 60)
+    .option('--verbose', "also print Ferry's logs and the LP bot's actions")
+    .action(
+      async (opts: {
+        dataDir?: string;
+        amount: string;
+        spreadBps: number;
+        timeout: number;
+        verbose?: boolean;
+      }) => {
+        if (!/^[1-9]\d{0,20}$/.test(opts.amount)) {
+          console.error('ferry demo: --amount must be a positive integer (base units)');
+          process.exit(2);
+        }
+        try {
+          await runDemo({
+            dataDir: opts.dataDir,
+            inputAmount: BigInt(opts.amount),
+            spreadBps: opts.spreadBps,
+            timeoutMs: opts.timeout * 1000,
+            verbose: opts.verbose,
+            print: (line) => console.log(line),
+          });
+          process.exit(0);
+        } catch (error) {
+          console.error(`ferry demo: ${(error as Error).message}`);
+          process.exit(1);
+        }
+      },
+    );
+}

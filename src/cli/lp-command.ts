@@ -1,0 +1,116 @@
+import { type Command, InvalidArgumentError, Option } from 'commander';
+import { pino } from 'pino';
+import { createFerryApi } from '../lp/ferry-api.ts';
+import { createLpBot } from '../lp/lp-bot.ts';
+import { MAX_SPREAD_BPS } from '../lp/pricing.ts';
+
+const intIn = (name: string, min: number, max: number) => (value: string) => {
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || n < min || n > max) {
+    throw new InvalidArgumentError(`${name} must be an integer from ${min} to ${max}`);
+  }
+  return n;
+};
+const parseSpread = intIn('spread', 0, MAX_SPREAD_BPS);
+const parsePoll = intIn('poll interval', 100, 3_600_000);
+const parseKey = (value: string) => {
+  // The value never goes into the message: it is a secret.
+  if (!/^0x[0-9a-fA-F]{64}$/.test(value))
+    throw new InvalidArgumentError('must be a 0x-prefixed 32-byte hex key');
+  return value as `0x${string}`;
+};
+/** "name=url" pairs, from repeated flags or a comma-separated LP_RPC_URLS. */
+const parseRpc = (value: string, previous: Record<string, string> = {}) => {
+  const out = { ...previous };
+  for (const pair of value.split(',').filter(Boolean)) {
+    const at = pair.indexOf('=');
+    if (at < 1) throw new InvalidArgumentError(`expected name=url, got "${pair}"`);
+    out[pair.slice(0, at).trim()] = pair.slice(at + 1).trim();
+  }
+  return out;
+};
+
+interface LpFlags {
+  apiUrl: string;
+  apiKey?: string;
+  privateKey?: `0x${string}`;
+  spreadBps?: number;
+  pollMs: number;
+  rpcUrl?: Record<string, string>;
+  once?: boolean;
+}
+
+export function registerLpCommand(program: Command): void {
+  program
+    .command('lp')
+    .description('run the reference liquidity provider bot: quote open requests, fill accepted orders')
+    // Each flag falls back to its environment variable (a flag given on the command line wins).
+    .addOption(
+      new Option('--api-url <url>', 'Ferry base URL').env('FERRY_API_URL').default('http://127.0.0.1:8080'),
+    )
+    .addOption(new Option('--api-key <key>', "the liquidity provider's API key").env('FERRY_API_KEY'))
+    .addOption(
+      new Option('--private-key <hex>', 'private key of the fill address')
+        .env('LP_PRIVATE_KEY')
+        .argParser(parseKey),
+    )
+    .addOption(
+      new Option('--spread-bps <n>', `spread in basis points, 0-${MAX_SPREAD_BPS}`)
+        .env('LP_SPREAD_BPS')
+        .argParser(parseSpread),
+    )
+    .addOption(
+      new Option('--poll-ms <n>', 'poll interval in ms').env('LP_POLL_MS').argParser(parsePoll).default(2000),
+    )
+    .addOption(
+      new Option(
+        '--rpc-url <name=url>',
+        'RPC URL of a chain without a public one; repeatable, comma-separated in the env',
+      )
+        .env('LP_RPC_URLS')
+        .argParser(parseRpc),
+    )
+    .option('--once', 'run one pass and exit (non-zero if anything failed)')
+    .action(async (flags: LpFlags) => {
+      const { apiKey, privateKey, spreadBps, pollMs } = flags;
+      const missing = [
+        !apiKey && '--api-key (or FERRY_API_KEY)',
+        !privateKey && '--private-key (or LP_PRIVATE_KEY)',
+        spreadBps === undefined && '--spread-bps (or LP_SPREAD_BPS)',
+      ].filter(Boolean);
+      if (missing.length > 0 || !privateKey || spreadBps === undefined) {
+        console.error(`ferry lp: missing ${missing.join(', ')}`);
+        process.exit(2);
+      }
+
+      const log = pino({ level: process.env.LOG_LEVEL || 'info', base: { component: 'lp' } });
+      const bot = createLpBot({
+        api: createFerryApi({ baseUrl: flags.apiUrl, apiKey }),
+        privateKey,
+        spreadBps,
+        log,
+        rpcUrls: flags.rpcUrl,
+      });
+      log.info(
+        { api: flags.apiUrl, fillAddress: bot.address, spreadBps, pollMs },
+        'liquidity provider bot started',
+      );
+
+      if (flags.once) {
+        const report = await bot.runOnce();
+        log.info(
+          { quoted: report.quoted.length, filled: report.filled.length, errors: report.errors.length },
+          'pass done',
+        );
+        process.exit(report.errors.length > 0 ? 1 : 0);
+      }
+      bot.start(pollMs);
+      const stop = async (signal: string) => {
+        log.info({ signal }, 'stopping (finishing the pass in progress)');
+        await bot.stop();
+        process.exit(0);
+      };
+      process.once('SIGINT', () => void stop('SIGINT'));
+      process.once('SIGTERM', () => void stop('SIGTERM'));
+    });
+}

@@ -1,0 +1,137 @@
+import {
+  type Address,
+  type Chain,
+  createPublicClient,
+  createWalletClient,
+  defineChain,
+  erc20Abi,
+  type Hex,
+  http,
+  type PublicClient,
+  type Transport,
+  type WalletClient,
+  zeroAddress,
+} from 'viem';
+import type { PrivateKeyAccount } from 'viem/accounts';
+import { loadArtifact } from '../chains/contract-artifacts.ts';
+
+const fillAbi = loadArtifact('FerryFill').abi;
+
+export interface EvmChain {
+  name: string;
+  chainId: number;
+  rpcUrl: string;
+}
+
+export interface ChainClients {
+  public: PublicClient<Transport, Chain>;
+  wallet: WalletClient<Transport, Chain, PrivateKeyAccount>;
+}
+
+export function chainClients(chain: EvmChain, account: PrivateKeyAccount): ChainClients {
+  const viemChain = defineChain({
+    id: chain.chainId,
+    name: chain.name,
+    nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
+    rpcUrls: { default: { http: [chain.rpcUrl] } },
+  });
+  const transport = http(chain.rpcUrl, { timeout: 15_000, retryCount: 1 });
+  return {
+    public: createPublicClient({ chain: viemChain, transport }),
+    wallet: createWalletClient({ account, chain: viemChain, transport }),
+  };
+}
+
+export function balanceOf(c: ChainClients, token: Address, owner: Address): Promise<bigint> {
+  return c.public.readContract({ address: token, abi: erc20Abi, functionName: 'balanceOf', args: [owner] });
+}
+
+/** Sends a transaction and waits for it; a revert is an error that names the tx. */
+async function sendAndWait(c: ChainClients, what: string, send: () => Promise<Hex>): Promise<Hex> {
+  const hash = await send();
+  const receipt = await c.public.waitForTransactionReceipt({ hash });
+  if (receipt.status !== 'success') throw new Error(`${what} reverted (tx ${hash})`);
+  return hash;
+}
+
+/** Sets the allowance of `spender` to `amount` unless it already covers it; returns the tx hash when one was sent. */
+export async function ensureAllowance(
+  c: ChainClients,
+  token: Address,
+  spender: Address,
+  amount: bigint,
+): Promise<Hex | null> {
+  const owner = c.wallet.account.address;
+  const current = await c.public.readContract({
+    address: token,
+    abi: erc20Abi,
+    functionName: 'allowance',
+    args: [owner, spender],
+  });
+  if (current >= amount) return null;
+  return sendAndWait(c, `approve ${spender}`, () =>
+    c.wallet.writeContract({
+      address: token,
+      abi: erc20Abi,
+      functionName: 'approve',
+      args: [spender, amount],
+    }),
+  );
+}
+
+/** Who filled `orderHash` on this chain's fill contract, or null while it is unfilled. */
+export async function filledBy(
+  c: ChainClients,
+  fillContract: Address,
+  orderHash: Hex,
+): Promise<Address | null> {
+  const filler = (await c.public.readContract({
+    address: fillContract,
+    abi: fillAbi,
+    functionName: 'filledBy',
+    args: [orderHash],
+  })) as Address;
+  return filler === zeroAddress ? null : filler;
+}
+
+export interface FillTerms {
+  orderHash: Hex;
+  outputToken: Address;
+  outputAmount: bigint;
+  recipient: Address;
+  fillDeadline: bigint;
+}
+
+/**
+ * Approves the fill contract for the output and calls `fill`. `onSent` receives the fill tx hash as soon as
+ * it is broadcast (before the receipt), so the caller can remember it even if waiting fails.
+ */
+export async function sendFill(
+  c: ChainClients,
+  fillContract: Address,
+  terms: FillTerms,
+  onSent: (hash: Hex) => void,
+): Promise<Hex> {
+  await ensureAllowance(c, terms.outputToken, fillContract, terms.outputAmount);
+  return sendAndWait(c, `fill ${terms.orderHash}`, async () => {
+    const hash = await c.wallet.writeContract({
+      address: fillContract,
+      abi: fillAbi,
+      functionName: 'fill',
+      args: [terms.orderHash, terms.outputToken, terms.outputAmount, terms.recipient, terms.fillDeadline],
+    });
+    onSent(hash);
+    return hash;
+  });
+}
+
+/** 'pending' when the node does not know the receipt yet. */
+export async function receiptStatus(c: ChainClients, hash: Hex): Promise<'success' | 'reverted' | 'pending'> {
+  try {
+    const receipt = await c.public.getTransactionReceipt({ hash });
+    return receipt.status;
+  } catch (error) {
+    if ((error as Error).name === 'TransactionReceiptNotFoundError') return 'pending';
+    throw error;
+  }
+}

@@ -1,0 +1,305 @@
+import { getAddress, type Hex } from 'viem';
+import { type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts';
+import { balanceOf, type ChainClients, chainClients, filledBy, receiptStatus, sendFill } from './evm.ts';
+import {
+  type ChainInfo,
+  type FerryApi,
+  FerryApiError,
+  type OrderView,
+  type QuoteRequestView,
+} from './ferry-api.ts';
+import { quoteOutputAmount } from './pricing.ts';
+
+/** The pino-compatible subset the bot logs through. */
+export interface BotLog {
+  debug(obj: object, msg: string): void;
+  info(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+  error(obj: object, msg: string): void;
+}
+
+export interface LpBotOptions {
+  api: FerryApi;
+  privateKey: Hex;
+  spreadBps: number;
+  log: BotLog;
+  /** Seconds: quote requests created within this window are considered (default 600). */
+  timeWindowSeconds?: number;
+  /** Overrides or supplies the RPC URL of a chain whose registry entry has no public rpcUrl. */
+  rpcUrls?: Readonly<Record<string, string>>;
+  /** Quote validity in seconds (10-600); Ferry's default when unset. */
+  validForSeconds?: number;
+}
+
+export interface PassReport {
+  quoted: { quoteRequestId: string; quoteId: string; outputAmount: string }[];
+  filled: { orderId: string; orderHash: Hex; txHash: Hex }[];
+  errors: { subject: string; message: string }[];
+  /** Set when Ferry answered 429: wait at least this long before the next pass. */
+  retryAfterMs: number | null;
+}
+
+/** Permanent refusals of a quote: asking again cannot succeed (409s mean "already quoted" or "closed"). */
+const FINAL_QUOTE_STATUSES = new Set([400, 403, 404, 409, 410, 422]);
+
+/**
+ * The reference market maker: quotes open requests at a fixed spread and fills its deposited orders on the
+ * output chain. State (what it quoted, what it sent) is in memory; the chain's `filledBy` and Ferry's 409s
+ * make a restarted bot safe too. One pass at a time.
+ */
+export function createLpBot(options: LpBotOptions) {
+  const { api, log, spreadBps } = options;
+  const account: PrivateKeyAccount = privateKeyToAccount(options.privateKey);
+  const timeWindow = options.timeWindowSeconds ?? 600;
+  // Validates the spread once, up front.
+  quoteOutputAmount(1n, spreadBps, { input: 0, output: 0 });
+
+  /** quote request id → what happened (quote id, or the refusal code). Never quoted twice. */
+  const quoted = new Map<string, string>();
+  /** Requests the bot cannot cover yet (balance), logged once each. */
+  const shortWarned = new Set<string>();
+  /** order hash → fill tx hash this bot broadcast. */
+  const sentFills = new Map<Hex, Hex>();
+  /** Orders the bot is done with (filled, or not its to fill). */
+  const settledOrders = new Set<Hex>();
+  let chains = new Map<string, ChainInfo>();
+  const clients = new Map<string, ChainClients>();
+  let running: Promise<PassReport> | null = null;
+  let stopped = true;
+  let timer: NodeJS.Timeout | null = null;
+  let wake: (() => void) | null = null;
+  let loopDone: Promise<void> | null = null;
+
+  async function chain(name: string): Promise<ChainInfo | null> {
+    if (!chains.has(name)) chains = new Map((await api.chains()).map((c) => [c.name, c]));
+    return chains.get(name) ?? null;
+  }
+
+  function clientsFor(info: ChainInfo): ChainClients {
+    let c = clients.get(info.name);
+    if (!c) {
+      const rpcUrl = options.rpcUrls?.[info.name] ?? info.rpcUrl;
+      if (!rpcUrl)
+        throw new Error(`chain ${info.name} has no public rpcUrl; pass --rpc-url ${info.name}=URL`);
+      c = chainClients({ name: info.name, chainId: info.chainId, rpcUrl }, account);
+      clients.set(info.name, c);
+    }
+    return c;
+  }
+
+  async function quoteOne(qr: QuoteRequestView, report: PassReport): Promise<void> {
+    const skip = (reason: string, level: 'debug' | 'warn' = 'warn') => {
+      quoted.set(qr.id, reason);
+      log[level]({ quoteRequestId: qr.id }, `not quoting: ${reason}`);
+    };
+    const [inChain, outChain] = [await chain(qr.inputChain), await chain(qr.outputChain)];
+    const inToken = inChain?.tokens.find((t) => t.address.toLowerCase() === qr.inputToken.toLowerCase());
+    const outToken = outChain?.tokens.find((t) => t.address.toLowerCase() === qr.outputToken.toLowerCase());
+    if (!outChain || !inToken || !outToken) return skip('unknown chain or token');
+    const outputAmount = quoteOutputAmount(BigInt(qr.inputAmount), spreadBps, {
+      input: inToken.decimals,
+      output: outToken.decimals,
+    });
+    if (outputAmount <= 0n) return skip('input too small for a non-zero output');
+
+    // Quote only what the fill wallet can deliver now (an RPC error here is retried next pass).
+    const held = await balanceOf(clientsFor(outChain), outToken.address, account.address);
+    if (held < outputAmount) {
+      if (!shortWarned.has(qr.id)) {
+        shortWarned.add(qr.id);
+        log.warn(
+          {
+            quoteRequestId: qr.id,
+            needed: outputAmount.toString(),
+            held: held.toString(),
+            token: outToken.symbol,
+          },
+          'not quoting yet: fill wallet holds too little of the output token',
+        );
+      }
+      return;
+    }
+
+    try {
+      const created = await api.createQuote({
+        quoteRequestId: qr.id,
+        outputAmount: outputAmount.toString(),
+        ...(options.validForSeconds ? { validFor: options.validForSeconds } : {}),
+      });
+      quoted.set(qr.id, created.quoteId);
+      report.quoted.push({
+        quoteRequestId: qr.id,
+        quoteId: created.quoteId,
+        outputAmount: outputAmount.toString(),
+      });
+      log.info(
+        {
+          quoteRequestId: qr.id,
+          quoteId: created.quoteId,
+          inputAmount: qr.inputAmount,
+          outputAmount: outputAmount.toString(),
+          route: `${inToken.symbol}@${qr.inputChain} -> ${outToken.symbol}@${qr.outputChain}`,
+        },
+        'quoted',
+      );
+    } catch (error) {
+      if (error instanceof FerryApiError && FINAL_QUOTE_STATUSES.has(error.status)) {
+        // 409 CONFLICT: this provider already has an active quote on it (e.g. from before a restart);
+        // 409 QUOTE_REQUEST_CLOSED: accepted or expired meanwhile. Either way: done with it.
+        return skip(`${error.code} (${error.message})`, error.status === 409 ? 'debug' : 'warn');
+      }
+      throw error;
+    }
+  }
+
+  async function fillOne(order: OrderView, report: PassReport): Promise<void> {
+    const orderHash = order.blockchainOrderId;
+    const done = (msg: string, level: 'info' | 'warn' | 'error', extra: object = {}) => {
+      settledOrders.add(orderHash);
+      log[level]({ orderId: order.orderId, orderHash, ...extra }, msg);
+    };
+    const info = await chain(order.details.outputChain);
+    if (!info) return done('not filling: unknown output chain', 'error');
+    const c = clientsFor(info);
+
+    const sent = sentFills.get(orderHash);
+    if (sent) {
+      const status = await receiptStatus(c, sent);
+      if (status === 'pending') return;
+      if (status === 'success')
+        return done('fill confirmed; waiting for settlement', 'info', { txHash: sent });
+      sentFills.delete(orderHash);
+      log.warn({ orderId: order.orderId, txHash: sent }, 'fill reverted; retrying');
+    }
+
+    const message = order.quote?.typedData.message;
+    if (!message) throw new Error('order listed without its quote (includeQuote)');
+    if (getAddress(message.filler) !== account.address) {
+      return done('not filling: the order names another fill address than this private key', 'error', {
+        filler: message.filler,
+        wallet: account.address,
+      });
+    }
+    const fillDeadline = BigInt(message.fillDeadline);
+    if (BigInt(Math.floor(Date.now() / 1000)) > fillDeadline) {
+      return done('not filling: fill deadline passed (the order will be refunded)', 'warn');
+    }
+    const filler = await filledBy(c, info.fill, orderHash);
+    if (filler) {
+      return done(
+        filler === account.address ? 'already filled by this wallet' : 'already filled by another wallet',
+        filler === account.address ? 'info' : 'warn',
+        { filler },
+      );
+    }
+
+    const outputAmount = BigInt(order.details.outputAmount);
+    const held = await balanceOf(c, order.details.outputToken, account.address);
+    if (held < outputAmount) {
+      throw new Error(`fill wallet holds ${held} of ${order.details.outputToken}, needs ${outputAmount}`);
+    }
+    log.info(
+      { orderId: order.orderId, orderHash, chain: info.name, outputAmount: order.details.outputAmount },
+      'filling',
+    );
+    const txHash = await sendFill(
+      c,
+      info.fill,
+      {
+        orderHash,
+        outputToken: order.details.outputToken,
+        outputAmount,
+        recipient: order.details.recipient,
+        fillDeadline,
+      },
+      (hash) => sentFills.set(orderHash, hash),
+    );
+    settledOrders.add(orderHash);
+    report.filled.push({ orderId: order.orderId, orderHash, txHash });
+    log.info({ orderId: order.orderId, orderHash, txHash }, 'filled');
+  }
+
+  async function pass(): Promise<PassReport> {
+    const report: PassReport = { quoted: [], filled: [], errors: [], retryAfterMs: null };
+    const failed = (subject: string, error: unknown) => {
+      const message = error instanceof Error ? error.message : String(error);
+      if (error instanceof FerryApiError && error.status === 429) {
+        report.retryAfterMs = Math.max(report.retryAfterMs ?? 0, (error.retryAfterSeconds ?? 5) * 1000);
+      }
+      report.errors.push({ subject, message });
+      log.warn({ subject, err: message }, 'will retry next poll');
+    };
+
+    // Fills first: an accepted order is money waiting, a quote is only an offer.
+    try {
+      for (const order of await api.orders('deposited')) {
+        if (report.retryAfterMs !== null) break;
+        if (settledOrders.has(order.blockchainOrderId)) continue;
+        try {
+          await fillOne(order, report);
+        } catch (error) {
+          failed(order.orderId, error);
+        }
+      }
+    } catch (error) {
+      failed('list orders', error);
+    }
+
+    if (report.retryAfterMs === null) {
+      try {
+        for (const qr of await api.openQuoteRequests(timeWindow)) {
+          if (report.retryAfterMs !== null) break;
+          if (quoted.has(qr.id) || qr.status !== 'open') continue;
+          try {
+            await quoteOne(qr, report);
+          } catch (error) {
+            failed(qr.id, error);
+          }
+        }
+      } catch (error) {
+        failed('list quote requests', error);
+      }
+    }
+    return report;
+  }
+
+  return {
+    address: account.address,
+
+    /** One pass: fill deposited orders, then quote new requests. Never throws for a per-item error. */
+    runOnce(): Promise<PassReport> {
+      running ??= pass().finally(() => {
+        running = null;
+      });
+      return running;
+    },
+
+    /** Polls every `pollMs` until stop(); honours Retry-After on a 429. */
+    start(pollMs: number): void {
+      if (!stopped) return;
+      stopped = false;
+      loopDone = (async () => {
+        while (!stopped) {
+          const report = await this.runOnce();
+          if (stopped) break;
+          const waitMs = Math.max(pollMs, report.retryAfterMs ?? 0);
+          await new Promise<void>((resolve) => {
+            wake = resolve;
+            timer = setTimeout(resolve, waitMs);
+          });
+        }
+      })();
+    },
+
+    /** Stops polling and waits for the pass in progress (a fill being sent finishes first). */
+    async stop(): Promise<void> {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+      wake?.();
+      await loopDone;
+      await running;
+    },
+  };
+}
+
+export type LpBot = ReturnType<typeof createLpBot>;

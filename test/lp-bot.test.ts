@@ -1,0 +1,244 @@
+import { createPublicClient, http } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadArtifact } from '../src/chains/contract-artifacts.ts';
+import { ANVIL_KEYS } from '../src/chains/devnet.ts';
+import { createFerryApi } from '../src/lp/ferry-api.ts';
+import { type BotLog, createLpBot } from '../src/lp/lp-bot.ts';
+import { quoteOutputAmount } from '../src/lp/pricing.ts';
+import { approveEscrow, balanceOf } from './support/chain-actors.ts';
+import { type Harness, startHarness } from './support/harness.ts';
+import { waitForStatus } from './support/swap-steps.ts';
+
+const lpWallet = privateKeyToAccount(ANVIL_KEYS[4]);
+const SPREAD = 25;
+
+function recordingLog() {
+  const lines: { level: string; msg: string; obj: any }[] = [];
+  const at =
+    (level: string) =>
+    (obj: object, msg: string): void => {
+      lines.push({ level, msg, obj });
+    };
+  const log: BotLog = { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
+  return { log, lines };
+}
+
+describe('quoteOutputAmount', () => {
+  it('takes the spread off in bigint, rounding down', () => {
+    expect(quoteOutputAmount(1_000_000n, 30, { input: 6, output: 6 })).toBe(997_000n);
+    expect(quoteOutputAmount(2_000_001n, 25, { input: 6, output: 6 })).toBe(1_995_000n);
+    expect(quoteOutputAmount(1_000_000n, 0, { input: 6, output: 6 })).toBe(1_000_000n);
+    // Beyond 2^53: no precision lost.
+    expect(quoteOutputAmount(10n ** 30n + 7n, 1, { input: 6, output: 6 })).toBe(
+      999_900_000_000_000_000_000_000_000_006n,
+    );
+  });
+
+  it('rescales between tokens of different decimals', () => {
+    expect(quoteOutputAmount(1_000_000n, 25, { input: 6, output: 18 })).toBe(997_500_000_000_000_000n);
+    expect(quoteOutputAmount(10n ** 18n, 0, { input: 18, output: 6 })).toBe(1_000_000n);
+    expect(quoteOutputAmount(999_999_999_999n, 0, { input: 18, output: 6 })).toBe(0n);
+  });
+
+  it('refuses a spread outside 0-9999 basis points', () => {
+    expect(() => quoteOutputAmount(1n, 10_000, { input: 6, output: 6 })).toThrow(RangeError);
+    expect(() => quoteOutputAmount(1n, -1, { input: 6, output: 6 })).toThrow(RangeError);
+    expect(() => quoteOutputAmount(1n, 1.5, { input: 6, output: 6 })).toThrow(RangeError);
+  });
+});
+
+describe('reference LP bot against a running Ferry', () => {
+  let h: Harness;
+  let mm: { id: string; apiKey: string };
+  let lp: { id: string; apiKey: string };
+  const newBot = (rpcUrls?: Record<string, string>) => {
+    const rec = recordingLog();
+    const bot = createLpBot({
+      api: createFerryApi({ baseUrl: h.baseUrl, apiKey: lp.apiKey }),
+      privateKey: ANVIL_KEYS[4],
+      spreadBps: SPREAD,
+      log: rec.log,
+      rpcUrls,
+    });
+    return { bot, lines: rec.lines };
+  };
+  const createRequest = async (input: bigint) => {
+    const res = await h.http('POST', '/api/v1/quote-requests', {
+      apiKey: mm.apiKey,
+      body: {
+        recipient: h.otherWallet.address,
+        offerer: h.offerer.address,
+        inputToken: h.usdcA,
+        outputToken: h.usdcB,
+        inputAmount: input.toString(),
+        inputChain: h.chainA,
+        outputChain: h.chainB,
+      },
+    });
+    expect(res.status).toBe(201);
+    return res.body.data.quoteId as string;
+  };
+  const quotesOf = async (quoteRequestId: string) => {
+    const res = await h.http('GET', `/api/v1/quotes?quoteRequestId=${quoteRequestId}&status=active`, {
+      apiKey: mm.apiKey,
+    });
+    expect(res.status).toBe(200);
+    return res.body.data.quotes as any[];
+  };
+
+  beforeAll(async () => {
+    h = await startHarness({
+      worker: {
+        enabled: true,
+        pollMs: 50,
+        leaseMs: 5000,
+        relayerKey: null,
+        attesterKey: null,
+        faultInject: [],
+      },
+      rateLimits: { apiKey: 100_000, session: 60, ip: 100_000 },
+    });
+    mm = await h.createAccount('moneyMover');
+    lp = await h.createAccount('liquidityProvider', 'bot', lpWallet.address);
+  });
+  afterAll(async () => {
+    await h?.close();
+  });
+
+  it('quotes an open request at its spread, once, and a restarted bot takes the 409 in its stride', async () => {
+    const { bot } = newBot();
+    const qrId = await createRequest(2_000_000n);
+
+    const first = await bot.runOnce();
+    expect(first.errors).toEqual([]);
+    expect(first.quoted).toEqual([
+      { quoteRequestId: qrId, quoteId: expect.any(String), outputAmount: '1995000' },
+    ]);
+    const quotes = await quotesOf(qrId);
+    expect(quotes).toHaveLength(1);
+    expect(quotes[0]).toMatchObject({
+      id: first.quoted[0]!.quoteId,
+      liquidityProviderId: lp.id,
+      outputAmount: '1995000',
+      status: 'active',
+    });
+    expect(quotes[0].typedData.message.filler).toBe(lpWallet.address);
+
+    const second = await bot.runOnce();
+    expect(second).toEqual({ quoted: [], filled: [], errors: [], retryAfterMs: null });
+
+    // A fresh bot (no memory) is refused with 409 CONFLICT, records it and carries on.
+    const restarted = newBot();
+    const third = await restarted.bot.runOnce();
+    expect(third.quoted).toEqual([]);
+    expect(third.errors).toEqual([]);
+    expect(restarted.lines.find((l) => l.obj.quoteRequestId === qrId)?.msg).toMatch(/^not quoting: CONFLICT/);
+    expect((await quotesOf(qrId)).map((q) => q.id)).toEqual([first.quoted[0]!.quoteId]);
+  });
+
+  it('fills its accepted order exactly once, and the order completes', async () => {
+    const input = 3_000_000n;
+    const output = 2_992_500n;
+    const escrow = h.registry.chain(h.chainA)!.contracts.escrow;
+    const { bot } = newBot();
+    await approveEscrow(h, h.chainA, h.usdcA, h.offerer, input);
+    const before = {
+      offerer: await balanceOf(h, h.chainA, h.usdcA, h.offerer.address),
+      recipient: await balanceOf(h, h.chainB, h.usdcB, h.otherWallet.address),
+      lpA: await balanceOf(h, h.chainA, h.usdcA, lpWallet.address),
+      lpB: await balanceOf(h, h.chainB, h.usdcB, lpWallet.address),
+      escrow: await balanceOf(h, h.chainA, h.usdcA, escrow),
+    };
+
+    const qrId = await createRequest(input);
+    const quoted = await bot.runOnce();
+    const mine = quoted.quoted.find((q) => q.quoteRequestId === qrId);
+    expect(mine?.outputAmount).toBe(output.toString());
+    const envelope = await h.http('GET', `/api/v1/quotes/${mine!.quoteId}`, { apiKey: mm.apiKey });
+    expect(envelope.status).toBe(200);
+    const q = envelope.body.data;
+    expect((await h.http('POST', `/api/v1/quotes/${q.quoteId}/accept`, { apiKey: mm.apiKey })).status).toBe(
+      200,
+    );
+    const signature = await h.offerer.signTypedData(q.typedData);
+    const swap = await h.http('POST', '/api/v1/swaps', {
+      apiKey: mm.apiKey,
+      body: { orderId: q.orderId, quoteId: q.quoteId, signature },
+    });
+    expect(swap.status).toBe(201);
+    const orderHash = swap.body.data.blockchainOrderId as `0x${string}`;
+
+    await waitForStatus(h, mm.apiKey, q.orderId, 'deposited');
+    // Hold the worker so the order stays `deposited` while the bots look at it again.
+    await h.app.worker!.stop();
+    try {
+      const filled = await bot.runOnce();
+      expect(filled.errors).toEqual([]);
+      expect(filled.filled).toEqual([
+        { orderId: q.orderId, orderHash, txHash: expect.stringMatching(/^0x[0-9a-f]{64}$/) },
+      ]);
+      const fillTx = filled.filled[0]!.txHash;
+
+      // Same bot: it remembers its fill. Fresh bot: the chain's filledBy stops it.
+      expect((await bot.runOnce()).filled).toEqual([]);
+      const restarted = newBot();
+      const again = await restarted.bot.runOnce();
+      expect(again.filled).toEqual([]);
+      expect(again.errors).toEqual([]);
+      expect(restarted.lines.find((l) => l.obj.orderHash === orderHash)?.msg).toBe(
+        'already filled by this wallet',
+      );
+
+      const chainB = h.registry.chain(h.chainB)!;
+      const client = createPublicClient({ transport: http(chainB.rpcUrl) });
+      const events = await client.getContractEvents({
+        address: chainB.contracts.fill,
+        abi: loadArtifact('FerryFill').abi,
+        eventName: 'Filled',
+        args: { orderHash },
+        fromBlock: 0n,
+      });
+      expect(events.map((e) => e.transactionHash)).toEqual([fillTx]);
+
+      h.app.worker!.start();
+      const completed = await waitForStatus(h, mm.apiKey, q.orderId, 'completed');
+      expect(completed.details.dstChainTxHash).toBe(fillTx);
+      expect(completed.details.settlementTxHash).toMatch(/^0x[0-9a-f]{64}$/);
+    } finally {
+      h.app.worker!.start();
+    }
+
+    expect(await balanceOf(h, h.chainA, h.usdcA, h.offerer.address)).toBe(before.offerer - input);
+    expect(await balanceOf(h, h.chainB, h.usdcB, h.otherWallet.address)).toBe(before.recipient + output);
+    const lpNet =
+      (await balanceOf(h, h.chainA, h.usdcA, lpWallet.address)) -
+      before.lpA +
+      ((await balanceOf(h, h.chainB, h.usdcB, lpWallet.address)) - before.lpB);
+    expect(lpNet).toBe(input - output);
+    expect(await balanceOf(h, h.chainA, h.usdcA, escrow)).toBe(before.escrow);
+
+    // Completed orders are no longer the bot's business.
+    const after = await bot.runOnce();
+    expect(after.filled).toEqual([]);
+    expect(after.errors).toEqual([]);
+  });
+
+  it('an RPC failure costs one request one pass: reported, not recorded, retried next pass', async () => {
+    const broken = newBot({ [h.chainB]: 'http://127.0.0.1:1' });
+    const qrId = await createRequest(1_500_000n);
+
+    for (let pass = 0; pass < 2; pass++) {
+      const report = await broken.bot.runOnce();
+      expect(report.quoted).toEqual([]);
+      expect(report.errors.map((e) => e.subject)).toContain(qrId);
+    }
+    expect(await quotesOf(qrId)).toEqual([]);
+
+    // A bot with a working RPC quotes it.
+    const { bot } = newBot();
+    const report = await bot.runOnce();
+    expect(report.quoted.map((q) => q.quoteRequestId)).toContain(qrId);
+    expect((await quotesOf(qrId)).map((q) => q.outputAmount)).toEqual(['1496250']);
+  });
+});
