@@ -20,8 +20,9 @@ contract FerryFill {
   error FillDeadlinePassed();
   error Reentrancy();
 
-  /// @notice Who filled each order; address(0) while unfilled.
-  mapping(bytes32 orderHash => address) public filledBy;
+  /// @notice Whether `filler` has filled `orderHash`. Keyed by filler as well: a stranger paying under the same
+  /// hash (which the messenger never attests, the order names its filler) must not block the designated filler.
+  mapping(bytes32 orderHash => mapping(address filler => bool)) public filled;
 
   uint256 private lock = 1;
 
@@ -38,9 +39,9 @@ contract FerryFill {
     nonReentrant
   {
     if (block.timestamp > fillDeadline) revert FillDeadlinePassed();
-    // One fill per order: a second payment would never be reimbursed.
-    if (filledBy[orderHash] != address(0)) revert AlreadyFilled();
-    filledBy[orderHash] = msg.sender;
+    // One fill per order and filler: a second payment would never be reimbursed.
+    if (filled[orderHash][msg.sender]) revert AlreadyFilled();
+    filled[orderHash][msg.sender] = true;
     outputToken.safeTransferFrom(msg.sender, recipient, outputAmount);
     emit Filled(orderHash, msg.sender, recipient, outputToken, outputAmount);
   }

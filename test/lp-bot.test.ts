@@ -180,7 +180,7 @@ describe('reference LP bot against a running Ferry', () => {
       ]);
       const fillTx = filled.filled[0]!.txHash;
 
-      // Same bot: it remembers its fill. Fresh bot: the chain's filledBy stops it.
+      // Same bot: it remembers its fill. Fresh bot: the fill contract's filled(orderHash, wallet) stops it.
       expect((await bot.runOnce()).filled).toEqual([]);
       const restarted = newBot();
       const again = await restarted.bot.runOnce();

@@ -228,20 +228,13 @@ export function createSettlementChain({ registry }: { registry: ChainRegistry })
       return { balance, allowance };
     },
 
-    /** The fill of `orderHash` on the output chain, read from the fill contract's event, or null. */
-    async findFill(chain: string, orderHash: Hex): Promise<FillRecord | null> {
+    /** The designated filler's fill of `orderHash` on the output chain, read from its Filled event, or null. */
+    async findFill(chain: string, orderHash: Hex, filler: Address): Promise<FillRecord | null> {
       const c = client(chain);
-      const filledBy = (await c.readContract({
-        address: contracts(chain).fill,
-        abi: fillAbi,
-        functionName: 'filledBy',
-        args: [orderHash],
-      })) as Address;
-      if (/^0x0{40}$/i.test(filledBy)) return null;
       const logs = await c.getLogs({
         address: contracts(chain).fill,
         event: fillAbi.find((x) => x.type === 'event' && x.name === 'Filled') as never,
-        args: { orderHash } as never,
+        args: { orderHash, filler } as never,
         fromBlock: 0n,
         toBlock: 'latest',
       });

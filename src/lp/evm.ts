@@ -10,7 +10,6 @@ import {
   type PublicClient,
   type Transport,
   type WalletClient,
-  zeroAddress,
 } from 'viem';
 import type { PrivateKeyAccount } from 'viem/accounts';
 import { loadArtifact } from '../chains/contract-artifacts.ts';
@@ -79,19 +78,14 @@ export async function ensureAllowance(
   );
 }
 
-/** Who filled `orderHash` on this chain's fill contract, or null while it is unfilled. */
-export async function filledBy(
-  c: ChainClients,
-  fillContract: Address,
-  orderHash: Hex,
-): Promise<Address | null> {
-  const filler = (await c.public.readContract({
+/** Whether `filler` has already filled `orderHash` on this chain's fill contract. */
+export async function hasFilled(c: ChainClients, fillContract: Address, orderHash: Hex, filler: Address) {
+  return (await c.public.readContract({
     address: fillContract,
     abi: fillAbi,
-    functionName: 'filledBy',
-    args: [orderHash],
-  })) as Address;
-  return filler === zeroAddress ? null : filler;
+    functionName: 'filled',
+    args: [orderHash, filler],
+  })) as boolean;
 }
 
 export interface FillTerms {

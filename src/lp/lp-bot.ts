@@ -1,6 +1,6 @@
 import { getAddress, type Hex } from 'viem';
 import { type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts';
-import { balanceOf, type ChainClients, chainClients, filledBy, receiptStatus, sendFill } from './evm.ts';
+import { balanceOf, type ChainClients, chainClients, hasFilled, receiptStatus, sendFill } from './evm.ts';
 import {
   type ChainInfo,
   type FerryApi,
@@ -44,7 +44,7 @@ const FINAL_QUOTE_STATUSES = new Set([400, 403, 404, 409, 410, 422]);
 
 /**
  * The reference market maker: quotes open requests at a fixed spread and fills its deposited orders on the
- * output chain. State (what it quoted, what it sent) is in memory; the chain's `filledBy` and Ferry's 409s
+ * output chain. State (what it quoted, what it sent) is in memory; the fill contract's `filled(orderHash, filler)` and Ferry's 409s
  * make a restarted bot safe too. One pass at a time.
  */
 export function createLpBot(options: LpBotOptions) {
@@ -184,13 +184,8 @@ export function createLpBot(options: LpBotOptions) {
     if (BigInt(Math.floor(Date.now() / 1000)) > fillDeadline) {
       return done('not filling: fill deadline passed (the order will be refunded)', 'warn');
     }
-    const filler = await filledBy(c, info.fill, orderHash);
-    if (filler) {
-      return done(
-        filler === account.address ? 'already filled by this wallet' : 'already filled by another wallet',
-        filler === account.address ? 'info' : 'warn',
-        { filler },
-      );
+    if (await hasFilled(c, info.fill, orderHash, account.address)) {
+      return done('already filled by this wallet', 'info', { filler: account.address });
     }
 
     const outputAmount = BigInt(order.details.outputAmount);

@@ -140,7 +140,7 @@ export function createSettlementWorker(deps: WorkerDeps) {
     const terms = escrowOrderFrom(quote.typedData);
     const recordedRefund = await actions.recorded(order.id, 'refund');
     if (!recordedRefund) {
-      const fill = await chain.findFill(order.outputChain, hash);
+      const fill = await chain.findFill(order.outputChain, hash, terms.filler);
       if (fill) {
         const problems = [
           fill.recipient.toLowerCase() !== order.recipient.toLowerCase() && 'recipient',
