@@ -2,6 +2,7 @@ import { createPublicClient, erc20Abi, http, type PublicClient, type Chain as Vi
 import type { Address } from '../domain/address.ts';
 import { AppError } from '../domain/app-error.ts';
 import type { ChainRegistry } from './chain-registry.ts';
+import { publicClientFor } from './viem-client.ts';
 
 /** What the API needs from chains. The settlement worker has its own, wider interface. */
 export interface ChainGateway {
@@ -13,20 +14,10 @@ export function createChainGateway({ registry }: { registry: ChainRegistry }): C
   const clients = new Map<string, PublicClient>();
   const clientFor = (chainName: string): PublicClient => {
     let client = clients.get(chainName);
-    if (client) return client;
-    const chain = registry.chain(chainName);
-    if (!chain) throw new Error(`chain ${chainName} is not in the registry`);
-    const viemChain = {
-      id: chain.chainId,
-      name: chain.name,
-      nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
-      rpcUrls: { default: { http: [chain.rpcUrl] } },
-    } satisfies ViemChain;
-    client = createPublicClient({
-      chain: viemChain,
-      transport: http(chain.rpcUrl, { timeout: 5000, retryCount: 1 }),
-    });
-    clients.set(chainName, client);
+    if (!client) {
+      client = publicClientFor(registry, chainName, 5000);
+      clients.set(chainName, client);
+    }
     return client;
   };
   return {

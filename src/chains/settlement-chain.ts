@@ -17,6 +17,8 @@ import type { PrivateKeyAccount } from 'viem/accounts';
 import type { Address } from '../domain/address.ts';
 import type { ChainRegistry } from './chain-registry.ts';
 import { loadArtifact } from './contract-artifacts.ts';
+import type { FerryOrder } from './ferry-order.ts';
+import { publicClientFor } from './viem-client.ts';
 
 const escrowAbi = loadArtifact('FerryEscrow').abi;
 const fillAbi = loadArtifact('FerryFill').abi;
@@ -54,20 +56,7 @@ export class RevertError extends Error {
 }
 
 /** The order struct as the escrow takes it: the typed data's message with numbers as bigint. */
-export type EscrowOrder = {
-  offerer: Address;
-  recipient: Address;
-  inputToken: Address;
-  outputToken: Address;
-  inputAmount: bigint;
-  outputAmount: bigint;
-  inputChainId: bigint;
-  outputChainId: bigint;
-  filler: Address;
-  nonce: bigint;
-  openDeadline: bigint;
-  fillDeadline: bigint;
-};
+export type EscrowOrder = FerryOrder;
 
 function revertReason(error: unknown): string | null {
   if (!(error instanceof BaseError)) return null;
@@ -85,22 +74,12 @@ function revertReason(error: unknown): string | null {
 export function createSettlementChain({ registry }: { registry: ChainRegistry }) {
   const clients = new Map<string, PublicClient>();
   const client = (name: string): PublicClient => {
-    const existing = clients.get(name);
-    if (existing) return existing;
-    const chain = registry.chain(name);
-    if (!chain) throw new Error(`chain ${name} is not in the registry`);
-    const viemChain = {
-      id: chain.chainId,
-      name: chain.name,
-      nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
-      rpcUrls: { default: { http: [chain.rpcUrl] } },
-    } satisfies ViemChain;
-    const created = createPublicClient({
-      chain: viemChain,
-      transport: http(chain.rpcUrl, { timeout: 10_000 }),
-    });
-    clients.set(name, created);
-    return created;
+    let existing = clients.get(name);
+    if (!existing) {
+      existing = publicClientFor(registry, name, 10_000);
+      clients.set(name, existing);
+    }
+    return existing;
   };
   const contracts = (name: string) => {
     const chain = registry.chain(name);

@@ -11,6 +11,7 @@ import {
   envelope,
   errorResponses,
   IdSchema,
+  PageFields,
   PaginationQuery,
 } from '../schemas/common-schemas.ts';
 import { OrderSchema } from '../schemas/resource-schemas.ts';
@@ -45,10 +46,7 @@ export function registerOrderRoutes(
           200: envelope(
             Type.Object({
               orders: Type.Array(OrderSchema),
-              total: Type.Integer(),
-              page: Type.Integer(),
-              pageSize: Type.Integer(),
-              totalPages: Type.Integer(),
+              ...PageFields,
             }),
           ),
           ...errorResponses(400, 401, 403, 429),

@@ -13,6 +13,7 @@ import {
   envelope,
   errorResponses,
   IdSchema,
+  PageFields,
   PaginationQuery,
 } from '../schemas/common-schemas.ts';
 import { QuoteRequestSchema } from '../schemas/resource-schemas.ts';
@@ -60,10 +61,7 @@ export function registerQuoteRequestRoutes(
           200: Type.Object({
             message: Type.String(),
             data: Type.Array(QuoteRequestSchema),
-            total: Type.Integer(),
-            page: Type.Integer(),
-            pageSize: Type.Integer(),
-            totalPages: Type.Integer(),
+            ...PageFields,
           }),
           ...errorResponses(400, 401, 403, 429),
         },

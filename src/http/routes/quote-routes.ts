@@ -12,6 +12,7 @@ import {
   envelope,
   errorResponses,
   IdSchema,
+  PageFields,
   PaginationQuery,
 } from '../schemas/common-schemas.ts';
 import { QuoteEnvelopeSchema, QuoteRequestSchema, QuoteSchema } from '../schemas/resource-schemas.ts';
@@ -75,10 +76,7 @@ export function registerQuoteRoutes(
           200: envelope(
             Type.Object({
               quotes: Type.Array(QuoteSchema),
-              total: Type.Integer(),
-              page: Type.Integer(),
-              pageSize: Type.Integer(),
-              totalPages: Type.Integer(),
+              ...PageFields,
             }),
           ),
           ...errorResponses(400, 401, 403, 429),

@@ -54,6 +54,14 @@ export const PaginationQuery = {
   }),
 };
 
+/** The page fields every paginated list answers with (`total` counts all matches, not just this page). */
+export const PageFields = {
+  total: Type.Integer({ description: 'Number of matching items on all pages' }),
+  page: Type.Integer(),
+  pageSize: Type.Integer(),
+  totalPages: Type.Integer(),
+};
+
 /** `{message, data}` envelope of authenticated responses. */
 export function envelope<T extends TSchema>(data: T) {
   return Type.Object({ message: Type.String(), data });
