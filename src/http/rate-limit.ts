@@ -1,5 +1,6 @@
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Redis } from 'ioredis';
 import type { Config } from '../config/config.ts';
 import { AppError } from '../domain/app-error.ts';
 import './request-context.ts';
@@ -11,11 +12,18 @@ function limitOf(request: FastifyRequest, config: Config): number {
 
 /**
  * Fixed one-minute windows per API key, per session, or per client IP when anonymous (decisions.md).
- * Every response carries the RateLimit-* headers; a refusal adds Retry-After.
+ * Every response carries the RateLimit-* headers; a refusal adds Retry-After. Without Redis the counts live in
+ * this process.
  */
-export async function installRateLimit(app: FastifyInstance, config: Config): Promise<void> {
+export async function installRateLimit(
+  app: FastifyInstance,
+  config: Config,
+  redis: Redis | null = null,
+): Promise<void> {
   await app.register(rateLimit, {
     global: true,
+    // With Redis the counters are shared by every instance; if Redis fails, requests pass (the client logs it).
+    ...(redis ? { redis, nameSpace: `${config.redisKeyPrefix}rl:`, skipOnError: true } : {}),
     timeWindow: 60_000,
     max: (request) => limitOf(request, config),
     keyGenerator: (request) =>

@@ -4,6 +4,7 @@ import type { ChainRegistry } from '../chains/chain-registry.ts';
 import type { Config } from '../config/config.ts';
 import { AppError } from '../domain/app-error.ts';
 import type { Clock } from '../domain/clock.ts';
+import type { Realtime } from '../events/realtime.ts';
 import type { AuthService } from '../services/auth-service.ts';
 import type { OrderService } from '../services/order-service.ts';
 import type { QuoteRequestService } from '../services/quote-request-service.ts';
@@ -17,11 +18,13 @@ import { installIdempotency } from './idempotency.ts';
 import { installOpenApi, registerOpenApiRoute } from './openapi.ts';
 import { installRateLimit } from './rate-limit.ts';
 import { registerAuthRoutes } from './routes/auth-routes.ts';
+import { registerExplorerRoutes } from './routes/explorer-routes.ts';
 import { registerHealthRoutes } from './routes/health-routes.ts';
 import { registerOrderRoutes } from './routes/order-routes.ts';
 import { registerPublicRoutes } from './routes/public-routes.ts';
 import { registerQuoteRequestRoutes } from './routes/quote-request-routes.ts';
 import { registerQuoteRoutes } from './routes/quote-routes.ts';
+import { registerStreamRoutes } from './routes/stream-routes.ts';
 import { registerSwapRoutes } from './routes/swap-routes.ts';
 import { ErrorBodySchema } from './schemas/common-schemas.ts';
 import { createValidatorCompiler } from './validator-compiler.ts';
@@ -38,6 +41,8 @@ export interface ServerDeps {
   readonly swaps: SwapService;
   readonly orders: OrderService;
   readonly isDraining: () => boolean;
+  /** Event fan-out, stream limits and Redis (when configured) for the SSE and WebSocket streams. */
+  readonly realtime: Realtime;
 }
 
 /** Builds the HTTP server with every route, hook and the OpenAPI document; does not listen. */
@@ -55,6 +60,28 @@ export async function createServer(deps: ServerDeps): Promise<FerryApp> {
         error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'a path parameter is too long' : 'the URL is malformed';
       sendError(reply, new AppError('VALIDATION_ERROR', message, [{ path: 'url', message }]));
     },
+    // Node's HTTP parser refuses some requests before Fastify routes them (request line and headers over
+    // 16 KiB, malformed HTTP): answer those with the documented error body as well, not Fastify's default one.
+    clientErrorHandler: (error: NodeJS.ErrnoException, socket) => {
+      if (error.code === 'ECONNRESET' || socket.destroyed) return;
+      const overflow = error.code === 'HPE_HEADER_OVERFLOW';
+      const message = overflow
+        ? 'the URL and headers are larger than 16 KiB'
+        : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+          ? 'the request was not received in time'
+          : 'the request is not valid HTTP';
+      const body = JSON.stringify({
+        error: message,
+        code: 'VALIDATION_ERROR',
+        details: [{ path: overflow ? 'headers' : 'request', message }],
+      });
+      if (socket.writable) {
+        socket.write(
+          `HTTP/1.1 400 Bad Request\r\nContent-Length: ${Buffer.byteLength(body)}\r\nContent-Type: application/json; charset=utf-8\r\nConnection: close\r\n\r\n${body}`,
+        );
+      }
+      socket.destroy(error);
+    },
   }).withTypeProvider<TypeBoxTypeProvider>();
   // Bodies are JSON only: without this, Fastify's built-in text/plain parser turns a text body into a string (400, not 415).
   app.removeContentTypeParser('text/plain');
@@ -63,7 +90,7 @@ export async function createServer(deps: ServerDeps): Promise<FerryApp> {
 
   await installOpenApi(app);
   installAuthentication(app, deps.auth);
-  await installRateLimit(app, deps.config);
+  await installRateLimit(app, deps.config, deps.realtime.redis);
   installErrorHandling(app);
   installIdempotency(app, deps);
 
@@ -75,5 +102,7 @@ export async function createServer(deps: ServerDeps): Promise<FerryApp> {
   registerSwapRoutes(app, deps);
   registerOrderRoutes(app, deps);
   registerPublicRoutes(app, deps);
+  registerExplorerRoutes(app);
+  await registerStreamRoutes(app, deps);
   return app;
 }

@@ -18,7 +18,9 @@ export function createExpirySweeper({ database, clock, events, log, config }: Se
   async function sweepOnce(): Promise<number> {
     const now = clock.now();
     const count = await database.db.transaction().execute(async (trx) => {
+      // Both updates before any event append: append takes the event-ordering lock (see event-log.ts).
       const requests = await expireDueQuoteRequests(trx, now, BATCH);
+      const quotes = await expireDueQuotes(trx, now, BATCH);
       for (const qr of requests) {
         await events.append(trx, {
           type: 'quoteRequest.expired',
@@ -27,7 +29,6 @@ export function createExpirySweeper({ database, clock, events, log, config }: Se
           accountIds: [qr.accountId],
         });
       }
-      const quotes = await expireDueQuotes(trx, now, BATCH);
       for (const quote of quotes) {
         const request = await findQuoteRequest(trx, quote.quoteRequestId);
         if (!request) continue;

@@ -1,0 +1,103 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { FerryDatabase } from '../store/database.ts';
+import { listEventsAfter, type StoredEvent } from '../store/events-store.ts';
+
+const PAGE = 500;
+
+export type EventListener = (event: StoredEvent) => void;
+
+/**
+ * The one tailer of the event log per process. Streams never query the log for live events themselves: this
+ * reads each new event once and hands it to every connected client, so the database load does not grow with
+ * the number of clients.
+ */
+export interface EventFanout {
+  /** Id of the last event handed out. A listener added now receives exactly the events after it. */
+  readonly position: number;
+  subscribe(listener: EventListener): () => void;
+  /** Reads the log now (after a local commit or a notice from another instance). */
+  wake(): void;
+  start(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export function createEventFanout(options: {
+  database: FerryDatabase;
+  pollMs: number;
+  log: FastifyBaseLogger;
+}): EventFanout {
+  const { database, log } = options;
+  const listeners = new Set<EventListener>();
+  let position = 0;
+  let running: Promise<void> | null = null;
+  let again = false;
+  let timer: NodeJS.Timeout | null = null;
+  let stopped = false;
+
+  async function readNew(): Promise<void> {
+    for (;;) {
+      const batch = await listEventsAfter(database.db, position, PAGE);
+      for (const event of batch) {
+        position = event.id;
+        for (const listener of listeners) {
+          try {
+            listener(event);
+          } catch (error) {
+            // One broken client must not stop delivery to the others.
+            log.warn({ err: error }, 'event listener failed');
+          }
+        }
+      }
+      if (batch.length < PAGE || stopped) return;
+    }
+  }
+
+  function wake(): void {
+    if (stopped) return;
+    // Runs are never concurrent (position must advance in order); a wake during a run asks for one more.
+    if (running) {
+      again = true;
+      return;
+    }
+    running = (async () => {
+      do {
+        again = false;
+        await readNew();
+      } while (again && !stopped);
+    })()
+      .catch((error: unknown) =>
+        log.warn({ err: error }, 'reading the event log failed; the next poll retries'),
+      )
+      .finally(() => {
+        running = null;
+      });
+  }
+
+  return {
+    get position() {
+      return position;
+    },
+    subscribe(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    wake,
+    async start() {
+      // Live delivery starts at the end of the log: older events are only for replay.
+      const latest = await database.db
+        .selectFrom('events')
+        .select((eb) => eb.fn.max('id').as('max'))
+        .executeTakeFirst();
+      position = Number(latest?.max ?? 0);
+      timer = setInterval(wake, options.pollMs);
+      timer.unref();
+    },
+    async stop() {
+      stopped = true;
+      if (timer) clearInterval(timer);
+      timer = null;
+      await running;
+      listeners.clear();
+    },
+  };
+}

@@ -1,0 +1,73 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { Redis } from 'ioredis';
+import type { Config } from '../config/config.ts';
+import type { FerryDatabase } from '../store/database.ts';
+import { createEventFanout, type EventFanout } from './event-fanout.ts';
+import type { EventLog } from './event-log.ts';
+import { publishEventNotices, subscribeEventNotices } from './event-notices.ts';
+import { connectOrDegrade, createRedisClient, createRedisSubscriber } from './redis-client.ts';
+import { createMemoryStreamLimiter, createRedisStreamLimiter, type StreamLimiter } from './stream-limiter.ts';
+
+/** What the streams need: the tailer, the stream counts, and Redis when several instances share the work. */
+export interface Realtime {
+  readonly fanout: EventFanout;
+  readonly limiter: StreamLimiter;
+  /** Null without REDIS_URL: everything then runs in-process. */
+  readonly redis: Redis | null;
+  stop(): Promise<void>;
+}
+
+export async function createRealtime(options: {
+  config: Config;
+  database: FerryDatabase;
+  events: EventLog;
+  log: FastifyBaseLogger;
+}): Promise<Realtime> {
+  const { config, database, events, log } = options;
+  const fanout = createEventFanout({ database, pollMs: config.streams.pollMs, log });
+  await fanout.start();
+  const stopLocalWake = events.onCommitted(() => fanout.wake());
+
+  if (!config.redisUrl) {
+    const limiter = createMemoryStreamLimiter(config.streams.maxPerClient);
+    return {
+      fanout,
+      limiter,
+      redis: null,
+      async stop() {
+        stopLocalWake();
+        limiter.stop();
+        await fanout.stop();
+      },
+    };
+  }
+
+  const redis = createRedisClient(config.redisUrl, log, 'commands');
+  const subscriber = createRedisSubscriber(config.redisUrl, log, 'event notices');
+  await Promise.all([connectOrDegrade(redis), connectOrDegrade(subscriber)]);
+  const stopPublishing = publishEventNotices(events, redis, config.redisKeyPrefix, log);
+  const subscribed = subscribeEventNotices(subscriber, config.redisKeyPrefix, () => fanout.wake());
+  // Wait for the subscription only when Redis is up, so a Redis outage never blocks start (polling covers it).
+  if (subscriber.status === 'ready') await subscribed;
+  else subscribed.catch(() => {});
+  const limiter = createRedisStreamLimiter({
+    redis,
+    keyPrefix: config.redisKeyPrefix,
+    max: config.streams.maxPerClient,
+    log,
+  });
+  return {
+    fanout,
+    limiter,
+    redis,
+    async stop() {
+      stopLocalWake();
+      stopPublishing();
+      limiter.stop();
+      await fanout.stop();
+      await Promise.allSettled([redis.quit(), subscriber.quit()]);
+      redis.disconnect();
+      subscriber.disconnect();
+    },
+  };
+}

@@ -1,0 +1,169 @@
+import type { ServerResponse } from 'node:http';
+import type { FastifyBaseLogger } from 'fastify';
+import type { FerryDatabase } from '../store/database.ts';
+import { listEventsAfter, type StoredEvent } from '../store/events-store.ts';
+import type { EventFanout } from './event-fanout.ts';
+import { eventWire } from './stream-event.ts';
+
+const REPLAY_PAGE = 500;
+/** Live events held while a replay is written; a client this far behind is cut off like a slow one. */
+const MAX_PENDING = 10_000;
+
+export interface SseOptions {
+  readonly res: ServerResponse;
+  /** Headers already decided for the response (rate-limit headers), written with the stream's own. */
+  readonly headers: Record<string, string | number | string[]>;
+  readonly fanout: EventFanout;
+  readonly database: FerryDatabase;
+  /** From Last-Event-ID (or ?lastEventId): replay what came after it. Null: live events only. */
+  readonly lastEventId: number | null;
+  readonly replayMaxEvents: number;
+  readonly heartbeatMs: number;
+  readonly maxBufferBytes: number;
+  readonly log: FastifyBaseLogger;
+}
+
+export interface SseStream {
+  /** Sends the final `shutdown` event and ends the response. */
+  shutdown(): void;
+  readonly closed: Promise<void>;
+}
+
+function frame(event: StoredEvent): string {
+  return `id: ${event.id}\nevent: ${event.type}\ndata: ${JSON.stringify(eventWire(event))}\n\n`;
+}
+
+/**
+ * One server-sent-events client. Live events come from the shared fanout; a reconnecting client first gets the
+ * events it missed straight from the log. Live events arriving meanwhile wait, and every event is sent at most
+ * once and in id order (`lastSent` filters the overlap between replay and live).
+ */
+export function openSseStream(options: SseOptions): SseStream {
+  const { res, fanout, log } = options;
+  let lastSent = 0;
+  let pending: StoredEvent[] | null = [];
+  let ended = false;
+
+  const closed = new Promise<void>((resolve) => res.once('close', resolve));
+
+  function cutOff(reason: string): void {
+    if (ended) return;
+    ended = true;
+    log.info({ reason }, 'SSE client cut off');
+    res.destroy();
+  }
+
+  function send(event: StoredEvent): void {
+    if (ended || event.id <= lastSent) return;
+    res.write(frame(event));
+    lastSent = event.id;
+    // The socket buffers what the client has not read yet; past the bound, drop the client rather than the memory.
+    if (res.writableLength > options.maxBufferBytes) cutOff('slow client: send buffer over the bound');
+  }
+
+  const unsubscribe = fanout.subscribe((event) => {
+    if (pending === null) return send(event);
+    pending.push(event);
+    if (pending.length > MAX_PENDING) cutOff('too many live events during replay');
+  });
+  const livePosition = fanout.position;
+
+  res.writeHead(200, {
+    ...options.headers,
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-cache, no-transform',
+    connection: 'keep-alive',
+    // Reverse proxies (nginx) would otherwise buffer the stream.
+    'x-accel-buffering': 'no',
+  });
+  // The first bytes make the client's `open` fire; `retry` sets its reconnect delay.
+  res.write('retry: 2000\n: connected\n\n');
+
+  const heartbeat = setInterval(() => {
+    if (!ended) res.write(': heartbeat\n\n');
+  }, options.heartbeatMs);
+  heartbeat.unref();
+
+  void closed.then(() => {
+    ended = true;
+    clearInterval(heartbeat);
+    unsubscribe();
+  });
+
+  function waitForDrain(): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        res.off('drain', done);
+        res.off('close', done);
+        resolve();
+      };
+      res.on('drain', done);
+      res.on('close', done);
+    });
+  }
+
+  /** Whether more than the window of events follows `after`, or `after` lies beyond the log (another log). */
+  async function gapTooOld(after: number): Promise<boolean> {
+    const beyond = await options.database.db
+      .selectFrom('events')
+      .select('id')
+      .where('id', '>', after)
+      .orderBy('id')
+      .offset(options.replayMaxEvents)
+      .limit(1)
+      .executeTakeFirst();
+    if (beyond) return true;
+    const latest = await options.database.db
+      .selectFrom('events')
+      .select((eb) => eb.fn.max('id').as('max'))
+      .executeTakeFirst();
+    return after > Number(latest?.max ?? 0);
+  }
+
+  async function replay(after: number): Promise<void> {
+    if (await gapTooOld(after)) {
+      // The client resumes from the live position; what it missed must be fetched over the REST API.
+      lastSent = livePosition;
+      const data = {
+        lastEventId: after,
+        resumedAfter: livePosition,
+        reason: 'the missed events are no longer replayable',
+      };
+      res.write(`id: ${livePosition}\nevent: stream.reset\ndata: ${JSON.stringify(data)}\n\n`);
+      return;
+    }
+    lastSent = after;
+    for (;;) {
+      const batch = await listEventsAfter(options.database.db, lastSent, REPLAY_PAGE);
+      for (const event of batch) {
+        if (ended) return;
+        // Replay waits for the client instead of cutting it off: its size is bounded by the window.
+        if (!res.write(frame(event))) await waitForDrain();
+        lastSent = event.id;
+      }
+      if (batch.length < REPLAY_PAGE) return;
+    }
+  }
+
+  void (async () => {
+    if (options.lastEventId === null) lastSent = livePosition;
+    else await replay(options.lastEventId);
+    const held = pending ?? [];
+    pending = null;
+    for (const event of held) send(event);
+  })().catch((error: unknown) => {
+    log.warn({ err: error }, 'SSE replay failed; closing the stream so the client reconnects');
+    cutOff('replay failed');
+  });
+
+  return {
+    shutdown() {
+      if (ended) return;
+      ended = true;
+      res.end(
+        `event: shutdown\ndata: ${JSON.stringify({ reason: 'the server is shutting down; reconnect' })}\n\n`,
+      );
+    },
+    closed,
+  };
+}

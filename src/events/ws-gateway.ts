@@ -1,0 +1,163 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { WebSocket } from 'ws';
+import type { ErrorCode, ErrorDetail } from '../domain/app-error.ts';
+import type { Principal } from '../domain/principal.ts';
+import type { StoredEvent } from '../store/events-store.ts';
+import type { EventFanout } from './event-fanout.ts';
+import { eventWire } from './stream-event.ts';
+
+export const CHANNELS = ['public', 'quoteRequests', 'account'] as const;
+export type Channel = (typeof CHANNELS)[number];
+
+/** Close codes, documented in docs/events.md. */
+export const WS_CLOSE = {
+  goingAway: 1001,
+  tooSlow: 1013,
+} as const;
+
+type Message = { op: 'ping' } | { op: 'subscribe' | 'unsubscribe'; channels: Channel[] };
+
+class MessageError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details: ErrorDetail[],
+  ) {
+    super(message);
+  }
+}
+
+function invalid(path: string, message: string): MessageError {
+  return new MessageError('VALIDATION_ERROR', `the message is invalid: ${path} ${message}`, [
+    { path, message },
+  ]);
+}
+
+/** Parses one client message; every problem names its field the way the REST API does (`message.<field>`). */
+export function parseMessage(text: string): Message {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw invalid('message', 'is not valid JSON');
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw invalid('message', 'must be a JSON object');
+  }
+  const record = value as Record<string, unknown>;
+  const op = record.op;
+  if (op !== 'ping' && op !== 'subscribe' && op !== 'unsubscribe') {
+    throw invalid('message.op', 'must be one of subscribe, unsubscribe, ping');
+  }
+  const allowed = op === 'ping' ? ['op'] : ['op', 'channels'];
+  for (const field of Object.keys(record)) {
+    if (!allowed.includes(field)) throw invalid(`message.${field}`, 'is not a known field');
+  }
+  if (op === 'ping') return { op };
+  const channels = record.channels;
+  if (!Array.isArray(channels) || channels.length === 0 || channels.length > CHANNELS.length) {
+    throw invalid('message.channels', `must be an array of 1 to ${CHANNELS.length} channel names`);
+  }
+  channels.forEach((channel, index) => {
+    if (!CHANNELS.includes(channel as Channel)) {
+      throw invalid(`message.channels.${index}`, `must be one of ${CHANNELS.join(', ')}`);
+    }
+  });
+  return { op, channels: channels as Channel[] };
+}
+
+/** Who may subscribe where: `public` is open to all; the others need an account (and the right type). */
+function checkAccess(principal: Principal | null, channels: readonly Channel[]): void {
+  channels.forEach((channel, index) => {
+    if (channel === 'public') return;
+    const path = `message.channels.${index}`;
+    if (!principal) {
+      throw new MessageError('UNAUTHORIZED', `the ${channel} channel needs an API key or a session`, [
+        { path, message: 'requires authentication' },
+      ]);
+    }
+    if (channel === 'quoteRequests' && principal.accountType !== 'liquidityProvider') {
+      throw new MessageError('FORBIDDEN', 'the quoteRequests channel is for liquidity providers', [
+        { path, message: `account type ${principal.accountType} may not subscribe` },
+      ]);
+    }
+  });
+}
+
+function matches(channel: Channel, event: StoredEvent, principal: Principal | null): boolean {
+  switch (channel) {
+    case 'public':
+      return true;
+    case 'quoteRequests':
+      return event.type === 'quoteRequest.created';
+    case 'account':
+      return principal !== null && event.accountIds.includes(principal.accountId);
+  }
+}
+
+/**
+ * One WebSocket client: its subscriptions, its event frames, and the protocol ping that finds dead peers.
+ * Credentials were checked before the upgrade; a bad message gets an error frame and the connection stays.
+ */
+export function serveWebSocket(
+  socket: WebSocket,
+  options: {
+    principal: Principal | null;
+    fanout: EventFanout;
+    heartbeatMs: number;
+    maxBufferBytes: number;
+    log: FastifyBaseLogger;
+  },
+): void {
+  const { principal, log } = options;
+  const subscribed = new Set<Channel>();
+  const send = (payload: unknown) => socket.send(JSON.stringify(payload));
+
+  const unsubscribe = options.fanout.subscribe((event) => {
+    if (socket.readyState !== socket.OPEN) return;
+    for (const channel of CHANNELS) {
+      if (!subscribed.has(channel) || !matches(channel, event, principal)) continue;
+      send({ op: 'event', channel, event: eventWire(event) });
+    }
+    if (socket.bufferedAmount > options.maxBufferBytes) {
+      log.info('WebSocket client cut off: send buffer over the bound');
+      socket.close(WS_CLOSE.tooSlow, 'too slow: send buffer over the bound');
+      // A client that does not read will not read the close frame either.
+      setTimeout(() => socket.terminate(), 5000).unref();
+    }
+  });
+
+  let alive = true;
+  socket.on('pong', () => {
+    alive = true;
+  });
+  const heartbeat = setInterval(() => {
+    if (!alive) return socket.terminate();
+    alive = false;
+    socket.ping();
+  }, options.heartbeatMs);
+  heartbeat.unref();
+
+  socket.on('close', () => {
+    clearInterval(heartbeat);
+    unsubscribe();
+  });
+
+  socket.on('message', (raw, isBinary) => {
+    try {
+      if (isBinary) throw invalid('message', 'must be a text frame holding JSON');
+      const message = parseMessage(raw.toString());
+      if (message.op === 'ping') return send({ op: 'pong' });
+      if (message.op === 'subscribe') {
+        checkAccess(principal, message.channels);
+        for (const channel of message.channels) subscribed.add(channel);
+        return send({ op: 'subscribed', channels: [...subscribed] });
+      }
+      for (const channel of message.channels) subscribed.delete(channel);
+      return send({ op: 'unsubscribed', channels: [...subscribed] });
+    } catch (error) {
+      if (!(error instanceof MessageError)) throw error;
+      send({ op: 'error', code: error.code, error: error.message, details: error.details });
+    }
+  });
+}

@@ -1,0 +1,106 @@
+// Pure formatting helpers: no DOM, no network.
+
+const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
+
+/** Whether `value` is a 0x-prefixed 20-byte hex address (any case). */
+export function isAddress(value) {
+  return ADDRESS.test(value);
+}
+
+/** 0x1234…abcd (first 4 and last 4 hex digits). */
+export function shortAddress(address) {
+  if (typeof address !== 'string' || address.length < 12) return String(address ?? '');
+  return `${address.slice(0, 6)}…${address.slice(-4)}`;
+}
+
+/** A tx hash or id shortened the same way, keeping a little more of the start. */
+export function shortHash(hash) {
+  if (typeof hash !== 'string' || hash.length < 16) return String(hash ?? '');
+  return `${hash.slice(0, 10)}…${hash.slice(-6)}`;
+}
+
+/** ord_01JXYZ…WXYZ: the prefix and both ends of a long id. */
+export function shortId(id) {
+  if (typeof id !== 'string' || id.length <= 16) return String(id ?? '');
+  return `${id.slice(0, 10)}…${id.slice(-4)}`;
+}
+
+/**
+ * Base units (a decimal integer string, up to 2^256-1) to a decimal string with the token's decimals, exactly:
+ * BigInt arithmetic, thousands separated by commas, trailing zeros of the fraction dropped.
+ */
+export function formatUnits(raw, decimals) {
+  let value;
+  try {
+    value = BigInt(raw);
+  } catch {
+    return String(raw);
+  }
+  const negative = value < 0n;
+  if (negative) value = -value;
+  const places = Number.isInteger(decimals) && decimals > 0 ? decimals : 0;
+  const base = 10n ** BigInt(places);
+  const whole = (value / base).toString().replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+  const fraction = places > 0 ? (value % base).toString().padStart(places, '0').replace(/0+$/, '') : '';
+  return `${negative ? '-' : ''}${whole}${fraction ? `.${fraction}` : ''}`;
+}
+
+/** Token lookup by chain name and address (case-insensitive), built from GET /api/public/chains. */
+export function tokenIndex(chains) {
+  const index = new Map();
+  for (const chain of chains) {
+    for (const token of chain.tokens) index.set(`${chain.name}:${token.address.toLowerCase()}`, token);
+  }
+  return index;
+}
+
+/** `{text, symbol, known}`: "2.5" and "USDC" when the token is in the registry, raw units otherwise. */
+export function formatAmount(tokens, chain, tokenAddress, raw) {
+  const token = tokens.get(`${chain}:${String(tokenAddress).toLowerCase()}`);
+  if (!token)
+    return { text: formatUnits(raw, 0), symbol: `units of ${shortAddress(tokenAddress)}`, known: false };
+  return { text: formatUnits(raw, token.decimals), symbol: token.symbol, known: true };
+}
+
+const dateTime = new Intl.DateTimeFormat(undefined, {
+  year: 'numeric',
+  month: 'short',
+  day: 'numeric',
+  hour: '2-digit',
+  minute: '2-digit',
+  second: '2-digit',
+});
+
+/** A local, readable date and time; the ISO value stays in the <time> element's datetime. */
+export function formatTime(iso) {
+  const date = new Date(iso);
+  return Number.isNaN(date.getTime()) ? String(iso) : dateTime.format(date);
+}
+
+/** The explorer link for a tx or address, when the chain has an explorer (`{explorerUrl}/tx/{hash}`). */
+export function explorerLink(chain, kind, value) {
+  if (!chain?.explorerUrl || !value) return null;
+  let base;
+  try {
+    base = new URL(chain.explorerUrl);
+  } catch {
+    return null;
+  }
+  if (base.protocol !== 'https:' && base.protocol !== 'http:') return null;
+  return `${base.href.replace(/\/+$/, '')}/${kind}/${value}`;
+}
+
+/** The lifecycle order of statuses: a late or replayed event never moves a row back. */
+const STATUS_RANK = { created: 0, deposited: 1, filled: 2, completed: 3, failed: 3, refunded: 3 };
+
+export function statusRank(status) {
+  return STATUS_RANK[status] ?? -1;
+}
+
+/** Whether `next` is the same order at the same or a later point of its lifecycle than `current`. */
+export function isNewer(current, next) {
+  if (!current) return true;
+  const byRank = statusRank(next.status) - statusRank(current.status);
+  if (byRank !== 0) return byRank > 0;
+  return String(next.updatedAt) >= String(current.updatedAt);
+}

@@ -1,0 +1,93 @@
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import { AppError } from '../../domain/app-error.ts';
+import type { FerryApp } from '../app-types.ts';
+
+/** The explorer's files: plain ES modules and CSS, served as they are (no build step). */
+const EXPLORER_DIR = fileURLToPath(new URL('../../explorer/', import.meta.url));
+
+const CONTENT_TYPES: Readonly<Record<string, string>> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.svg': 'image/svg+xml',
+};
+
+/** Same-origin only: the page talks to this API and nothing else, and cannot be framed. */
+const CONTENT_SECURITY_POLICY = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self'",
+  "connect-src 'self'",
+  "base-uri 'none'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+interface Asset {
+  readonly body: Buffer;
+  readonly contentType: string;
+  readonly etag: string;
+}
+
+/** Read once at startup: a handful of small files, answered from memory. */
+function loadAssets(): Map<string, Asset> {
+  const assets = new Map<string, Asset>();
+  for (const name of fs.readdirSync(EXPLORER_DIR)) {
+    const contentType = CONTENT_TYPES[path.extname(name)];
+    if (!contentType) continue;
+    const body = fs.readFileSync(path.join(EXPLORER_DIR, name));
+    const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"`;
+    assets.set(name, { body, contentType, etag });
+  }
+  return assets;
+}
+
+function sendAsset(request: FastifyRequest, reply: FastifyReply, asset: Asset) {
+  reply
+    .header('content-type', asset.contentType)
+    // Revalidated on every load (cheap 304s), so a new release is picked up at once.
+    .header('cache-control', 'no-cache')
+    .header('etag', asset.etag)
+    .header('x-content-type-options', 'nosniff')
+    .header('content-security-policy', CONTENT_SECURITY_POLICY)
+    .header('referrer-policy', 'no-referrer');
+  if (request.headers['if-none-match'] === asset.etag) return reply.code(304).send();
+  return reply.send(asset.body);
+}
+
+/**
+ * The explorer at `GET /` and its assets under `/explorer/`. Hidden from the OpenAPI document (they are not API),
+ * and outside the rate limit: they are static bytes from memory, and the API calls the page makes are limited.
+ */
+export function registerExplorerRoutes(app: FerryApp): void {
+  const assets = loadAssets();
+  const index = assets.get('index.html');
+  if (!index) throw new Error(`explorer: ${EXPLORER_DIR}index.html is missing`);
+
+  app.get('/', { schema: { hide: true }, config: { rateLimit: false } }, (request, reply) =>
+    sendAsset(request, reply, index),
+  );
+
+  app.get(
+    '/explorer/:file',
+    {
+      schema: { hide: true, params: Type.Object({ file: Type.String({ maxLength: 64 }) }) },
+      config: { rateLimit: false },
+    },
+    (request, reply) => {
+      const asset = assets.get(request.params.file);
+      if (!asset) {
+        throw new AppError('NOT_FOUND', 'no such explorer file', [
+          { path: 'params.file', message: 'is not an explorer file' },
+        ]);
+      }
+      return sendAsset(request, reply, asset);
+    },
+  );
+}

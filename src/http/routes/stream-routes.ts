@@ -1,0 +1,216 @@
+import websocket from '@fastify/websocket';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import type { Config } from '../../config/config.ts';
+import { AppError } from '../../domain/app-error.ts';
+import type { Principal } from '../../domain/principal.ts';
+import type { Realtime } from '../../events/realtime.ts';
+import { openSseStream, type SseStream } from '../../events/sse-stream.ts';
+import type { StreamKind, StreamSlot } from '../../events/stream-limiter.ts';
+import { serveWebSocket, WS_CLOSE } from '../../events/ws-gateway.ts';
+import type { AuthService } from '../../services/auth-service.ts';
+import type { FerryDatabase } from '../../store/database.ts';
+import type { FerryApp } from '../app-types.ts';
+import { errorResponses } from '../schemas/common-schemas.ts';
+import '../request-context.ts';
+
+export interface StreamRouteDeps {
+  readonly config: Config;
+  readonly database: FerryDatabase;
+  readonly auth: AuthService;
+  readonly realtime: Realtime;
+  readonly isDraining: () => boolean;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The stream slot taken before the stream opened; released when its connection closes. */
+    streamSlot: StreamSlot | null;
+  }
+}
+
+/** Who a stream counts against: the credential when there is one, else the client IP (anonymous). */
+function streamClient(request: FastifyRequest): string {
+  return request.principal ? `cred:${request.principal.credentialId}` : `ip:${request.ip}`;
+}
+
+function parseLastEventId(request: FastifyRequest, fromQuery: number | undefined): number | null {
+  // The header wins: on reconnect EventSource sends it while the URL still holds the first query value.
+  const header = request.headers['last-event-id'];
+  if (typeof header === 'string' && header !== '') {
+    if (!/^\d{1,15}$/.test(header)) {
+      throw new AppError('VALIDATION_ERROR', 'Last-Event-ID must be an event id', [
+        { path: 'headers.last-event-id', message: 'must be a non-negative integer event id' },
+      ]);
+    }
+    return Number(header);
+  }
+  return fromQuery ?? null;
+}
+
+export async function registerStreamRoutes(app: FerryApp, deps: StreamRouteDeps): Promise<void> {
+  const { config, realtime } = deps;
+  const sseStreams = new Set<SseStream>();
+
+  async function takeSlot(request: FastifyRequest, reply: FastifyReply, kind: StreamKind): Promise<void> {
+    if (deps.isDraining()) {
+      throw new AppError('SERVICE_UNAVAILABLE', 'the server is shutting down; connect again', [], {
+        'retry-after': '2',
+      });
+    }
+    const slot = await realtime.limiter.acquire(kind, streamClient(request));
+    if (!slot) {
+      const max = config.streams.maxPerClient;
+      throw new AppError(
+        'STREAM_LIMIT',
+        `at most ${max} concurrent ${kind === 'sse' ? 'SSE' : 'WebSocket'} streams per client`,
+        [
+          {
+            path: 'headers',
+            message: `this ${request.principal ? 'credential' : 'IP address'} already holds ${max} open streams`,
+          },
+        ],
+      );
+    }
+    request.streamSlot = slot;
+    // Freed the moment the connection goes, whichever way it goes.
+    const release = () => slot.release();
+    if (kind === 'sse') reply.raw.once('close', release);
+    else request.raw.socket.once('close', release);
+  }
+
+  app.decorateRequest('streamSlot', null);
+
+  app.get(
+    '/api/public/stream',
+    {
+      schema: {
+        tags: ['Public'],
+        summary: 'Live events (server-sent events)',
+        description:
+          'Every event of the event log as it happens, public views only, no authentication. Each event has `id:` ' +
+          '(increasing), `event:` (its type) and `data:` `{id, type, occurredAt, data}`. Reconnect with the ' +
+          '`Last-Event-ID` header (or `?lastEventId=`) to replay what was missed, up to the last 10,000 events; an ' +
+          'older gap gets a `stream.reset` event. A `: heartbeat` comment comes every 15 s, and `event: shutdown` ' +
+          'before the server closes the stream. At most 3 concurrent streams per API key, session, or anonymous IP ' +
+          '(429 STREAM_LIMIT). See docs/events.md.',
+        querystring: Type.Object(
+          {
+            lastEventId: Type.Optional(
+              Type.Integer({ minimum: 0, description: 'For clients that cannot send Last-Event-ID' }),
+            ),
+          },
+          { additionalProperties: false },
+        ),
+        response: {
+          200: {
+            description: 'An endless text/event-stream',
+            content: { 'text/event-stream': { schema: Type.String() } },
+          },
+          ...errorResponses(400, 429, 503),
+        },
+      },
+      preHandler: async (request, reply) => {
+        parseLastEventId(request, request.query.lastEventId);
+        await takeSlot(request, reply, 'sse');
+      },
+    },
+    async (request, reply) => {
+      const lastEventId = parseLastEventId(request, request.query.lastEventId);
+      reply.hijack();
+      const headers: Record<string, string | number | string[]> = {};
+      for (const [name, value] of Object.entries(reply.getHeaders())) {
+        if (value !== undefined) headers[name] = value;
+      }
+      const stream = openSseStream({
+        res: reply.raw,
+        headers,
+        fanout: realtime.fanout,
+        database: deps.database,
+        lastEventId,
+        replayMaxEvents: config.streams.replayMaxEvents,
+        heartbeatMs: config.streams.heartbeatMs,
+        maxBufferBytes: config.streams.maxBufferBytes,
+        log: request.log,
+      });
+      sseStreams.add(stream);
+      void stream.closed.then(() => sseStreams.delete(stream));
+    },
+  );
+
+  await app.register(websocket, {
+    options: { maxPayload: 16 * 1024 },
+    // Tell every client why it is closed (1001), then stop the WebSocket server.
+    preClose(done) {
+      for (const client of this.websocketServer.clients)
+        client.close(WS_CLOSE.goingAway, 'server shutting down');
+      this.websocketServer.close(() => done());
+    },
+  });
+
+  // Ends the SSE streams before the HTTP server waits for open connections.
+  app.addHook('preClose', async () => {
+    for (const stream of sseStreams) stream.shutdown();
+  });
+
+  async function wsPrincipal(request: FastifyRequest, token: string | undefined): Promise<Principal | null> {
+    if (request.principal) return request.principal;
+    if (request.authFailure) {
+      const header =
+        typeof request.headers['x-api-key'] === 'string' ? 'headers.x-api-key' : 'headers.authorization';
+      throw new AppError('UNAUTHORIZED', request.authFailure, [
+        { path: header, message: request.authFailure },
+      ]);
+    }
+    if (token === undefined) return null;
+    // Browsers cannot set headers on a WebSocket: the token may be an API key or a session token.
+    const principal =
+      (await deps.auth.principalFromApiKey(token)) ?? (await deps.auth.principalFromSession(token));
+    if (!principal) {
+      const message = 'is not a valid API key or session token';
+      throw new AppError('UNAUTHORIZED', `the token ${message}`, [{ path: 'query.token', message }]);
+    }
+    request.principal = principal;
+    return principal;
+  }
+
+  app.route({
+    method: 'GET',
+    url: '/ws',
+    schema: {
+      tags: ['Public'],
+      summary: 'Live events (WebSocket)',
+      description:
+        'Upgrade to a WebSocket. Authenticate with x-api-key, Authorization: Bearer, or `?token=` (API key or ' +
+        'session token); without credentials only the `public` channel is available. Send ' +
+        '`{"op":"subscribe","channels":["public"|"quoteRequests"|"account"]}`, `unsubscribe`, or `ping`. ' +
+        'At most 3 concurrent WebSockets per API key, session, or anonymous IP (429 STREAM_LIMIT before the ' +
+        'upgrade). A plain GET without the upgrade is 400. See docs/events.md for frames and close codes.',
+      querystring: Type.Object(
+        { token: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })) },
+        { additionalProperties: false },
+      ),
+      response: { ...errorResponses(400, 401, 429, 503) },
+    },
+    preHandler: async (request, reply) => {
+      await wsPrincipal(request, request.query.token);
+      if (request.ws) await takeSlot(request, reply, 'ws');
+    },
+    handler: async () => {
+      throw new AppError('VALIDATION_ERROR', 'this endpoint speaks WebSocket: send an upgrade request', [
+        { path: 'headers.upgrade', message: 'must be websocket' },
+      ]);
+    },
+    wsHandler: (socket, request) => {
+      const slot = request.streamSlot;
+      socket.once('close', () => slot?.release());
+      serveWebSocket(socket, {
+        principal: request.principal,
+        fanout: realtime.fanout,
+        heartbeatMs: config.streams.heartbeatMs,
+        maxBufferBytes: config.streams.maxBufferBytes,
+        log: request.log,
+      });
+    },
+  });
+}

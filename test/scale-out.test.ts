@@ -1,0 +1,147 @@
+import { randomBytes } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { pino } from 'pino';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { createApp, type FerryAppInstance } from '../src/app.ts';
+import type { Config } from '../src/config/config.ts';
+import { type Harness, startHarness } from './support/harness.ts';
+import { SseClient, UpgradeRefused, WsClient, wsUrl } from './support/stream-clients.ts';
+
+const REDIS_URL = 'redis://127.0.0.1:6379';
+
+/**
+ * Two API instances on one PostgreSQL database and the local Redis behave as one service. Polling of the event
+ * log is slowed to a minute here, so an event reaching instance B quickly proves the Redis notice works.
+ */
+describe.skipIf(!process.env.FERRY_TEST_PG)('several instances as one (PostgreSQL + Redis)', () => {
+  const prefix = `ferry-test-${randomBytes(6).toString('hex')}:`;
+  let h: Harness;
+  let b: FerryAppInstance;
+  let urlA: string;
+  let urlB: string;
+  let redis: Redis;
+
+  beforeAll(async () => {
+    const streams = {
+      maxPerClient: 3,
+      heartbeatMs: 15_000,
+      replayMaxEvents: 10_000,
+      maxBufferBytes: 1 << 20,
+      pollMs: 60_000,
+    };
+    h = await startHarness({ redisUrl: REDIS_URL, redisKeyPrefix: prefix, streams });
+    const configB: Config = { ...h.config, port: 0 };
+    b = await createApp({
+      config: configB,
+      registry: h.registry,
+      clock: h.clock,
+      log: pino({ level: 'silent' }),
+    });
+    urlA = h.baseUrl;
+    urlB = await b.listen();
+    redis = new Redis(REDIS_URL);
+  });
+  afterAll(async () => {
+    await b?.close();
+    await h?.close();
+    if (redis) {
+      const keys = await redis.keys(`${prefix}*`);
+      if (keys.length > 0) await redis.del(...keys);
+      await redis.quit();
+    }
+  });
+
+  it('an event caused through instance A reaches SSE and WebSocket clients of instance B', async () => {
+    expect(urlB).not.toBe(urlA);
+    const watcher = await h.createAccount('moneyMover', 'watcher');
+    const sse = await SseClient.open(`${urlB}/api/public/stream`, { 'x-api-key': watcher.apiKey });
+    const lp = await h.createAccount('liquidityProvider');
+    const ws = await WsClient.connect(wsUrl(urlB), { 'x-api-key': lp.apiKey });
+    await ws.request(
+      { op: 'subscribe', channels: ['quoteRequests', 'public'] },
+      (f) => f.op === 'subscribed',
+    );
+
+    const mm = await h.createAccount('moneyMover');
+    const created = await fetch(`${urlA}/api/v1/quote-requests`, {
+      method: 'POST',
+      headers: { 'x-api-key': mm.apiKey, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        recipient: h.otherWallet.address,
+        offerer: h.offerer.address,
+        inputToken: h.usdcA,
+        outputToken: h.usdcB,
+        inputAmount: '1000000',
+        inputChain: h.chainA,
+        outputChain: h.chainB,
+      }),
+    });
+    expect(created.status).toBe(201);
+    const requestId = ((await created.json()) as any).data.quoteId;
+
+    const viaSse = await sse.waitFor((e) => e.type === 'quoteRequest.created');
+    const viaWs = await ws.waitFor((f) => f.op === 'event' && f.channel === 'quoteRequests');
+    const viaWsPublic = await ws.waitFor((f) => f.op === 'event' && f.channel === 'public');
+    expect(viaSse.body.data.id).toBe(requestId);
+    expect(viaWs.event).toEqual(viaSse.body);
+    expect(viaWsPublic.event).toEqual(viaSse.body);
+    sse.close();
+    await ws.close();
+  });
+
+  it('the 100-per-minute limit of one API key holds across both instances together', async () => {
+    const { apiKey } = await h.createAccount('moneyMover', 'busy');
+    const get = (base: string) =>
+      fetch(`${base}/api/v1/orders`, { headers: { 'x-api-key': apiKey } }).then(async (r) => {
+        await r.body?.cancel();
+        return { status: r.status, remaining: r.headers.get('ratelimit-remaining') };
+      });
+    const results = [];
+    for (let i = 0; i < 60; i++) results.push(await get(urlA));
+    for (let i = 0; i < 41; i++) results.push(await get(urlB));
+    expect(results.filter((r) => r.status === 429)).toHaveLength(1);
+    expect(results.at(-1)!.status).toBe(429);
+    expect(results.slice(0, 100).every((r) => r.status === 200)).toBe(true);
+    // B's first answer already counts A's 60 requests.
+    expect(results[60]!.remaining).toBe('39');
+  });
+
+  it('the stream limit holds across both instances', async () => {
+    const { apiKey } = await h.createAccount('moneyMover', 'streamer');
+    const headers = { 'x-api-key': apiKey };
+    const open = [
+      await SseClient.open(`${urlA}/api/public/stream`, headers),
+      await SseClient.open(`${urlA}/api/public/stream`, headers),
+      await SseClient.open(`${urlB}/api/public/stream`, headers),
+    ];
+    for (const base of [urlA, urlB]) {
+      const refused = await fetch(`${base}/api/public/stream`, { headers });
+      expect(refused.status).toBe(429);
+      expect(((await refused.json()) as any).code).toBe('STREAM_LIMIT');
+    }
+    // WebSockets have their own three slots, shared across the instances too.
+    const sockets = [
+      await WsClient.connect(wsUrl(urlB), headers),
+      await WsClient.connect(wsUrl(urlA), headers),
+      await WsClient.connect(wsUrl(urlB), headers),
+    ];
+    const refusedWs = await WsClient.connect(wsUrl(urlA), headers).catch((e: unknown) => e);
+    expect(refusedWs).toBeInstanceOf(UpgradeRefused);
+    expect((refusedWs as UpgradeRefused).body.code).toBe('STREAM_LIMIT');
+
+    // A stream closed on A frees its slot for B at once.
+    open.shift()!.close();
+    const abort = new AbortController();
+    await vi.waitFor(
+      async () => {
+        const again = await fetch(`${urlB}/api/public/stream`, { headers, signal: abort.signal });
+        if (again.status !== 200) await again.body?.cancel();
+        expect(again.status).toBe(200);
+      },
+      { timeout: 2000, interval: 20 },
+    );
+    abort.abort();
+    for (const client of open) client.close();
+    for (const socket of sockets) await socket.close();
+  });
+});
