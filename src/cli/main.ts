@@ -7,6 +7,8 @@ import { AppError } from '../domain/app-error.ts';
 import { systemClock } from '../domain/clock.ts';
 import { ACCOUNT_TYPES, type AccountType } from '../domain/principal.ts';
 import { createEventLog } from '../events/event-log.ts';
+import { publishEventNotices } from '../events/event-notices.ts';
+import { createRedisClient } from '../events/redis-client.ts';
 import { createAccountService } from '../services/account-service.ts';
 import { createWorkerRuntime } from '../settlement/worker-runtime.ts';
 import { createDatabase } from '../store/database.ts';
@@ -93,19 +95,17 @@ program
     const registry = loadChainRegistryFile(cfg.chainRegistryPath);
     const database = createDatabase(cfg);
     await migrateToLatest(database);
-    const worker = createWorkerRuntime({
-      config: cfg,
-      registry,
-      database,
-      events: createEventLog(),
-      clock: systemClock,
-      log,
-    });
+    const events = createEventLog();
+    // With Redis, announce this worker's events so API instances stream them at once, not at their next poll.
+    const redis = cfg.redisUrl ? createRedisClient(cfg.redisUrl, log, 'worker-notices') : null;
+    if (redis) publishEventNotices(events, redis, cfg.redisKeyPrefix, log);
+    const worker = createWorkerRuntime({ config: cfg, registry, database, events, clock: systemClock, log });
     worker.start();
     log.info({ owner: worker.owner }, 'settlement worker started');
     const stop = async () => {
       await worker.stop();
       await database.destroy();
+      redis?.disconnect();
       process.exit(0);
     };
     process.once('SIGINT', () => void stop());
