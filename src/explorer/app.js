@@ -70,8 +70,12 @@ function badge(status) {
   return h('span', { class: `badge badge-${status}` }, status);
 }
 
-function timeEl(iso) {
-  return h('time', { datetime: iso }, formatTime(iso));
+function timeEl(iso, style = 'full') {
+  return h(
+    'time',
+    { datetime: iso, title: style === 'full' ? null : formatTime(iso) },
+    formatTime(iso, style),
+  );
 }
 
 function amountEl(chain, token, raw) {
@@ -307,7 +311,7 @@ function orderRow(order) {
     ),
     h('td', { 'data-label': 'Offerer' }, addressFilterLink(order.offerer)),
     h('td', { 'data-label': 'Recipient' }, addressFilterLink(order.recipient)),
-    h('td', { 'data-label': 'Created' }, timeEl(order.createdAt)),
+    h('td', { 'data-label': 'Created' }, timeEl(order.createdAt, 'short')),
   );
   return row;
 }
@@ -380,7 +384,7 @@ function renderQuotes() {
           { class: 'quote-meta' },
           h('span', { class: 'muted' }, `${q.inputChain} → ${q.outputChain}`),
           badge(q.status),
-          timeEl(q.createdAt),
+          timeEl(q.createdAt, 'short'),
         ),
       ),
     ),
@@ -669,8 +673,6 @@ function filterLink(address) {
 
 // ---------------------------------------------------------------- live stream
 
-const feed = { items: [] };
-
 function feedText(event) {
   const d = event.data ?? {};
   const link = (id) => h('a', { class: 'mono', href: `#/orders/${id}`, title: id }, shortId(id));
@@ -710,7 +712,11 @@ function addFeedItem(event) {
       'data-event-id': event.id,
       'data-type': event.type,
     },
-    h('time', { datetime: event.occurredAt, class: 'feed-time' }, formatTime(event.occurredAt)),
+    h(
+      'time',
+      { datetime: event.occurredAt, class: 'feed-time', title: formatTime(event.occurredAt) },
+      formatTime(event.occurredAt, 'clock'),
+    ),
     h('span', { class: 'feed-text' }, ...feedText(event)),
   );
   const list = $('feed');

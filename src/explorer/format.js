@@ -19,10 +19,12 @@ export function shortHash(hash) {
   return `${hash.slice(0, 10)}…${hash.slice(-6)}`;
 }
 
-/** ord_01JXYZ…WXYZ: the prefix and both ends of a long id. */
+/** ord_…a1b2c3: the prefix and the (random) end of a long id; ids of one period share their middle. */
 export function shortId(id) {
   if (typeof id !== 'string' || id.length <= 16) return String(id ?? '');
-  return `${id.slice(0, 10)}…${id.slice(-4)}`;
+  const prefix =
+    id.indexOf('_') > 0 && id.indexOf('_') < 8 ? id.slice(0, id.indexOf('_') + 1) : id.slice(0, 4);
+  return `${prefix}…${id.slice(-6)}`;
 }
 
 /**
@@ -71,10 +73,24 @@ const dateTime = new Intl.DateTimeFormat(undefined, {
   second: '2-digit',
 });
 
-/** A local, readable date and time; the ISO value stays in the <time> element's datetime. */
-export function formatTime(iso) {
+const shortDateTime = new Intl.DateTimeFormat(undefined, {
+  month: 'short',
+  day: 'numeric',
+  hour: '2-digit',
+  minute: '2-digit',
+});
+
+const clock = new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-digit', second: '2-digit' });
+
+const STYLES = { full: dateTime, short: shortDateTime, clock };
+
+/**
+ * A local, readable date and time: `full` (with the year and seconds), `short` (month, day, hour and minute,
+ * for tables) or `clock` (time of day, for the live feed). The ISO value stays in the <time> element's datetime.
+ */
+export function formatTime(iso, style = 'full') {
   const date = new Date(iso);
-  return Number.isNaN(date.getTime()) ? String(iso) : dateTime.format(date);
+  return Number.isNaN(date.getTime()) ? String(iso) : (STYLES[style] ?? dateTime).format(date);
 }
 
 /** The explorer link for a tx or address, when the chain has an explorer (`{explorerUrl}/tx/{hash}`). */

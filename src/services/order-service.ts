@@ -1,15 +1,20 @@
 import type { Address } from '../domain/address.ts';
 import { fieldError } from '../domain/app-error.ts';
 import type { OrderStatus } from '../domain/lifecycle.ts';
-import { type PageRequest, toPage } from '../domain/pagination.ts';
+import { type Page, type PageRequest, toPage } from '../domain/pagination.ts';
 import type { AccountType, Principal } from '../domain/principal.ts';
 import type { Order, Quote, QuoteRequest } from '../domain/records.ts';
+import { listOrderEvents } from '../store/events-store.ts';
 import { findOrder, listAccountOrders, listPublicOrders } from '../store/orders-store.ts';
 import { findQuoteRequest } from '../store/quote-requests-store.ts';
 import { findQuote, recentQuotes } from '../store/quotes-store.ts';
 import type { ServiceDeps } from './service-deps.ts';
+import { latestEventId, VersionedCache } from './versioned-cache.ts';
 
 export function createOrderService({ database }: ServiceDeps) {
+  // The public listing is the same for every anonymous caller and is read far more often than orders change:
+  // pages are kept until the next event (bench/README.md: 50 wide rows and a count per request otherwise).
+  const publicPages = new VersionedCache<Page<Order>>(256);
   const isParty = (principal: Principal, order: Order) =>
     order.moneyMoverAccountId === principal.accountId ||
     order.liquidityProviderAccountId === principal.accountId;
@@ -49,9 +54,19 @@ export function createOrderService({ database }: ServiceDeps) {
       return { page: toPage(result.items, result.total, page), quotes };
     },
 
-    async listPublic(address: Address | null, page: PageRequest) {
-      const result = await listPublicOrders(database.db, address, page);
-      return toPage(result.items, result.total, page);
+    async listPublic(address: Address | null, page: PageRequest): Promise<Page<Order>> {
+      const version = await latestEventId(database.db);
+      return publicPages.get(`${address ?? '*'}:${page.page}:${page.pageSize}`, version, async () => {
+        const result = await listPublicOrders(database.db, address, page);
+        return toPage(result.items, result.total, page);
+      });
+    },
+
+    /** Any order by id, for the public view, with its order events from the event log (its timeline). */
+    async getPublic(id: string) {
+      const order = await findOrder(database.db, id);
+      if (!order) throw fieldError('ORDER_NOT_FOUND', 'params.id', `order ${id} does not exist`);
+      return { order, events: await listOrderEvents(database.db, id) };
     },
 
     async recentQuotes(limit: number) {
