@@ -69,7 +69,7 @@ describe('the ferry CLI', () => {
     const first = await ferry(['migrate']);
     expect(first.stderr).toBe('');
     expect(first.code).toBe(0);
-    expect(first.stdout.trim()).toBe('applied: 0001-initial');
+    expect(first.stdout.trim()).toBe('applied: 0001-initial, 0002-settlement');
     const second = await ferry(['migrate']);
     expect(second.code).toBe(0);
     expect(second.stdout.trim()).toBe('database is up to date');
@@ -193,7 +193,7 @@ describe('the ferry CLI', () => {
 
     // An API server on that same database honours the revocation.
     const config = loadConfig(
-      { PORT: '0', DATA_DIR: dir, DATABASE_URL: database.url, LOG_LEVEL: 'silent', CHAIN_REGISTRY: '' },
+      { PORT: '0', DATA_DIR: dir, DATABASE_URL: database.url, LOG_LEVEL: 'silent', CHAIN_REGISTRY: '', WORKER: 'false' },
       { siweDomains: ['ferry.test'] },
     );
     const app = await createApp({ config, registry: h.registry, log: pino({ level: 'silent' }) });

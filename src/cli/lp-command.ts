@@ -38,6 +38,7 @@ interface LpFlags {
   pollMs: number;
   rpcUrl?: Record<string, string>;
   once?: boolean;
+  stream: boolean;
 }
 
 export function registerLpCommand(program: Command): void {
@@ -71,6 +72,7 @@ export function registerLpCommand(program: Command): void {
         .argParser(parseRpc),
     )
     .option('--once', 'run one pass and exit (non-zero if anything failed)')
+    .option('--no-stream', 'poll only: do not listen for new quote requests on the WebSocket')
     .action(async (flags: LpFlags) => {
       const { apiKey, privateKey, spreadBps, pollMs } = flags;
       const missing = [
@@ -90,9 +92,10 @@ export function registerLpCommand(program: Command): void {
         spreadBps,
         log,
         rpcUrls: flags.rpcUrl,
+        stream: flags.stream,
       });
       log.info(
-        { api: flags.apiUrl, fillAddress: bot.address, spreadBps, pollMs },
+        { api: flags.apiUrl, fillAddress: bot.address, spreadBps, pollMs, stream: flags.stream },
         'liquidity provider bot started',
       );
 

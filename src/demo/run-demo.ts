@@ -8,9 +8,10 @@ import { createApp, type FerryAppInstance } from '../app.ts';
 import { createChainRegistry } from '../chains/chain-registry.ts';
 import { ANVIL_KEYS, DEVNET_ATTESTER_KEY, type Devnets, startDevnets } from '../chains/devnet.ts';
 import { devnetRegistryFile } from '../chains/devnet-registry.ts';
+import { createFerryClient, FerryApiError, type Order, signQuote } from '../client/ferry-client.ts';
 import { loadConfig } from '../config/config.ts';
 import { balanceOf, chainClients, ensureAllowance } from '../lp/evm.ts';
-import { createFerryApi, type FerryApi, FerryApiError, type OrderView } from '../lp/ferry-api.ts';
+import { createFerryApi } from '../lp/ferry-api.ts';
 import { type BotLog, createLpBot, type LpBot } from '../lp/lp-bot.ts';
 import { quoteOutputAmount } from '../lp/pricing.ts';
 
@@ -46,7 +47,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /**
  * One whole swap on two fresh devnets, as a new user sees it: devnets, API with its settlement worker, a money
  * mover and a liquidity provider account, the reference LP bot quoting and filling in-process, and the money
- * mover's side (approve, request, accept, sign, swap) over HTTP. Throws DemoError naming the failed step.
+ * mover's side (approve, request, accept, sign, swap) through the typed client SDK (`ferry/client`). Throws DemoError naming the failed step.
  */
 export async function runDemo(options: DemoOptions): Promise<DemoResult> {
   const { print } = options;
@@ -138,7 +139,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
       `money mover ${mmAccount.id}, liquidity provider ${lpAccount.id} (fill address ${lpWallet.address})`,
     );
 
-    const mm: FerryApi = createFerryApi({ baseUrl, apiKey: mmKey });
+    const mm = createFerryClient({ baseUrl, apiKey: mmKey });
     bot = createLpBot({
       api: createFerryApi({ baseUrl, apiKey: lpKey }),
       privateKey: ANVIL_KEYS[4],
@@ -172,7 +173,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
     );
 
     step = 'quote request';
-    const { quoteId: quoteRequestId } = await mm.createQuoteRequest({
+    const { quoteId: quoteRequestId } = await mm.quoteRequests.create({
       offerer: offerer.address,
       recipient: recipient.address,
       inputToken: usdcA.address,
@@ -184,29 +185,29 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
     ok('quote request', `${quoteRequestId}: ${fmt(input)} USDC on ${chainA.name} -> USDC on ${chainB.name}`);
 
     step = 'LP quote';
-    const quote = await waitFor(async () => (await mm.quotesFor(quoteRequestId))[0] ?? null);
+    const quote = await waitFor(
+      async () => (await mm.quotes.list({ quoteRequestId, status: 'active' })).quotes[0] ?? null,
+    );
     ok('LP quote', `${quote.id}: ${fmt(BigInt(quote.outputAmount))} USDC (spread ${options.spreadBps} bps)`);
     if (BigInt(quote.outputAmount) !== expectedOutput) {
       throw new DemoError(`the LP quoted ${quote.outputAmount}, expected ${expectedOutput}`);
     }
 
     step = 'accept';
-    const accepted = await mm.acceptQuote(quote.id);
+    const accepted = await mm.quotes.accept(quote.id);
     ok('accept', `${quote.id} accepted (${accepted.declinedCount} other quotes declined)`);
 
     step = 'sign';
-    const signature = await offerer.signTypedData(
-      quote.typedData as Parameters<typeof offerer.signTypedData>[0],
-    );
+    const signature = await signQuote(offerer, quote.typedData);
     ok('sign', `offerer signed the EIP-712 order ${quote.signingHash}`);
 
     step = 'swap';
-    const swap = await mm.executeSwap({ orderId: quote.orderId, quoteId: quote.id, signature });
+    const swap = await mm.swaps.execute({ orderId: quote.orderId, quoteId: quote.id, signature });
     ok('swap', `order ${swap.orderId} created (blockchainOrderId ${swap.blockchainOrderId})`);
 
     const reach = (statuses: string[]) =>
-      waitFor<OrderView>(async () => {
-        const order = await mm.order(swap.orderId);
+      waitFor<Order>(async () => {
+        const order = await mm.orders.get(swap.orderId);
         if (order.status === 'failed' || order.status === 'refunded') {
           throw new DemoError(`order ${order.status}: ${order.failureReason ?? 'no reason given'}`);
         }
@@ -270,9 +271,9 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
     );
     return {
       orderId: swap.orderId,
-      depositTx: srcChainTxHash,
-      fillTx: dstChainTxHash,
-      settleTx: settlementTxHash,
+      depositTx: srcChainTxHash as Hex,
+      fillTx: dstChainTxHash as Hex,
+      settleTx: settlementTxHash as Hex,
     };
   };
 

@@ -8,6 +8,9 @@ import {
   type OrderView,
   type QuoteRequestView,
 } from './ferry-api.ts';
+
+const hex = (value: string) => value as Hex;
+
 import { quoteOutputAmount } from './pricing.ts';
 
 /** The pino-compatible subset the bot logs through. */
@@ -29,6 +32,12 @@ export interface LpBotOptions {
   rpcUrls?: Readonly<Record<string, string>>;
   /** Quote validity in seconds (10-600); Ferry's default when unset. */
   validForSeconds?: number;
+  /**
+   * While running (start), also listen on the WebSocket `quoteRequests` and `account` channels and run a pass as
+   * soon as a request arrives or an order is deposited, instead of waiting for the next poll (default true).
+   * Polling stays on as the fallback, so nothing is missed while the socket reconnects.
+   */
+  stream?: boolean;
 }
 
 export interface PassReport {
@@ -69,6 +78,41 @@ export function createLpBot(options: LpBotOptions) {
   let timer: NodeJS.Timeout | null = null;
   let wake: (() => void) | null = null;
   let loopDone: Promise<void> | null = null;
+  let stream: { close(): void } | null = null;
+  /** A streamed event asked for a pass now; honoured unless the server asked us to back off (429). */
+  let nudged = false;
+  let backingOff = false;
+  const nudge = () => {
+    nudged = true;
+    if (!backingOff) wake?.();
+  };
+
+  function openStream(): void {
+    let streaming = false;
+    stream = api.watch({
+      onQuoteRequest(event) {
+        log.debug({ quoteRequestId: (event.data as { id: string }).id }, 'quote request streamed');
+        nudge();
+      },
+      onOrderUpdate(event) {
+        if ((event.data as { status: string }).status === 'deposited') nudge();
+      },
+      onStatus(status) {
+        if (status === 'subscribed' && !streaming) {
+          log.info(
+            {},
+            'streaming quote requests and order updates over WebSocket; polling stays as the fallback',
+          );
+        }
+        streaming = status === 'subscribed';
+      },
+      onError(error) {
+        const fatal = error.status === 401 || error.code === 'UNAUTHORIZED' || error.code === 'FORBIDDEN';
+        if (fatal) log.warn({ err: error.message }, 'WebSocket stream refused; polling only');
+        else log.debug({ err: error.message }, 'WebSocket stream interrupted; reconnecting');
+      },
+    });
+  }
 
   async function chain(name: string): Promise<ChainInfo | null> {
     if (!chains.has(name)) chains = new Map((await api.chains()).map((c) => [c.name, c]));
@@ -103,7 +147,7 @@ export function createLpBot(options: LpBotOptions) {
     if (outputAmount <= 0n) return skip('input too small for a non-zero output');
 
     // Quote only what the fill wallet can deliver now (an RPC error here is retried next pass).
-    const held = await balanceOf(clientsFor(outChain), outToken.address, account.address);
+    const held = await balanceOf(clientsFor(outChain), hex(outToken.address), account.address);
     if (held < outputAmount) {
       if (!shortWarned.has(qr.id)) {
         shortWarned.add(qr.id);
@@ -153,7 +197,7 @@ export function createLpBot(options: LpBotOptions) {
   }
 
   async function fillOne(order: OrderView, report: PassReport): Promise<void> {
-    const orderHash = order.blockchainOrderId;
+    const orderHash = hex(order.blockchainOrderId);
     const done = (msg: string, level: 'info' | 'warn' | 'error', extra: object = {}) => {
       settledOrders.add(orderHash);
       log[level]({ orderId: order.orderId, orderHash, ...extra }, msg);
@@ -173,7 +217,9 @@ export function createLpBot(options: LpBotOptions) {
     }
 
     const message = order.quote?.typedData.message;
-    if (!message) throw new Error('order listed without its quote (includeQuote)');
+    if (!message?.filler || !message.fillDeadline) {
+      throw new Error('order listed without its quote (includeQuote)');
+    }
     if (getAddress(message.filler) !== account.address) {
       return done('not filling: the order names another fill address than this private key', 'error', {
         filler: message.filler,
@@ -184,12 +230,12 @@ export function createLpBot(options: LpBotOptions) {
     if (BigInt(Math.floor(Date.now() / 1000)) > fillDeadline) {
       return done('not filling: fill deadline passed (the order will be refunded)', 'warn');
     }
-    if (await hasFilled(c, info.fill, orderHash, account.address)) {
+    if (await hasFilled(c, hex(info.fill), orderHash, account.address)) {
       return done('already filled by this wallet', 'info', { filler: account.address });
     }
 
     const outputAmount = BigInt(order.details.outputAmount);
-    const held = await balanceOf(c, order.details.outputToken, account.address);
+    const held = await balanceOf(c, hex(order.details.outputToken), account.address);
     if (held < outputAmount) {
       throw new Error(`fill wallet holds ${held} of ${order.details.outputToken}, needs ${outputAmount}`);
     }
@@ -199,12 +245,12 @@ export function createLpBot(options: LpBotOptions) {
     );
     const txHash = await sendFill(
       c,
-      info.fill,
+      hex(info.fill),
       {
         orderHash,
-        outputToken: order.details.outputToken,
+        outputToken: hex(order.details.outputToken),
         outputAmount,
-        recipient: order.details.recipient,
+        recipient: hex(order.details.recipient),
         fillDeadline,
       },
       (hash) => sentFills.set(orderHash, hash),
@@ -219,7 +265,7 @@ export function createLpBot(options: LpBotOptions) {
     const failed = (subject: string, error: unknown) => {
       const message = error instanceof Error ? error.message : String(error);
       if (error instanceof FerryApiError && error.status === 429) {
-        report.retryAfterMs = Math.max(report.retryAfterMs ?? 0, (error.retryAfterSeconds ?? 5) * 1000);
+        report.retryAfterMs = Math.max(report.retryAfterMs ?? 0, (error.retryAfter ?? 5) * 1000);
       }
       report.errors.push({ subject, message });
       log.warn({ subject, err: message }, 'will retry next poll');
@@ -229,7 +275,7 @@ export function createLpBot(options: LpBotOptions) {
     try {
       for (const order of await api.orders('deposited')) {
         if (report.retryAfterMs !== null) break;
-        if (settledOrders.has(order.blockchainOrderId)) continue;
+        if (settledOrders.has(hex(order.blockchainOrderId))) continue;
         try {
           await fillOne(order, report);
         } catch (error) {
@@ -269,19 +315,26 @@ export function createLpBot(options: LpBotOptions) {
       return running;
     },
 
-    /** Polls every `pollMs` until stop(); honours Retry-After on a 429. */
+    /** Polls every `pollMs` until stop() (and runs a pass at once on streamed events); honours Retry-After on a 429. */
     start(pollMs: number): void {
       if (!stopped) return;
       stopped = false;
+      if (options.stream !== false) openStream();
       loopDone = (async () => {
         while (!stopped) {
+          nudged = false;
           const report = await this.runOnce();
           if (stopped) break;
           const waitMs = Math.max(pollMs, report.retryAfterMs ?? 0);
+          backingOff = report.retryAfterMs !== null;
+          if (nudged && !backingOff) continue;
           await new Promise<void>((resolve) => {
             wake = resolve;
             timer = setTimeout(resolve, waitMs);
           });
+          if (timer) clearTimeout(timer);
+          wake = null;
+          backingOff = false;
         }
       })();
     },
@@ -289,6 +342,8 @@ export function createLpBot(options: LpBotOptions) {
     /** Stops polling and waits for the pass in progress (a fill being sent finishes first). */
     async stop(): Promise<void> {
       stopped = true;
+      stream?.close();
+      stream = null;
       if (timer) clearTimeout(timer);
       wake?.();
       await loopDone;
