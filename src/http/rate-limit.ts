@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
 import type { Config } from '../config/config.ts';
 import { AppError } from '../domain/app-error.ts';
+import { redisWithLocalFallback } from './rate-limit-store.ts';
 import './request-context.ts';
 
 function limitOf(request: FastifyRequest, config: Config): number {
@@ -22,8 +23,8 @@ export async function installRateLimit(
 ): Promise<void> {
   await app.register(rateLimit, {
     global: true,
-    // With Redis the counters are shared by every instance; if Redis fails, requests pass (the client logs it).
-    ...(redis ? { redis, nameSpace: `${config.redisKeyPrefix}rl:`, skipOnError: true } : {}),
+    // With Redis the counters are shared by every instance; while Redis is down each instance counts alone.
+    ...(redis ? { store: redisWithLocalFallback(redis, `${config.redisKeyPrefix}rl:`, app.log) } : {}),
     timeWindow: 60_000,
     max: (request) => limitOf(request, config),
     keyGenerator: (request) =>
