@@ -119,8 +119,17 @@ export function createQuoteService(deps: ServiceDeps) {
       };
       try {
         await database.db.transaction().execute(async (trx) => {
-          await expireStaleQuoteOfProvider(trx, request.id, principal.accountId, now);
+          const stale = await expireStaleQuoteOfProvider(trx, request.id, principal.accountId, now);
           await insertQuote(trx, quote);
+          // Events after the last row change (the event lock must not be held while waiting for row locks).
+          for (const old of stale) {
+            await events.append(trx, {
+              type: 'quote.expired',
+              occurredAt: now,
+              data: publicQuoteView(old, request, now),
+              accountIds: [principal.accountId, request.accountId],
+            });
+          }
           await events.append(trx, {
             type: 'quote.created',
             occurredAt: now,

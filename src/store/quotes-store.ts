@@ -154,13 +154,20 @@ export async function expireStaleQuoteOfProvider(
   quoteRequestId: string,
   lpId: string,
   now: Date,
-) {
-  await db
-    .updateTable('quotes')
-    .set({ status: 'expired', updated_at: now.getTime() })
+): Promise<Quote[]> {
+  const stale = await db
+    .selectFrom('quotes')
+    .selectAll()
     .where('quote_request_id', '=', quoteRequestId)
     .where('liquidity_provider_id', '=', lpId)
     .where('status', '=', 'active')
     .where('end_time', '<=', Math.floor(now.getTime() / 1000))
     .execute();
+  const expired: Quote[] = [];
+  for (const row of stale) {
+    if (await setQuoteStatus(db, row.id, 'active', 'expired', now)) {
+      expired.push({ ...toQuote(row), status: 'expired', updatedAt: now });
+    }
+  }
+  return expired;
 }
