@@ -193,7 +193,14 @@ describe('the ferry CLI', () => {
 
     // An API server on that same database honours the revocation.
     const config = loadConfig(
-      { PORT: '0', DATA_DIR: dir, DATABASE_URL: database.url, LOG_LEVEL: 'silent', CHAIN_REGISTRY: '', WORKER: 'false' },
+      {
+        PORT: '0',
+        DATA_DIR: dir,
+        DATABASE_URL: database.url,
+        LOG_LEVEL: 'silent',
+        CHAIN_REGISTRY: '',
+        WORKER: 'false',
+      },
       { siweDomains: ['ferry.test'] },
     );
     const app = await createApp({ config, registry: h.registry, log: pino({ level: 'silent' }) });

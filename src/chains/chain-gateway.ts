@@ -1,4 +1,4 @@
-import { createPublicClient, erc20Abi, http, type PublicClient, type Chain as ViemChain } from 'viem';
+import { erc20Abi, type PublicClient } from 'viem';
 import type { Address } from '../domain/address.ts';
 import { AppError } from '../domain/app-error.ts';
 import type { ChainRegistry } from './chain-registry.ts';
@@ -20,15 +20,25 @@ export function createChainGateway({ registry }: { registry: ChainRegistry }): C
     }
     return client;
   };
+  // Identical balance reads in flight at the same moment share one RPC call (single flight): under load many
+  // requests check the same offerer, and each would otherwise queue its own call on the node. Nothing is kept
+  // after the call returns, so a read never answers with a balance older than one RPC round trip.
+  const inFlight = new Map<string, Promise<bigint>>();
+  const readBalance = (chainName: string, token: Address, owner: Address): Promise<bigint> => {
+    const key = `${chainName}:${token}:${owner}`;
+    let pending = inFlight.get(key);
+    if (!pending) {
+      pending = clientFor(chainName)
+        .readContract({ address: token, abi: erc20Abi, functionName: 'balanceOf', args: [owner] })
+        .finally(() => inFlight.delete(key));
+      inFlight.set(key, pending);
+    }
+    return pending;
+  };
   return {
     async balanceOf(chainName, token, owner) {
       try {
-        return await clientFor(chainName).readContract({
-          address: token,
-          abi: erc20Abi,
-          functionName: 'balanceOf',
-          args: [owner],
-        });
+        return await readBalance(chainName, token, owner);
       } catch {
         // RPC failures are converted here, at the boundary; the RPC URL (possibly with credentials) stays out.
         throw new AppError(

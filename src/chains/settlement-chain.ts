@@ -1,17 +1,14 @@
 import {
   BaseError,
   ContractFunctionRevertedError,
-  createPublicClient,
   decodeErrorResult,
   encodeFunctionData,
   erc20Abi,
   type Hex,
-  http,
   keccak256,
   type PublicClient,
   parseEventLogs,
   TransactionReceiptNotFoundError,
-  type Chain as ViemChain,
 } from 'viem';
 import type { PrivateKeyAccount } from 'viem/accounts';
 import type { Address } from '../domain/address.ts';

@@ -29,8 +29,16 @@ export interface SseStream {
   readonly closed: Promise<void>;
 }
 
+// The fan-out hands the same event object to every client: its frame is serialised once, not per client.
+const frames = new WeakMap<StoredEvent, string>();
+
 function frame(event: StoredEvent): string {
-  return `id: ${event.id}\nevent: ${event.type}\ndata: ${JSON.stringify(eventWire(event))}\n\n`;
+  let text = frames.get(event);
+  if (text === undefined) {
+    text = `id: ${event.id}\nevent: ${event.type}\ndata: ${JSON.stringify(eventWire(event))}\n\n`;
+    frames.set(event, text);
+  }
+  return text;
 }
 
 /**

@@ -33,6 +33,23 @@ function invalid(path: string, message: string): MessageError {
   ]);
 }
 
+// Each event is serialised once per channel, then shared by every subscribed socket.
+const messages = new WeakMap<StoredEvent, Map<string, string>>();
+
+function eventMessage(event: StoredEvent, channel: string): string {
+  let byChannel = messages.get(event);
+  if (!byChannel) {
+    byChannel = new Map();
+    messages.set(event, byChannel);
+  }
+  let text = byChannel.get(channel);
+  if (text === undefined) {
+    text = JSON.stringify({ op: 'event', channel, event: eventWire(event) });
+    byChannel.set(channel, text);
+  }
+  return text;
+}
+
 /** Parses one client message; every problem names its field the way the REST API does (`message.<field>`). */
 export function parseMessage(text: string): Message {
   let value: unknown;
@@ -117,7 +134,7 @@ export function serveWebSocket(
     if (socket.readyState !== socket.OPEN) return;
     for (const channel of CHANNELS) {
       if (!subscribed.has(channel) || !matches(channel, event, principal)) continue;
-      send({ op: 'event', channel, event: eventWire(event) });
+      socket.send(eventMessage(event, channel));
     }
     if (socket.bufferedAmount > options.maxBufferBytes) {
       log.info('WebSocket client cut off: send buffer over the bound');

@@ -33,8 +33,29 @@ function openSqlite(file: string): FerryDatabase {
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('foreign_keys = ON');
+  cacheStatements(sqlite);
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
   return { db, dialect: 'sqlite', destroy: () => db.destroy() };
+}
+
+/**
+ * Kysely prepares every query anew, and preparing costs more than running a point lookup (bench/README.md).
+ * Queries are parameterised, so the same SQL text can reuse one prepared statement; the cache is bounded, and a
+ * statement still busy (a streaming iterator) is never handed out twice.
+ */
+function cacheStatements(sqlite: SQLite.Database, max = 500): void {
+  const prepare = sqlite.prepare.bind(sqlite);
+  const statements = new Map<string, SQLite.Statement>();
+  sqlite.prepare = ((source: string) => {
+    const cached = statements.get(source);
+    if (cached && !cached.busy) return cached;
+    const statement = prepare(source);
+    if (!cached) {
+      if (statements.size >= max) statements.delete(statements.keys().next().value as string);
+      statements.set(source, statement);
+    }
+    return statement;
+  }) as typeof sqlite.prepare;
 }
 
 /** True when a driver error is a unique-constraint violation (SQLite or PostgreSQL). */

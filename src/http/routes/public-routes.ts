@@ -3,9 +3,17 @@ import type { ChainRegistry } from '../../chains/chain-registry.ts';
 import { normalizeAddress } from '../../domain/address.ts';
 import type { Clock } from '../../domain/clock.ts';
 import { publicOrderView, publicQuoteView } from '../../domain/public-views.ts';
+import { eventWire } from '../../events/stream-event.ts';
 import type { OrderService } from '../../services/order-service.ts';
 import type { FerryApp } from '../app-types.ts';
-import { AddressSchema, errorResponses, PaginationQuery } from '../schemas/common-schemas.ts';
+import {
+  AddressSchema,
+  errorResponses,
+  IdSchema,
+  PageFields,
+  PaginationQuery,
+  TimestampSchema,
+} from '../schemas/common-schemas.ts';
 import { PublicOrderSchema, PublicQuoteSchema } from '../schemas/resource-schemas.ts';
 
 const ChainViewSchema = Type.Object({
@@ -30,6 +38,7 @@ export function registerPublicRoutes(
   app: FerryApp,
   { orders, registry, clock }: { orders: OrderService; registry: ChainRegistry; clock: Clock },
 ) {
+  const serializedPages = new WeakMap<object, string>();
   app.get(
     '/api/public/orders',
     {
@@ -46,26 +55,82 @@ export function registerPublicRoutes(
           200: Type.Object({
             status: Type.Literal('success'),
             data: Type.Object({ orders: Type.Array(PublicOrderSchema) }),
-            total: Type.Integer(),
-            page: Type.Integer(),
-            pageSize: Type.Integer(),
-            totalPages: Type.Integer(),
+            ...PageFields,
           }),
           ...errorResponses(400, 429),
         },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const { page, pageSize, address } = request.query;
       const filter = address === undefined ? null : normalizeAddress(address, 'query.address');
       const result = await orders.listPublic(filter, { page, pageSize });
+      // listPublic returns the same page object until the next event: its body is serialized once, then reused.
+      let body = serializedPages.get(result);
+      if (body === undefined) {
+        body = String(
+          reply.serialize({
+            status: 'success' as const,
+            data: { orders: result.items.map(publicOrderView) },
+            total: result.total,
+            page: result.page,
+            pageSize: result.pageSize,
+            totalPages: result.totalPages,
+          }),
+        );
+        serializedPages.set(result, body);
+      }
+      // A string with a JSON content type is sent as it is: it was serialized with this route's response schema.
+      return reply.type('application/json; charset=utf-8').send(body as never);
+    },
+  );
+
+  app.get(
+    '/api/public/orders/:id',
+    {
+      schema: {
+        tags: ['Public'],
+        summary: 'One order (public)',
+        description:
+          'Any order by id, public view only, with its timeline: the `order.created` and `order.updated` events of ' +
+          'the event log, oldest first, each carrying the order as it was then (status and tx hashes). ' +
+          'An unknown id is 404 ORDER_NOT_FOUND.',
+        params: Type.Object({ id: IdSchema }),
+        response: {
+          200: Type.Object({
+            status: Type.Literal('success'),
+            data: Type.Object({
+              order: PublicOrderSchema,
+              events: Type.Array(
+                Type.Object({
+                  id: Type.Integer({ description: 'Event id, as on the streams' }),
+                  type: Type.Union([Type.Literal('order.created'), Type.Literal('order.updated')]),
+                  occurredAt: TimestampSchema,
+                  data: PublicOrderSchema,
+                }),
+              ),
+            }),
+          }),
+          ...errorResponses(400, 404, 429),
+        },
+      },
+    },
+    async (request) => {
+      const { order, events } = await orders.getPublic(request.params.id);
       return {
         status: 'success' as const,
-        data: { orders: result.items.map(publicOrderView) },
-        total: result.total,
-        page: result.page,
-        pageSize: result.pageSize,
-        totalPages: result.totalPages,
+        data: {
+          order: publicOrderView(order),
+          events: events.map(
+            (event) =>
+              eventWire(event) as {
+                id: number;
+                type: 'order.created' | 'order.updated';
+                occurredAt: string;
+                data: ReturnType<typeof publicOrderView>;
+              },
+          ),
+        },
       };
     },
   );

@@ -1,0 +1,83 @@
+import autocannon from 'autocannon';
+import { type ProcSample, startProcWindow } from './proc.ts';
+import type { RunningServer } from './server.ts';
+
+export interface LoadResult {
+  readonly reqPerSec: number;
+  readonly p50Ms: number;
+  readonly p99Ms: number;
+  readonly requests: number;
+  readonly non2xx: number;
+  readonly errors: number;
+  readonly statusCodes: Record<string, number>;
+  readonly seconds: number;
+  readonly proc: ProcSample;
+}
+
+export interface LoadSpec {
+  readonly method?: 'GET' | 'POST';
+  readonly path: string;
+  readonly headers?: Record<string, string>;
+  readonly body?: unknown;
+  /** Called for each request; returns the path, headers and body to send (for per-request data). */
+  readonly next?: () => { path?: string; headers?: Record<string, string>; body?: unknown };
+  readonly connections: number;
+  readonly durationSeconds?: number;
+  /** Stop after this many requests instead of after a duration. */
+  readonly amount?: number;
+}
+
+/** Drives one scenario with autocannon (in this process, a separate process from the server) on loopback. */
+export async function drive(server: RunningServer, spec: LoadSpec): Promise<LoadResult> {
+  const headers = {
+    ...(spec.body !== undefined || spec.next ? { 'content-type': 'application/json' } : {}),
+    ...spec.headers,
+  };
+  const window = startProcWindow(server.pid, server.helperPids());
+  const started = process.hrtime.bigint();
+  const next = spec.next;
+  const result = await autocannon({
+    url: server.baseUrl,
+    connections: spec.connections,
+    pipelining: 1,
+    timeout: 30,
+    ...(spec.amount !== undefined ? { amount: spec.amount } : { duration: spec.durationSeconds ?? 10 }),
+    requests: [
+      {
+        method: spec.method ?? 'GET',
+        path: spec.path,
+        headers,
+        ...(spec.body !== undefined ? { body: JSON.stringify(spec.body) } : {}),
+        ...(next
+          ? {
+              setupRequest: (request) => {
+                const n = next();
+                return {
+                  ...request,
+                  ...(n.path ? { path: n.path } : {}),
+                  headers: { ...headers, ...n.headers },
+                  ...(n.body !== undefined ? { body: JSON.stringify(n.body) } : {}),
+                };
+              },
+            }
+          : {}),
+      },
+    ],
+  });
+  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+  const proc = window.stop();
+  const statusCodes: Record<string, number> = {};
+  for (const [code, { count }] of Object.entries(result.statusCodeStats)) statusCodes[code] = count;
+  const completed = result['2xx'] + result.non2xx;
+  return {
+    reqPerSec: completed / (result.duration || seconds),
+    p50Ms: result.latency.p50,
+    p99Ms: result.latency.p99,
+    requests: completed,
+    non2xx: result.non2xx,
+    errors: result.errors,
+    statusCodes,
+    seconds,
+    proc,
+  };
+}

@@ -1,0 +1,141 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import net from 'node:net';
+import path from 'node:path';
+import { childPids } from './proc.ts';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+
+/** A port the OS says is free right now. */
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export interface RunningServer {
+  readonly pid: number;
+  readonly baseUrl: string;
+  /** Processes the server started (the anvil devnets), for their CPU. */
+  helperPids(): number[];
+  /** The last lines it printed, for error reports. */
+  output(): string;
+  stop(): Promise<void>;
+}
+
+async function waitHealthy(url: string, child: ChildProcess, log: () => string, timeoutMs: number) {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}:\n${log()}`);
+    try {
+      const res = await fetch(url);
+      if (res.ok) return;
+    } catch {
+      // Not listening yet.
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`server not healthy at ${url} after ${timeoutMs} ms:\n${log()}`);
+}
+
+function launch(
+  args: string[],
+  env: Record<string, string>,
+  port: number,
+  healthPath: string,
+  timeoutMs = 60_000,
+): Promise<RunningServer> {
+  const child = spawn(process.execPath, args, {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let tail = '';
+  const keep = (chunk: Buffer) => {
+    tail = (tail + chunk.toString()).slice(-8000);
+  };
+  child.stdout?.on('data', keep);
+  child.stderr?.on('data', keep);
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const pid = child.pid as number;
+  const server: RunningServer = {
+    pid,
+    baseUrl,
+    helperPids: () => childPids(pid),
+    output: () => tail,
+    async stop() {
+      if (child.exitCode !== null) return;
+      const helpers = childPids(pid);
+      const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+      await exited;
+      clearTimeout(timer);
+      // A server killed hard leaves its devnets behind: end them by pid.
+      for (const helper of helpers) {
+        try {
+          process.kill(helper, 'SIGTERM');
+        } catch {
+          // Already gone.
+        }
+      }
+    },
+  };
+  return waitHealthy(`${baseUrl}${healthPath}`, child, () => tail, timeoutMs).then(
+    () => server,
+    async (error) => {
+      await server.stop();
+      throw error;
+    },
+  );
+}
+
+export interface FerryLaunch {
+  readonly dataDir: string;
+  readonly databaseUrl?: string;
+  readonly redisUrl?: string;
+  /** Extra node flags, e.g. --cpu-prof. */
+  readonly nodeFlags?: readonly string[];
+}
+
+/** `node bin/ferry.js start` on the built-in devnets, with limits high enough that the limiter never refuses. */
+export async function startFerry(options: FerryLaunch): Promise<RunningServer> {
+  const [port, devA, devB] = [await freePort(), await freePort(), await freePort()];
+  const env: Record<string, string> = {
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    DATA_DIR: options.dataDir,
+    DEVNET_PORT_A: String(devA),
+    DEVNET_PORT_B: String(devB),
+    LOG_LEVEL: 'warn',
+    WORKER: 'false',
+    // The limiter hook still runs on every request (realistic); it just never says no.
+    RATE_LIMIT_API_KEY: '1000000',
+    RATE_LIMIT_SESSION: '1000000',
+    RATE_LIMIT_IP: '1000000',
+    // Fan-out: 1,000 SSE clients and 200 WebSocket subscribers come from one IP and one API key.
+    STREAM_LIMIT: '1000',
+  };
+  if (options.databaseUrl) env.DATABASE_URL = options.databaseUrl;
+  if (options.redisUrl) {
+    env.REDIS_URL = options.redisUrl;
+    env.REDIS_KEY_PREFIX = `ferry-bench-${process.pid}:`;
+  }
+  return launch([...(options.nodeFlags ?? []), 'bin/ferry.js', 'start'], env, port, '/readyz');
+}
+
+/** Scenario 1's bare Fastify process, on the same Node, loader and log level. */
+export async function startBaseline(nodeFlags: readonly string[] = []): Promise<RunningServer> {
+  const port = await freePort();
+  return launch(
+    [...nodeFlags, '--import', 'tsx/esm', 'bench/baseline-server.ts'],
+    { PORT: String(port), LOG_LEVEL: 'warn' },
+    port,
+    '/baseline',
+  );
+}
