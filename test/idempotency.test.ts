@@ -340,6 +340,30 @@ describe('Idempotency-Key', () => {
     expect(await requestTotal(mm.apiKey)).toBe(1);
   });
 
+  it('a claim left unfinished by a dead request frees its key after a minute, not after 24 h', async () => {
+    const mm = await h.createAccount('moneyMover');
+    const keys = await h.app.accounts.listApiKeys(mm.id);
+    // What a process killed between claiming the key and answering leaves behind.
+    await h.app.database.db
+      .insertInto('idempotency_keys')
+      .values({
+        scope: `cred:${keys[0]!.id}`,
+        key: 'orphan-1',
+        request_hash: 'x',
+        status_code: null,
+        response_body: null,
+        created_at: h.clock.now().getTime() - 61_000,
+      })
+      .execute();
+    const res = await h.http('POST', '/api/v1/quote-requests', {
+      apiKey: mm.apiKey,
+      headers: withKey('orphan-1'),
+      body: requestBody(),
+    });
+    expect(res.status).toBe(201);
+    expect(await requestTotal(mm.apiKey)).toBe(1);
+  });
+
   it('GET ignores the header', async () => {
     const mm = await h.createAccount('moneyMover');
     const res = await h.http('GET', '/api/v1/orders', {

@@ -1,7 +1,13 @@
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ANVIL_KEYS } from '../src/chains/devnet.ts';
-import { approveEscrow, balanceOf, fillOrder, increaseChainTime } from './support/chain-actors.ts';
+import {
+  approveEscrow,
+  balanceOf,
+  fillOrder,
+  increaseChainTime,
+  refundAsOfferer,
+} from './support/chain-actors.ts';
 import { type Harness, startHarness } from './support/harness.ts';
 import { executeSwap, waitForStatus } from './support/swap-steps.ts';
 
@@ -95,10 +101,46 @@ describe('settlement on two anvil chains', () => {
     await waitForStatus(h, mm.apiKey, swap.orderId, 'deposited');
     const afterDeposit = await balanceOf(h, h.chainA, h.usdcA, h.offerer.address);
 
+    // Only the input chain past the deadline: the output chain's fill contract would still take a fill, so no
+    // refund yet (the worker passes run here deterministically, with the background loop stopped).
+    await h.app.worker!.stop();
     await increaseChainTime(h, h.chainA, 3 * 3600);
+    for (let i = 0; i < 3; i++) await h.app.worker!.runOnce();
+    expect(
+      (await h.http('GET', `/api/v1/orders/${swap.orderId}`, { apiKey: mm.apiKey })).body.data.status,
+    ).toBe('deposited');
+    await increaseChainTime(h, h.chainB, 3 * 3600);
+    h.app.worker!.start();
     const refunded = await waitForStatus(h, mm.apiKey, swap.orderId, 'refunded');
     expect(refunded.details.settlementTxHash).toMatch(/^0x[0-9a-f]{64}$/);
     expect(refunded.failureReason).toMatch(/not filled before the fill deadline/);
     expect(await balanceOf(h, h.chainA, h.usdcA, h.offerer.address)).toBe(afterDeposit + input);
+  });
+
+  it('an escrow refunded by the offerer itself is followed, without a transaction of Ferry', async () => {
+    // The chains were moved 3 h ahead above; Ferry's clock follows so the new order's deadlines lie ahead of them.
+    h.clock.advance(3 * 3600);
+    const input = 1_000_000n;
+    await approveEscrow(h, h.chainA, h.usdcA, h.offerer, input);
+    const swap = await executeSwap(h, { mm, lp }, { input, output: 990_000n });
+    await waitForStatus(h, mm.apiKey, swap.orderId, 'deposited');
+    await h.app.worker!.stop();
+    try {
+      // Both chains move past this order's fill deadline; the offerer refunds on chain before Ferry does.
+      await increaseChainTime(h, h.chainA, 3 * 3600);
+      await increaseChainTime(h, h.chainB, 3 * 3600);
+      await refundAsOfferer(h, swap.orderHash);
+      await h.app.worker!.runOnce();
+    } finally {
+      h.app.worker!.start();
+    }
+    const refunded = await waitForStatus(h, mm.apiKey, swap.orderId, 'refunded');
+    expect(refunded.failureReason).toMatch(/refunded to the offerer on chain/);
+    const actions = await h.app.database.db
+      .selectFrom('chain_actions')
+      .select('kind')
+      .where('order_id', '=', swap.orderId)
+      .execute();
+    expect(actions.map((a) => a.kind)).toEqual(['deposit']);
   });
 });

@@ -35,6 +35,13 @@ export interface SignedTx {
   readonly raw: Hex;
 }
 
+export interface PreparedTx {
+  readonly chainId: number;
+  readonly gas: bigint;
+  readonly maxFeePerGas: bigint;
+  readonly maxPriorityFeePerGas: bigint;
+}
+
 export interface FillRecord {
   readonly txHash: Hex;
   readonly filler: Address;
@@ -113,42 +120,55 @@ export function createSettlementChain({ registry }: { registry: ChainRegistry })
       };
     },
 
-    /** Runs the call against the latest state; throws RevertError with the contract's reason if it would fail. */
+    /**
+     * Runs the call against the latest state; throws RevertError with the contract's reason if it would revert.
+     * Any other failure (timeout, node down) is rethrown as is: a transient outage must never fail an order.
+     */
     async simulate(call: ContractCall, from: Address, abi: 'escrow' | 'messenger'): Promise<void> {
       try {
         await client(call.chain).call({ account: from, to: call.to, data: call.data });
       } catch (error) {
-        const decoded = (() => {
-          try {
-            const data = (error as { data?: Hex }).data ?? walkData(error);
-            if (!data) return null;
-            return decodeRevert(abi === 'escrow' ? escrowAbi : messengerAbi, data);
-          } catch {
-            return null;
-          }
-        })();
-        throw new RevertError(
-          decoded ?? revertReason(error) ?? (error as Error).message.split('\n')[0] ?? 'reverted',
-        );
+        const data = (error as { data?: Hex }).data ?? walkData(error);
+        const decoded = data ? decodeRevert(abi === 'escrow' ? escrowAbi : messengerAbi, data) : null;
+        const reason = decoded ?? revertReason(error);
+        if (reason) throw new RevertError(reason);
+        if (/execution reverted|revert/i.test((error as Error).message ?? ''))
+          throw new RevertError('reverted');
+        throw error;
       }
     },
 
-    /** Signs the call as a complete EIP-1559 transaction with an explicit nonce; nothing is sent. */
-    async sign(call: ContractCall, account: PrivateKeyAccount, nonce: number): Promise<SignedTx> {
+    /** Gas and fees for the call: RPC work done before a nonce is taken, so no lock waits on the network. */
+    async prepare(call: ContractCall, from: Address): Promise<PreparedTx> {
       const c = client(call.chain);
       const [gas, fees] = await Promise.all([
-        c.estimateGas({ account: account.address, to: call.to, data: call.data }),
+        c.estimateGas({ account: from, to: call.to, data: call.data }),
         c.estimateFeesPerGas(),
       ]);
-      const raw = await account.signTransaction({
+      return {
         chainId: c.chain?.id as number,
+        gas: (gas * 12n) / 10n,
+        maxFeePerGas: fees.maxFeePerGas * 2n,
+        maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
+      };
+    },
+
+    /** Signs the call as a complete EIP-1559 transaction with an explicit nonce; local only, nothing is sent. */
+    async sign(
+      call: ContractCall,
+      account: PrivateKeyAccount,
+      nonce: number,
+      prepared: PreparedTx,
+    ): Promise<SignedTx> {
+      const raw = await account.signTransaction({
+        chainId: prepared.chainId,
         type: 'eip1559',
         to: call.to,
         data: call.data,
         nonce,
-        gas: (gas * 12n) / 10n,
-        maxFeePerGas: fees.maxFeePerGas * 2n,
-        maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
+        gas: prepared.gas,
+        maxFeePerGas: prepared.maxFeePerGas,
+        maxPriorityFeePerGas: prepared.maxPriorityFeePerGas,
       });
       return { raw, hash: keccak256(raw) };
     },
@@ -207,12 +227,17 @@ export function createSettlementChain({ registry }: { registry: ChainRegistry })
     /** The designated filler's fill of `orderHash` on the output chain, read from its Filled event, or null. */
     async findFill(chain: string, orderHash: Hex, filler: Address): Promise<FillRecord | null> {
       const c = client(chain);
+      // Only a fill buried under the chain's configured confirmations counts: a reorged fill must never be
+      // attested. (fromBlock 0 suits devnets; a production registry would need a start block per chain.)
+      const confirmations = BigInt(Math.max(1, registry.chain(chain)?.confirmations ?? 1));
+      const latest = await c.getBlockNumber();
+      if (latest + 1n < confirmations) return null;
       const logs = await c.getLogs({
         address: contracts(chain).fill,
         event: fillAbi.find((x) => x.type === 'event' && x.name === 'Filled') as never,
         args: { orderHash, filler } as never,
         fromBlock: 0n,
-        toBlock: 'latest',
+        toBlock: latest + 1n - confirmations,
       });
       const parsed = parseEventLogs({ abi: fillAbi, logs, eventName: 'Filled' }) as unknown as Array<{
         transactionHash: Hex;

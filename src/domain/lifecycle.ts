@@ -14,7 +14,8 @@ export const TERMINAL_ORDER_STATUSES: readonly OrderStatus[] = ['completed', 'fa
 const ORDER_TRANSITIONS: Readonly<Record<OrderStatus, readonly OrderStatus[]>> = {
   created: ['deposited', 'failed'],
   deposited: ['filled', 'refunded'],
-  filled: ['completed'],
+  // filled → refunded only when the escrow was refunded on chain (e.g. by the offerer) before the settle landed.
+  filled: ['completed', 'refunded'],
   completed: [],
   failed: [],
   refunded: [],

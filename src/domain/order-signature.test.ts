@@ -1,7 +1,7 @@
 import { hashTypedData, recoverTypedDataAddress } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { describe, expect, it } from 'vitest';
-import { recoverSigner } from './order-signature.ts';
+import { canonicalSignature, recoverSigner } from './order-signature.ts';
 import { buildOrderTypedData } from './order-typed-data.ts';
 
 const account = privateKeyToAccount(generatePrivateKey());
@@ -51,5 +51,24 @@ describe('native signature recovery', () => {
     expect(recoverSigner(digest, `0x${'00'.repeat(65)}`)).toBeNull();
     expect(recoverSigner(digest, `0x${'ff'.repeat(65)}`)).toBeNull();
     expect(recoverSigner(digest, '0x1234')).toBeNull();
+  });
+});
+
+describe('canonical signature form', () => {
+  it('rewrites EIP-2098 compact and v ∈ {0, 1} signatures to the 65-byte v ∈ {27, 28} form the escrow takes', async () => {
+    const signature = await account.signTypedData(typedData as never);
+    const digest = hashTypedData(typedData as never);
+    const r = signature.slice(2, 66);
+    const s = signature.slice(66, 130);
+    const v = Number.parseInt(signature.slice(130), 16);
+    const yParity = v - 27;
+    const lowV = `0x${r}${s}${yParity.toString(16).padStart(2, '0')}` as `0x${string}`;
+    const compactS = (BigInt(`0x${s}`) | (BigInt(yParity) << 255n)).toString(16).padStart(64, '0');
+    const compact = `0x${r}${compactS}` as `0x${string}`;
+    for (const form of [signature, lowV, compact]) {
+      expect(canonicalSignature(form)).toBe(signature.toLowerCase());
+      expect(recoverSigner(digest, form)).toBe(account.address.toLowerCase());
+    }
+    expect(canonicalSignature('0x1234')).toBeNull();
   });
 });

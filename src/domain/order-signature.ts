@@ -30,6 +30,16 @@ function splitSignature(signature: `0x${string}`): { rs: Uint8Array; recovery: n
   return null;
 }
 
+/**
+ * The 65-byte (r, s, v ∈ {27, 28}) form the escrow's ECDSA library accepts. 64-byte EIP-2098 signatures and
+ * v ∈ {0, 1} are valid too, so they are rewritten to it rather than refused; anything else is null.
+ */
+export function canonicalSignature(signature: `0x${string}`): `0x${string}` | null {
+  const parts = splitSignature(signature);
+  if (!parts) return null;
+  return `${toHex(parts.rs)}${(27 + parts.recovery).toString(16)}` as `0x${string}`;
+}
+
 /** The address that signed `digest`, or null for an invalid or malleable signature. */
 export function recoverSigner(digest: `0x${string}`, signature: `0x${string}`): `0x${string}` | null {
   const parts = splitSignature(signature);

@@ -1,7 +1,7 @@
 import { sameAddress } from '../domain/address.ts';
 import { AppError, fieldError } from '../domain/app-error.ts';
 import { effectiveQuoteStatus } from '../domain/lifecycle.ts';
-import { recoverSigner } from '../domain/order-signature.ts';
+import { canonicalSignature, recoverSigner } from '../domain/order-signature.ts';
 import type { Principal } from '../domain/principal.ts';
 import { publicOrderView } from '../domain/public-views.ts';
 import type { Order } from '../domain/records.ts';
@@ -21,7 +21,10 @@ export function createSwapService(deps: ServiceDeps & { quotes: QuoteService }) 
 
   /** The same swap submitted again is the same order: a retry must never create a second one. */
   function sameSwapOrConflict(existing: Order, input: SwapInput) {
-    if (existing.signature.toLowerCase() !== input.signature.toLowerCase()) {
+    if (
+      existing.signature.toLowerCase() !==
+      (canonicalSignature(input.signature) ?? input.signature).toLowerCase()
+    ) {
       throw fieldError(
         'CONFLICT',
         'body.signature',
@@ -63,7 +66,9 @@ export function createSwapService(deps: ServiceDeps & { quotes: QuoteService }) 
       }
       // The quote's signingHash is the EIP-712 hash of its typed data, computed by this server when it wrote both
       // in one row; recovering against it skips re-hashing the typed data on every swap (bench/README.md).
-      const signer = recoverSigner(quote.signingHash, input.signature);
+      // Stored in the one form the escrow's ECDSA accepts, so an order the API takes can always be deposited.
+      const signature = canonicalSignature(input.signature);
+      const signer = signature === null ? null : recoverSigner(quote.signingHash, signature);
       if (signer === null || !sameAddress(signer, request.offerer)) {
         throw fieldError(
           'INVALID_SIGNATURE',
@@ -76,7 +81,7 @@ export function createSwapService(deps: ServiceDeps & { quotes: QuoteService }) 
         quoteId: quote.id,
         quoteRequestId: request.id,
         blockchainOrderId: quote.signingHash,
-        signature: input.signature,
+        signature: signature as `0x${string}`,
         status: 'created',
         moneyMoverAccountId: request.accountId,
         liquidityProviderAccountId: quote.liquidityProviderId,

@@ -1,9 +1,12 @@
+import type { Transaction } from 'kysely';
 import type { Hex } from 'viem';
 import type { PrivateKeyAccount } from 'viem/accounts';
 import type { ContractCall, SettlementChain } from '../chains/settlement-chain.ts';
 import type { Clock } from '../domain/clock.ts';
 import { newId } from '../domain/ids.ts';
+import type { OrderStatus } from '../domain/lifecycle.ts';
 import type { FerryDatabase } from '../store/database.ts';
+import type { Database } from '../store/schema.ts';
 import {
   allocateNonce,
   type ChainActionKind,
@@ -14,11 +17,35 @@ import {
 import type { FaultInjector } from './fault-injector.ts';
 
 export type ActionOutcome =
+  | { readonly status: 'stale' }
   | { readonly status: 'success'; readonly txHash: Hex }
   | { readonly status: 'reverted'; readonly txHash: Hex }
   | { readonly status: 'pending'; readonly txHash: Hex };
 
 const RECEIPT_WAIT_MS = 15_000;
+
+/** The order still has `expectStatus`, and a release (settle or refund) has no rival written down. */
+async function mayRecord(
+  trx: Transaction<Database>,
+  dialect: FerryDatabase['dialect'],
+  orderId: string,
+  kind: ChainActionKind,
+  expectStatus: OrderStatus,
+): Promise<boolean> {
+  let query = trx.selectFrom('orders').select('status').where('id', '=', orderId);
+  // The row lock serialises this check with status transitions made by other workers.
+  if (dialect === 'postgres') query = query.forUpdate();
+  const order = await query.executeTakeFirst();
+  if (order?.status !== expectStatus) return false;
+  if (kind === 'deposit') return true;
+  const rival = await trx
+    .selectFrom('chain_actions')
+    .select('id')
+    .where('order_id', '=', orderId)
+    .where('kind', '=', kind === 'settle' ? 'refund' : 'settle')
+    .executeTakeFirst();
+  return rival === undefined;
+}
 
 /**
  * Sends the one transaction of kind `kind` for an order, crash-safely: the signed transaction is written
@@ -64,11 +91,17 @@ export function createChainActionExecutor(deps: {
     /** The recorded action of this kind, if any: what reconciliation compares with the chain. */
     recorded: (orderId: string, kind: ChainActionKind) => findChainAction(database.db, orderId, kind),
 
+    /**
+     * `expectStatus` is the order status this action belongs to: the action is written down only if the order
+     * still has it (checked under the order's row lock on PostgreSQL), and a settle or refund only if no other
+     * release of the escrow was written down before. Otherwise the outcome is `stale` and nothing is sent.
+     */
     async execute(
       orderId: string,
       kind: ChainActionKind,
       call: ContractCall,
       account: PrivateKeyAccount,
+      expectStatus: OrderStatus,
     ): Promise<ActionOutcome> {
       const existing = await findChainAction(database.db, orderId, kind);
       if (existing) {
@@ -79,11 +112,15 @@ export function createChainActionExecutor(deps: {
       }
 
       faults.at(`before-record:${kind}`);
-      const chainNonce = await chain.pendingNonce(call.chain, account.address);
+      const [chainNonce, prepared] = await Promise.all([
+        chain.pendingNonce(call.chain, account.address),
+        chain.prepare(call, account.address),
+      ]);
       const now = clock.now().getTime();
       const recorded = await database.db.transaction().execute(async (trx) => {
+        if (!(await mayRecord(trx, database.dialect, orderId, kind, expectStatus))) return null;
         const nonce = await allocateNonce(trx, call.chain, account.address, chainNonce);
-        const tx = await chain.sign(call, account, nonce);
+        const tx = await chain.sign(call, account, nonce, prepared);
         const id = newId('act', new Date(now));
         await insertChainAction(trx, {
           id,
@@ -100,6 +137,7 @@ export function createChainActionExecutor(deps: {
         });
         return { id, tx };
       });
+      if (!recorded) return { status: 'stale' };
       faults.at(`after-record:${kind}`);
       await chain.broadcast(call.chain, recorded.tx);
       faults.at(`after-send:${kind}`);

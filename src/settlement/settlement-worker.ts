@@ -12,7 +12,13 @@ import type { EventLog } from '../events/event-log.ts';
 import type { FerryDatabase } from '../store/database.ts';
 import { findOrder } from '../store/orders-store.ts';
 import { findQuote } from '../store/quotes-store.ts';
-import { claimOrders, type OrderChange, releaseOrder, transitionOrder } from '../store/settlement-store.ts';
+import {
+  claimOrders,
+  findChainAction,
+  type OrderChange,
+  releaseOrder,
+  transitionOrder,
+} from '../store/settlement-store.ts';
 import type { ChainActionExecutor } from './chain-action-executor.ts';
 import { escrowOrderFrom } from './order-terms.ts';
 
@@ -54,6 +60,8 @@ export function createSettlementWorker(deps: WorkerDeps) {
   async function move(order: Order, change: OrderChange): Promise<boolean> {
     const now = clock.now();
     const moved = await database.db.transaction().execute(async (trx) => {
+      // A fill seen after a refund was written down must not be settled: the refund wins, on chain too.
+      if (change.status === 'filled' && (await findChainAction(trx, order.id, 'refund'))) return null;
       if (!(await transitionOrder(trx, order.id, order.status, change, now, ACTOR))) return null;
       const updated = await findOrder(trx, order.id);
       if (!updated) return null;
@@ -117,8 +125,8 @@ export function createSettlementWorker(deps: WorkerDeps) {
       }
     }
     const call = chain.depositCall(order.inputChain, terms, order.signature);
-    const outcome = await actions.execute(order.id, 'deposit', call, relayer);
-    if (outcome.status === 'pending') return { again: 'soon' };
+    const outcome = await actions.execute(order.id, 'deposit', call, relayer, 'created');
+    if (outcome.status === 'stale' || outcome.status === 'pending') return { again: 'soon' };
     if (outcome.status === 'reverted') {
       // A revert because the order is already in the escrow (deposited by another relayer) is not a failure.
       if ((await chain.escrowStatus(order.inputChain, hash)) !== 'none') {
@@ -134,40 +142,77 @@ export function createSettlementWorker(deps: WorkerDeps) {
     return { again: 'now' };
   }
 
+  /** The escrow was released by someone else (the offerer may refund after the deadline): follow the chain. */
+  async function adoptRelease(order: Order, hash: Hex): Promise<StepResult | null> {
+    const onChain = await chain.escrowStatus(order.inputChain, hash);
+    if (onChain === 'settled') {
+      await move(order, { status: 'completed', completedAt: clock.now() });
+      return { again: 'later' };
+    }
+    if (onChain === 'refunded') {
+      await move(order, {
+        status: 'refunded',
+        failureReason: 'the escrow was refunded to the offerer on chain',
+      });
+      return { again: 'later' };
+    }
+    return null;
+  }
+
+  /** A valid fill by the designated filler, final on the output chain, or null. */
+  async function validFill(order: Order, hash: Hex, terms: ReturnType<typeof escrowOrderFrom>) {
+    const fill = await chain.findFill(order.outputChain, hash, terms.filler);
+    if (!fill) return null;
+    const problems = [
+      fill.recipient.toLowerCase() !== order.recipient.toLowerCase() && 'recipient',
+      fill.token.toLowerCase() !== order.outputToken.toLowerCase() && 'token',
+      fill.amount !== order.outputAmount && 'amount',
+      fill.blockTimestamp > Number(terms.fillDeadline) && 'deadline',
+    ].filter(Boolean);
+    if (problems.length === 0) return fill;
+    // A fill with the wrong terms is never attested; the order will refund after its deadline.
+    log.warn(
+      { orderId: order.id, problems, fillTx: fill.txHash },
+      'fill does not match the order; not attesting',
+    );
+    return null;
+  }
+
   async function awaitFill(order: Order, hash: Hex): Promise<StepResult> {
     const quote = await findQuote(database.db, order.quoteId);
     if (!quote) throw new Error(`order ${order.id} has no quote`);
     const terms = escrowOrderFrom(quote.typedData);
     const recordedRefund = await actions.recorded(order.id, 'refund');
     if (!recordedRefund) {
-      const fill = await chain.findFill(order.outputChain, hash, terms.filler);
+      const fill = await validFill(order, hash, terms);
       if (fill) {
-        const problems = [
-          fill.recipient.toLowerCase() !== order.recipient.toLowerCase() && 'recipient',
-          fill.token.toLowerCase() !== order.outputToken.toLowerCase() && 'token',
-          fill.amount !== order.outputAmount && 'amount',
-          fill.blockTimestamp > Number(terms.fillDeadline) && 'deadline',
-        ].filter(Boolean);
-        if (problems.length === 0) {
-          await move(order, { status: 'filled', dstChainTxHash: fill.txHash });
-          return { again: 'now' };
-        }
-        // A fill with the wrong terms is never attested; the order will refund after its deadline.
-        log.warn(
-          { orderId: order.id, problems, fillTx: fill.txHash },
-          'fill does not match the order; not attesting',
-        );
+        await move(order, { status: 'filled', dstChainTxHash: fill.txHash });
+        return { again: 'now' };
       }
-      if ((await chain.chainTime(order.inputChain)) <= Number(terms.fillDeadline)) return { again: 'soon' };
+      // Refund only once BOTH chains are past the deadline (the fill contract enforces it in output-chain
+      // time), and look for the fill once more: a fill that landed meanwhile must be settled, not refunded.
+      const [inputTime, outputTime] = await Promise.all([
+        chain.chainTime(order.inputChain),
+        chain.chainTime(order.outputChain),
+      ]);
+      if (Math.min(inputTime, outputTime) <= Number(terms.fillDeadline)) return { again: 'soon' };
+      if (await validFill(order, hash, terms)) return { again: 'now' };
+      const adopted = await adoptRelease(order, hash);
+      if (adopted) return adopted;
     }
     const outcome = await actions.execute(
       order.id,
       'refund',
       chain.refundCall(order.inputChain, hash),
       relayer,
+      'deposited',
     );
-    if (outcome.status === 'pending') return { again: 'soon' };
-    if (outcome.status === 'reverted') throw new Error(`refund transaction ${outcome.txHash} reverted`);
+    if (outcome.status === 'stale' || outcome.status === 'pending') return { again: 'soon' };
+    if (outcome.status === 'reverted') {
+      const adopted = await adoptRelease(order, hash);
+      if (adopted) return adopted;
+      throw new Error(`refund transaction ${outcome.txHash} reverted`);
+    }
     await move(order, {
       status: 'refunded',
       settlementTxHash: outcome.txHash,
@@ -179,6 +224,10 @@ export function createSettlementWorker(deps: WorkerDeps) {
   async function settle(order: Order, hash: Hex): Promise<StepResult> {
     const inputChain = deps.registry.chain(order.inputChain);
     if (!inputChain?.contracts.messenger) throw new Error(`chain ${order.inputChain} has no messenger`);
+    if (!(await actions.recorded(order.id, 'settle'))) {
+      const adopted = await adoptRelease(order, hash);
+      if (adopted) return adopted;
+    }
     const attestation = await attester.signTypedData(
       fillAttestationTypedData({
         messenger: inputChain.contracts.messenger,
@@ -192,9 +241,12 @@ export function createSettlementWorker(deps: WorkerDeps) {
       'settle',
       chain.relayFillCall(order.inputChain, hash, attestation),
       relayer,
+      'filled',
     );
-    if (outcome.status === 'pending') return { again: 'soon' };
-    if (outcome.status === 'reverted' && (await chain.escrowStatus(order.inputChain, hash)) !== 'settled') {
+    if (outcome.status === 'stale' || outcome.status === 'pending') return { again: 'soon' };
+    if (outcome.status === 'reverted') {
+      const adopted = await adoptRelease(order, hash);
+      if (adopted) return adopted;
       throw new Error(`settle transaction ${outcome.txHash} reverted`);
     }
     await move(order, { status: 'completed', settlementTxHash: outcome.txHash, completedAt: clock.now() });

@@ -1,6 +1,8 @@
 import { isUniqueViolation } from './database.ts';
 import type { Executor } from './db-types.ts';
 
+const STALE_CLAIM_MS = 60_000;
+
 export type IdempotencyClaim =
   | { readonly kind: 'claimed' }
   | { readonly kind: 'replay'; readonly statusCode: number; readonly body: string }
@@ -41,8 +43,22 @@ export async function claimIdempotencyKey(
     .where('key', '=', key)
     .executeTakeFirst();
   if (!row) return { kind: 'inFlight' };
+  if (row.status_code === null || row.response_body === null) {
+    // A claim never completed for a minute means its request died with its process: let the retry run.
+    if (row.created_at < now.getTime() - STALE_CLAIM_MS) {
+      const retaken = await db
+        .updateTable('idempotency_keys')
+        .set({ request_hash: requestHash, created_at: now.getTime() })
+        .where('scope', '=', scope)
+        .where('key', '=', key)
+        .where('created_at', '=', row.created_at)
+        .where('status_code', 'is', null)
+        .executeTakeFirst();
+      if (retaken.numUpdatedRows > 0n) return { kind: 'claimed' };
+    }
+    return row.request_hash === requestHash ? { kind: 'inFlight' } : { kind: 'mismatch' };
+  }
   if (row.request_hash !== requestHash) return { kind: 'mismatch' };
-  if (row.status_code === null || row.response_body === null) return { kind: 'inFlight' };
   return { kind: 'replay', statusCode: row.status_code, body: row.response_body };
 }
 

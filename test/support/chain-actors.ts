@@ -78,3 +78,15 @@ export async function increaseChainTime(h: Harness, chainName: string, seconds: 
   await c.public.request({ method: 'evm_increaseTime' as never, params: [seconds] as never });
   await c.public.request({ method: 'evm_mine' as never, params: [] as never });
 }
+
+/** The offerer takes its input back itself (refund is permissionless after the fill deadline). */
+export async function refundAsOfferer(h: Harness, orderHash: Hex): Promise<void> {
+  const c = clients(h, h.chainA, h.offerer);
+  const hash = await c.wallet!.writeContract({
+    address: c.chain.contracts.escrow,
+    abi: loadArtifact('FerryEscrow').abi,
+    functionName: 'refund',
+    args: [orderHash],
+  });
+  await c.public.waitForTransactionReceipt({ hash });
+}
