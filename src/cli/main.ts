@@ -55,6 +55,7 @@ program
     const base = await app.listen();
     console.log(`Ferry is listening on ${base}
   API            ${base}/api/v1   (public: ${base}/api/public/orders)
+  Explorer       ${base}/
   API reference  ${base}/docs
   OpenAPI        ${base}/openapi.json
   Database       ${redactUrl(cfg.databaseUrl)}
