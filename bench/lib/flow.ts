@@ -6,7 +6,6 @@ import type { RunningServer } from './server.ts';
 
 interface JsonResponse {
   status: number;
-  // biome-ignore lint/suspicious/noExplicitAny: response bodies are checked by status and read loosely.
   body: any;
 }
 
