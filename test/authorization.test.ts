@@ -1,17 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Harness, type HttpResponse, startHarness } from './support/harness.ts';
-
-/** Every error answers {error, code, details:[{path, message}]}; `path` must be among the detail paths. */
-function expectError(res: HttpResponse, status: number, code: string, path: string) {
-  expect(res.status).toBe(status);
-  expect(res.body).toMatchObject({ error: expect.any(String), code, details: expect.any(Array) });
-  expect(res.body.error).not.toBe('');
-  expect(res.body.details.length).toBeGreaterThan(0);
-  for (const detail of res.body.details) {
-    expect(detail).toEqual({ path: expect.any(String), message: expect.any(String) });
-  }
-  expect(res.body.details.map((d: { path: string }) => d.path)).toContain(path);
-}
+import { acceptQuote, createQuote, expectError, quoteRequestBody } from './support/fixtures.ts';
+import { type Harness, startHarness } from './support/harness.ts';
 
 /** The ids of one real order (request 1, accepted and executed) and one open request with an active quote. */
 interface Fixtures {
@@ -40,15 +29,7 @@ const ENDPOINTS: Endpoint[] = [
     name: 'POST /api/v1/quote-requests',
     method: 'POST',
     path: () => '/api/v1/quote-requests',
-    body: (_f, h) => ({
-      recipient: h.otherWallet.address,
-      offerer: h.offerer.address,
-      inputToken: h.usdcA,
-      outputToken: h.usdcB,
-      inputAmount: '1000000',
-      inputChain: h.chainA,
-      outputChain: h.chainB,
-    }),
+    body: (_f, h) => quoteRequestBody(h),
   },
   {
     name: 'GET /api/v1/quote-requests/{id}',
@@ -161,17 +142,8 @@ describe('authorization matrix of endpoints 1-10', () => {
     const request = await h.http('POST', '/api/v1/quote-requests', { apiKey: mm.apiKey, body: requestBody });
     expect(request.status).toBe(201);
     const requestId = request.body.data.quoteId as string;
-    const quote = await h.http('POST', '/api/v1/quotes', {
-      apiKey: lp.apiKey,
-      body: { quoteRequestId: requestId, outputAmount: '990000' },
-    });
-    expect(quote.status).toBe(201);
-    const { quoteId, orderId, typedData } = quote.body.data;
-    const accept = await h.http('POST', `/api/v1/quotes/${quoteId}/accept`, {
-      apiKey: mm.apiKey,
-      body: { quoteId },
-    });
-    expect(accept.status).toBe(200);
+    const { quoteId, orderId, typedData } = await createQuote(h, lp.apiKey, requestId);
+    await acceptQuote(h, mm.apiKey, quoteId);
     const signature = await h.offerer.signTypedData(typedData);
     const swap = await h.http('POST', '/api/v1/swaps', {
       apiKey: mm.apiKey,
@@ -182,11 +154,7 @@ describe('authorization matrix of endpoints 1-10', () => {
     const open = await h.http('POST', '/api/v1/quote-requests', { apiKey: mm.apiKey, body: requestBody });
     expect(open.status).toBe(201);
     const openRequestId = open.body.data.quoteId as string;
-    const openQuote = await h.http('POST', '/api/v1/quotes', {
-      apiKey: lp.apiKey,
-      body: { quoteRequestId: openRequestId, outputAmount: '980000' },
-    });
-    expect(openQuote.status).toBe(201);
+    const openQuote = await createQuote(h, lp.apiKey, openRequestId, '980000');
 
     f = {
       requestId,
@@ -194,8 +162,8 @@ describe('authorization matrix of endpoints 1-10', () => {
       orderId,
       signature,
       openRequestId,
-      openQuoteId: openQuote.body.data.quoteId,
-      openOrderId: openQuote.body.data.orderId,
+      openQuoteId: openQuote.quoteId,
+      openOrderId: openQuote.orderId,
     };
     baseline = await snapshot();
   });

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { quoteRequestBody } from './support/fixtures.ts';
 import { type Harness, type HttpResponse, startHarness } from './support/harness.ts';
 
 /**
@@ -65,15 +66,7 @@ describe('bad input never produces a 500', () => {
   });
 
   function validRequest(): Fields {
-    return {
-      recipient: h.otherWallet.address,
-      offerer: h.offerer.address,
-      inputToken: h.usdcA,
-      outputToken: h.usdcB,
-      inputAmount: '1000000',
-      inputChain: h.chainA,
-      outputChain: h.chainB,
-    };
+    return quoteRequestBody(h);
   }
 
   interface Target {

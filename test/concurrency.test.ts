@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { acceptQuote, createQuote, createQuoteRequest } from './support/fixtures.ts';
 import { type Harness, startHarness } from './support/harness.ts';
 
 /** Races over real HTTP: the database, not luck, decides who wins. */
@@ -12,26 +13,9 @@ describe('concurrent accepts and swaps', () => {
     await h?.close();
   });
 
-  async function createRequest(apiKey: string): Promise<string> {
-    const created = await h.http('POST', '/api/v1/quote-requests', {
-      apiKey,
-      body: {
-        recipient: h.otherWallet.address,
-        offerer: h.offerer.address,
-        inputToken: h.usdcA,
-        outputToken: h.usdcB,
-        inputAmount: '1000000',
-        inputChain: h.chainA,
-        outputChain: h.chainB,
-      },
-    });
-    expect(created.status).toBe(201);
-    return created.body.data.quoteId as string;
-  }
-
   it('of 50 concurrent accepts of different quotes on one request exactly one wins', async () => {
     const mm = await h.createAccount('moneyMover', 'racing mm');
-    const requestId = await createRequest(mm.apiKey);
+    const requestId = await createQuoteRequest(h, mm.apiKey);
 
     const lps = [];
     for (let i = 0; i < 50; i++) lps.push(await h.createAccount('liquidityProvider', `lp ${i}`));
@@ -106,18 +90,10 @@ describe('concurrent accepts and swaps', () => {
   it('50 concurrent identical swaps of one signed quote create exactly one order', async () => {
     const mm = await h.createAccount('moneyMover', 'swapping mm');
     const lp = await h.createAccount('liquidityProvider', 'swap lp');
-    const requestId = await createRequest(mm.apiKey);
-    const quote = await h.http('POST', '/api/v1/quotes', {
-      apiKey: lp.apiKey,
-      body: { quoteRequestId: requestId, outputAmount: '995000' },
-    });
-    expect(quote.status).toBe(201);
-    const { quoteId, orderId, typedData } = quote.body.data;
-    const accepted = await h.http('POST', `/api/v1/quotes/${quoteId}/accept`, {
-      apiKey: mm.apiKey,
-      body: { quoteId },
-    });
-    expect(accepted.status).toBe(200);
+    const requestId = await createQuoteRequest(h, mm.apiKey);
+    const quote = await createQuote(h, lp.apiKey, requestId, '995000');
+    const { quoteId, orderId, typedData } = quote;
+    await acceptQuote(h, mm.apiKey, quoteId);
     const signature = await h.offerer.signTypedData(typedData);
 
     const before = await h.http('GET', '/api/v1/orders', { apiKey: mm.apiKey });
@@ -131,7 +107,7 @@ describe('concurrent accepts and swaps', () => {
     for (const r of results) {
       expect([200, 201]).toContain(r.status);
       expect(r.body.data.orderId).toBe(orderId);
-      expect(r.body.data.blockchainOrderId).toBe(quote.body.data.quote.signingHash);
+      expect(r.body.data.blockchainOrderId).toBe(quote.quote.signingHash);
     }
     expect(results.filter((r) => r.status === 201)).toHaveLength(1);
     expect(results.filter((r) => r.status === 200)).toHaveLength(49);

@@ -1,8 +1,8 @@
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { createSiweMessage } from 'viem/siwe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ERROR_STATUS } from '../src/domain/app-error.ts';
-import { type Harness, type HttpResponse, startHarness } from './support/harness.ts';
+import { createQuote, createQuoteRequest, expectError, quoteRequestBody } from './support/fixtures.ts';
+import { type Harness, startHarness } from './support/harness.ts';
 
 /**
  * Every code of the decisions.md error table, produced by a real request over HTTP, with its status and a
@@ -26,47 +26,6 @@ describe('error codes', () => {
   afterAll(async () => {
     await h?.close();
   });
-
-  function requestBody(overrides: Record<string, unknown> = {}): Record<string, unknown> {
-    return {
-      recipient: h.otherWallet.address,
-      offerer: h.offerer.address,
-      inputToken: h.usdcA,
-      outputToken: h.usdcB,
-      inputAmount: '1000000',
-      inputChain: h.chainA,
-      outputChain: h.chainB,
-      ...overrides,
-    };
-  }
-
-  function expectError(response: HttpResponse, status: number, code: string, path: string): void {
-    expect({ status: response.status, code: response.body?.code }).toEqual({ status, code });
-    expect(ERROR_STATUS[code as keyof typeof ERROR_STATUS]).toBe(status);
-    expect(typeof response.body.error).toBe('string');
-    expect(response.body.error.length).toBeGreaterThan(0);
-    expect(Array.isArray(response.body.details)).toBe(true);
-    for (const detail of response.body.details) {
-      expect(typeof detail.path).toBe('string');
-      expect(typeof detail.message).toBe('string');
-    }
-    expect(response.body.details.map((d: { path: string }) => d.path)).toContain(path);
-  }
-
-  async function createRequest(apiKey: string, overrides: Record<string, unknown> = {}): Promise<string> {
-    const res = await h.http('POST', '/api/v1/quote-requests', { apiKey, body: requestBody(overrides) });
-    expect(res.status).toBe(201);
-    return res.body.data.quoteId as string;
-  }
-
-  async function createQuote(apiKey: string, quoteRequestId: string, extra: Record<string, unknown> = {}) {
-    const res = await h.http('POST', '/api/v1/quotes', {
-      apiKey,
-      body: { quoteRequestId, outputAmount: '990000', ...extra },
-    });
-    expect(res.status).toBe(201);
-    return res.body.data as { quoteId: string; orderId: string; typedData: any; quote: any };
-  }
 
   async function requestCount(apiKey: string): Promise<number> {
     const res = await h.http('GET', '/api/v1/quote-requests?timeWindow=2592000', { apiKey });
@@ -94,7 +53,7 @@ describe('error codes', () => {
         const mm = await h.createAccount('moneyMover');
         const res = await h.http('POST', '/api/v1/quote-requests', {
           apiKey: mm.apiKey,
-          body: requestBody({ inputAmount }),
+          body: quoteRequestBody(h, { inputAmount }),
         });
         expectError(res, 400, 'VALIDATION_ERROR', 'body.inputAmount');
         expect(await requestCount(mm.apiKey)).toBe(0);
@@ -105,7 +64,7 @@ describe('error codes', () => {
       const mm = await h.createAccount('moneyMover');
       const res = await h.http('POST', '/api/v1/quote-requests', {
         apiKey: mm.apiKey,
-        body: requestBody({ inputAmount: (2n ** 256n - 1n).toString() }),
+        body: quoteRequestBody(h, { inputAmount: (2n ** 256n - 1n).toString() }),
       });
       expectError(res, 422, 'INSUFFICIENT_BALANCE', 'body.inputAmount');
     });
@@ -114,7 +73,7 @@ describe('error codes', () => {
       const mm = await h.createAccount('moneyMover');
       const res = await h.http('POST', '/api/v1/quote-requests', {
         apiKey: mm.apiKey,
-        body: requestBody({ inputAmount: 1000000 }),
+        body: quoteRequestBody(h, { inputAmount: 1000000 }),
       });
       expectError(res, 400, 'VALIDATION_ERROR', 'body.inputAmount');
       expect(await requestCount(mm.apiKey)).toBe(0);
@@ -130,7 +89,7 @@ describe('error codes', () => {
       'outputChain',
     ])('missing %s → body.<field>', async (field) => {
       const mm = await h.createAccount('moneyMover');
-      const body = requestBody();
+      const body = quoteRequestBody(h);
       delete body[field];
       const res = await h.http('POST', '/api/v1/quote-requests', { apiKey: mm.apiKey, body });
       expectError(res, 400, 'VALIDATION_ERROR', `body.${field}`);
@@ -141,7 +100,7 @@ describe('error codes', () => {
       const mm = await h.createAccount('moneyMover');
       const res = await h.http('POST', '/api/v1/quote-requests', {
         apiKey: mm.apiKey,
-        body: requestBody({ slippage: '1' }),
+        body: quoteRequestBody(h, { slippage: '1' }),
       });
       expectError(res, 400, 'VALIDATION_ERROR', 'body.slippage');
       expect(await requestCount(mm.apiKey)).toBe(0);
@@ -151,7 +110,7 @@ describe('error codes', () => {
       const mm = await h.createAccount('moneyMover');
       const res = await h.http('POST', '/api/v1/quote-requests', {
         apiKey: mm.apiKey,
-        body: requestBody({ recipient: '0x1234' }),
+        body: quoteRequestBody(h, { recipient: '0x1234' }),
       });
       expectError(res, 400, 'VALIDATION_ERROR', 'body.recipient');
     });
@@ -160,7 +119,7 @@ describe('error codes', () => {
       const mm = await h.createAccount('moneyMover');
       const res = await h.http('POST', '/api/v1/quote-requests', {
         apiKey: mm.apiKey,
-        body: requestBody({ outputChain: h.chainA, outputToken: h.usdcA }),
+        body: quoteRequestBody(h, { outputChain: h.chainA, outputToken: h.usdcA }),
       });
       expectError(res, 400, 'VALIDATION_ERROR', 'body.outputChain');
       expect(await requestCount(mm.apiKey)).toBe(0);
@@ -169,7 +128,7 @@ describe('error codes', () => {
     it('bad outputAmount and validFor on a quote → body.outputAmount / body.validFor', async () => {
       const mm = await h.createAccount('moneyMover');
       const lp = await h.createAccount('liquidityProvider');
-      const requestId = await createRequest(mm.apiKey);
+      const requestId = await createQuoteRequest(h, mm.apiKey);
       const amount = await h.http('POST', '/api/v1/quotes', {
         apiKey: lp.apiKey,
         body: { quoteRequestId: requestId, outputAmount: '-5' },
@@ -187,8 +146,8 @@ describe('error codes', () => {
     it('accept with a body quoteId that differs from the path id → body.quoteId', async () => {
       const mm = await h.createAccount('moneyMover');
       const lp = await h.createAccount('liquidityProvider');
-      const requestId = await createRequest(mm.apiKey);
-      const quote = await createQuote(lp.apiKey, requestId);
+      const requestId = await createQuoteRequest(h, mm.apiKey);
+      const quote = await createQuote(h, lp.apiKey, requestId);
       const res = await h.http('POST', `/api/v1/quotes/${quote.quoteId}/accept`, {
         apiKey: mm.apiKey,
         body: { quoteId: 'q_someotherquote' },
@@ -204,7 +163,7 @@ describe('error codes', () => {
       const mm = await h.createAccount('moneyMover');
       const res = await h.http('POST', '/api/v1/quote-requests', {
         apiKey: mm.apiKey,
-        body: requestBody({ inputToken: NOT_A_TOKEN }),
+        body: quoteRequestBody(h, { inputToken: NOT_A_TOKEN }),
       });
       expectError(res, 400, 'INVALID_TOKEN', 'body.inputToken');
       expect(await requestCount(mm.apiKey)).toBe(0);
@@ -214,7 +173,7 @@ describe('error codes', () => {
       const mm = await h.createAccount('moneyMover');
       const res = await h.http('POST', '/api/v1/quote-requests', {
         apiKey: mm.apiKey,
-        body: requestBody({ outputToken: NOT_A_TOKEN.toLowerCase() }),
+        body: quoteRequestBody(h, { outputToken: NOT_A_TOKEN.toLowerCase() }),
       });
       expectError(res, 400, 'INVALID_TOKEN', 'body.outputToken');
       expect(await requestCount(mm.apiKey)).toBe(0);
@@ -224,7 +183,7 @@ describe('error codes', () => {
       const mm = await h.createAccount('moneyMover');
       const res = await h.http('POST', '/api/v1/quote-requests', {
         apiKey: mm.apiKey,
-        body: requestBody({ inputChain: 'atlantis' }),
+        body: quoteRequestBody(h, { inputChain: 'atlantis' }),
       });
       expectError(res, 400, 'INVALID_CHAIN', 'body.inputChain');
       expect(await requestCount(mm.apiKey)).toBe(0);
@@ -234,7 +193,7 @@ describe('error codes', () => {
       const mm = await h.createAccount('moneyMover');
       const res = await h.http('POST', '/api/v1/quote-requests', {
         apiKey: mm.apiKey,
-        body: requestBody({ outputChain: 'atlantis' }),
+        body: quoteRequestBody(h, { outputChain: 'atlantis' }),
       });
       expectError(res, 400, 'INVALID_CHAIN', 'body.outputChain');
     });
@@ -244,8 +203,8 @@ describe('error codes', () => {
     async function acceptedQuote() {
       const mm = await h.createAccount('moneyMover');
       const lp = await h.createAccount('liquidityProvider');
-      const requestId = await createRequest(mm.apiKey);
-      const quote = await createQuote(lp.apiKey, requestId);
+      const requestId = await createQuoteRequest(h, mm.apiKey);
+      const quote = await createQuote(h, lp.apiKey, requestId);
       const accepted = await h.http('POST', `/api/v1/quotes/${quote.quoteId}/accept`, {
         apiKey: mm.apiKey,
         body: { quoteId: quote.quoteId },
@@ -313,7 +272,7 @@ describe('error codes', () => {
       const mm = await h.createAccount('moneyMover');
       const res = await h.http('POST', '/api/v1/quote-requests', {
         apiKey: 'fry_not-a-real-key',
-        body: requestBody(),
+        body: quoteRequestBody(h),
       });
       expectError(res, 401, 'UNAUTHORIZED', 'headers.x-api-key');
       expect(await requestCount(mm.apiKey)).toBe(0);
@@ -362,7 +321,10 @@ describe('error codes', () => {
       const before = await h.http('GET', '/api/v1/quote-requests?status=open&timeWindow=86400', {
         apiKey: lp.apiKey,
       });
-      const res = await h.http('POST', '/api/v1/quote-requests', { apiKey: lp.apiKey, body: requestBody() });
+      const res = await h.http('POST', '/api/v1/quote-requests', {
+        apiKey: lp.apiKey,
+        body: quoteRequestBody(h),
+      });
       expectError(res, 403, 'FORBIDDEN', 'headers');
       const after = await h.http('GET', '/api/v1/quote-requests?status=open&timeWindow=86400', {
         apiKey: lp.apiKey,
@@ -372,7 +334,7 @@ describe('error codes', () => {
 
     it('a money mover creating a quote', async () => {
       const mm = await h.createAccount('moneyMover');
-      const requestId = await createRequest(mm.apiKey);
+      const requestId = await createQuoteRequest(h, mm.apiKey);
       const res = await h.http('POST', '/api/v1/quotes', {
         apiKey: mm.apiKey,
         body: { quoteRequestId: requestId, outputAmount: '990000' },
@@ -401,7 +363,7 @@ describe('error codes', () => {
       const before = await h.http('GET', '/api/v1/quote-requests?timeWindow=86400', { bearer });
       const res = await h.http('POST', '/api/v1/quote-requests', {
         bearer,
-        body: requestBody({ offerer: h.otherWallet.address }),
+        body: quoteRequestBody(h, { offerer: h.otherWallet.address }),
       });
       expectError(res, 403, 'FORBIDDEN', 'body.offerer');
       const after = await h.http('GET', '/api/v1/quote-requests?timeWindow=86400', { bearer });
@@ -420,8 +382,8 @@ describe('error codes', () => {
       const mm = await h.createAccount('moneyMover');
       const stranger = await h.createAccount('moneyMover');
       const lp = await h.createAccount('liquidityProvider');
-      const requestId = await createRequest(mm.apiKey);
-      const quote = await createQuote(lp.apiKey, requestId);
+      const requestId = await createQuoteRequest(h, mm.apiKey);
+      const quote = await createQuote(h, lp.apiKey, requestId);
       await h.http('POST', `/api/v1/quotes/${quote.quoteId}/accept`, { apiKey: mm.apiKey });
       const signature = await h.offerer.signTypedData(quote.typedData);
       const swap = await h.http('POST', '/api/v1/swaps', {
@@ -465,7 +427,7 @@ describe('error codes', () => {
       const mm = await h.createAccount('moneyMover');
       const stranger = await h.createAccount('moneyMover');
       const lp = await h.createAccount('liquidityProvider');
-      const quote = await createQuote(lp.apiKey, await createRequest(mm.apiKey));
+      const quote = await createQuote(h, lp.apiKey, await createQuoteRequest(h, mm.apiKey));
       expectError(
         await h.http('POST', `/api/v1/quotes/${quote.quoteId}/accept`, { apiKey: stranger.apiKey }),
         404,
@@ -497,7 +459,7 @@ describe('error codes', () => {
     it("QUOTE_REQUEST_NOT_FOUND for another money mover's request", async () => {
       const mm = await h.createAccount('moneyMover');
       const stranger = await h.createAccount('moneyMover');
-      const requestId = await createRequest(mm.apiKey);
+      const requestId = await createQuoteRequest(h, mm.apiKey);
       expectError(
         await h.http('GET', `/api/v1/quote-requests/${requestId}`, { apiKey: stranger.apiKey }),
         404,
@@ -510,7 +472,7 @@ describe('error codes', () => {
       const mm = await h.createAccount('moneyMover');
       expectError(await h.http('GET', '/api/v1/no-such-thing'), 404, 'NOT_FOUND', 'url');
       expectError(
-        await h.http('POST', '/api/v2/quote-requests', { apiKey: mm.apiKey, body: requestBody() }),
+        await h.http('POST', '/api/v2/quote-requests', { apiKey: mm.apiKey, body: quoteRequestBody(h) }),
         404,
         'NOT_FOUND',
         'url',
@@ -525,9 +487,9 @@ describe('error codes', () => {
       const mm = await h.createAccount('moneyMover');
       const lp1 = await h.createAccount('liquidityProvider');
       const lp2 = await h.createAccount('liquidityProvider');
-      const requestId = await createRequest(mm.apiKey);
-      const q1 = await createQuote(lp1.apiKey, requestId);
-      const q2 = await createQuote(lp2.apiKey, requestId, { outputAmount: '995000' });
+      const requestId = await createQuoteRequest(h, mm.apiKey);
+      const q1 = await createQuote(h, lp1.apiKey, requestId);
+      const q2 = await createQuote(h, lp2.apiKey, requestId, '995000');
       const accepted = await h.http('POST', `/api/v1/quotes/${q2.quoteId}/accept`, {
         apiKey: mm.apiKey,
         body: { quoteId: q2.quoteId },
@@ -548,7 +510,7 @@ describe('error codes', () => {
     it('QUOTE_NOT_ACTIVE: executing a quote that was never accepted → body.quoteId', async () => {
       const mm = await h.createAccount('moneyMover');
       const lp = await h.createAccount('liquidityProvider');
-      const quote = await createQuote(lp.apiKey, await createRequest(mm.apiKey));
+      const quote = await createQuote(h, lp.apiKey, await createQuoteRequest(h, mm.apiKey));
       const signature = await h.offerer.signTypedData(quote.typedData);
       const res = await h.http('POST', '/api/v1/swaps', {
         apiKey: mm.apiKey,
@@ -562,8 +524,8 @@ describe('error codes', () => {
       const mm = await h.createAccount('moneyMover');
       const lp1 = await h.createAccount('liquidityProvider');
       const lp2 = await h.createAccount('liquidityProvider');
-      const requestId = await createRequest(mm.apiKey);
-      const q1 = await createQuote(lp1.apiKey, requestId);
+      const requestId = await createQuoteRequest(h, mm.apiKey);
+      const q1 = await createQuote(h, lp1.apiKey, requestId);
       expect(
         (await h.http('POST', `/api/v1/quotes/${q1.quoteId}/accept`, { apiKey: mm.apiKey })).status,
       ).toBe(200);
@@ -582,8 +544,8 @@ describe('error codes', () => {
     it('QUOTE_REQUEST_CLOSED: accepting an active quote whose request has expired → params.id', async () => {
       const mm = await h.createAccount('moneyMover');
       const lp = await h.createAccount('liquidityProvider');
-      const requestId = await createRequest(mm.apiKey);
-      const quote = await createQuote(lp.apiKey, requestId, { validFor: 600 });
+      const requestId = await createQuoteRequest(h, mm.apiKey);
+      const quote = await createQuote(h, lp.apiKey, requestId, '990000', { validFor: 600 });
       h.clock.advance(h.config.quoteRequestTtlSeconds + 1);
       const res = await h.http('POST', `/api/v1/quotes/${quote.quoteId}/accept`, { apiKey: mm.apiKey });
       expectError(res, 409, 'QUOTE_REQUEST_CLOSED', 'params.id');
@@ -596,9 +558,9 @@ describe('error codes', () => {
       const mm = await h.createAccount('moneyMover');
       const lp1 = await h.createAccount('liquidityProvider');
       const lp2 = await h.createAccount('liquidityProvider');
-      const requestId = await createRequest(mm.apiKey);
-      const q1 = await createQuote(lp1.apiKey, requestId);
-      const q2 = await createQuote(lp2.apiKey, requestId);
+      const requestId = await createQuoteRequest(h, mm.apiKey);
+      const q1 = await createQuote(h, lp1.apiKey, requestId);
+      const q2 = await createQuote(h, lp2.apiKey, requestId);
       const results = await Promise.all([
         h.http('POST', `/api/v1/quotes/${q1.quoteId}/accept`, { apiKey: mm.apiKey }),
         h.http('POST', `/api/v1/quotes/${q2.quoteId}/accept`, { apiKey: mm.apiKey }),
@@ -624,13 +586,13 @@ describe('error codes', () => {
       const first = await h.http('POST', '/api/v1/quote-requests', {
         apiKey: mm.apiKey,
         headers,
-        body: requestBody(),
+        body: quoteRequestBody(h),
       });
       expect(first.status).toBe(201);
       const res = await h.http('POST', '/api/v1/quote-requests', {
         apiKey: mm.apiKey,
         headers,
-        body: requestBody({ inputAmount: '2000000' }),
+        body: quoteRequestBody(h, { inputAmount: '2000000' }),
       });
       expectError(res, 409, 'IDEMPOTENCY_KEY_REUSED', 'headers.idempotency-key');
       expect(await requestCount(mm.apiKey)).toBe(1);
@@ -639,8 +601,8 @@ describe('error codes', () => {
     it('CONFLICT: a second active quote by the same liquidity provider on one request → body.quoteRequestId', async () => {
       const mm = await h.createAccount('moneyMover');
       const lp = await h.createAccount('liquidityProvider');
-      const requestId = await createRequest(mm.apiKey);
-      const first = await createQuote(lp.apiKey, requestId);
+      const requestId = await createQuoteRequest(h, mm.apiKey);
+      const first = await createQuote(h, lp.apiKey, requestId);
       const res = await h.http('POST', '/api/v1/quotes', {
         apiKey: lp.apiKey,
         body: { quoteRequestId: requestId, outputAmount: '991000' },
@@ -656,8 +618,8 @@ describe('error codes', () => {
     it('accepting a quote past its endTime → params.id, nothing accepted', async () => {
       const mm = await h.createAccount('moneyMover');
       const lp = await h.createAccount('liquidityProvider');
-      const requestId = await createRequest(mm.apiKey);
-      const quote = await createQuote(lp.apiKey, requestId);
+      const requestId = await createQuoteRequest(h, mm.apiKey);
+      const quote = await createQuote(h, lp.apiKey, requestId);
       const nowSeconds = Math.floor(h.clock.now().getTime() / 1000);
       h.clock.advance(quote.quote.endTime - nowSeconds + 1);
       const res = await h.http('POST', `/api/v1/quotes/${quote.quoteId}/accept`, {
@@ -675,7 +637,7 @@ describe('error codes', () => {
     it('executing an accepted quote past its endTime → body.quoteId, no order written', async () => {
       const mm = await h.createAccount('moneyMover');
       const lp = await h.createAccount('liquidityProvider');
-      const quote = await createQuote(lp.apiKey, await createRequest(mm.apiKey));
+      const quote = await createQuote(h, lp.apiKey, await createQuoteRequest(h, mm.apiKey));
       expect(
         (await h.http('POST', `/api/v1/quotes/${quote.quoteId}/accept`, { apiKey: mm.apiKey })).status,
       ).toBe(200);
@@ -703,7 +665,7 @@ describe('error codes', () => {
       const pauper = privateKeyToAccount(generatePrivateKey()).address;
       const res = await h.http('POST', '/api/v1/quote-requests', {
         apiKey: mm.apiKey,
-        body: requestBody({ offerer: pauper, recipient: pauper }),
+        body: quoteRequestBody(h, { offerer: pauper, recipient: pauper }),
       });
       expectError(res, 422, 'INSUFFICIENT_BALANCE', 'body.inputAmount');
       expect(await requestCount(mm.apiKey)).toBe(0);
@@ -714,7 +676,7 @@ describe('error codes', () => {
       // The funded wallets hold 1,000,000 USDC (6 decimals); ask for one base unit more than ten times that.
       const res = await h.http('POST', '/api/v1/quote-requests', {
         apiKey: mm.apiKey,
-        body: requestBody({ inputAmount: (10_000_000n * 10n ** 6n + 1n).toString() }),
+        body: quoteRequestBody(h, { inputAmount: (10_000_000n * 10n ** 6n + 1n).toString() }),
       });
       expectError(res, 422, 'INSUFFICIENT_BALANCE', 'body.inputAmount');
       expect(await requestCount(mm.apiKey)).toBe(0);
@@ -724,7 +686,7 @@ describe('error codes', () => {
   describe('transport errors', () => {
     it('PAYLOAD_TOO_LARGE (413): a body over 64 KiB, nothing stored', async () => {
       const mm = await h.createAccount('moneyMover');
-      const rawBody = JSON.stringify({ ...requestBody(), padding: 'x'.repeat(65 * 1024) });
+      const rawBody = JSON.stringify({ ...quoteRequestBody(h), padding: 'x'.repeat(65 * 1024) });
       const res = await h.http('POST', '/api/v1/quote-requests', {
         apiKey: mm.apiKey,
         rawBody,
@@ -738,7 +700,7 @@ describe('error codes', () => {
       const mm = await h.createAccount('moneyMover');
       const res = await h.http('POST', '/api/v1/quote-requests', {
         apiKey: mm.apiKey,
-        rawBody: JSON.stringify(requestBody()),
+        rawBody: JSON.stringify(quoteRequestBody(h)),
         headers: { 'content-type': 'text/plain' },
       });
       expectError(res, 415, 'UNSUPPORTED_MEDIA_TYPE', 'headers.content-type');

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { acceptQuote, createQuote, createQuoteRequest, postQuoteRequest } from './support/fixtures.ts';
 import { type Harness, startHarness } from './support/harness.ts';
 
 /** Expiry is judged on the (manual) clock; the sweep only writes down what the clock already decided. */
@@ -15,19 +16,7 @@ describe('expiry of quote requests and quotes', () => {
   });
 
   async function createRequest(): Promise<string> {
-    const created = await h.http('POST', '/api/v1/quote-requests', {
-      apiKey: mm.apiKey,
-      body: {
-        recipient: h.otherWallet.address,
-        offerer: h.offerer.address,
-        inputToken: h.usdcA,
-        outputToken: h.usdcB,
-        inputAmount: '1000000',
-        inputChain: h.chainA,
-        outputChain: h.chainB,
-      },
-    });
-    expect(created.status).toBe(201);
+    const created = await postQuoteRequest(h, mm.apiKey);
     expect(created.body.data.quoteRequest.status).toBe('open');
     return created.body.data.quoteId as string;
   }
@@ -208,31 +197,9 @@ describe('expiry of quote requests and quotes', () => {
   it('executing a swap of an accepted quote after its endTime is 410 QUOTE_EXPIRED and makes no order', async () => {
     const swapper = await h.createAccount('moneyMover', 'late swapper');
     const lp = await h.createAccount('liquidityProvider', 'swap lp');
-    const created = await h.http('POST', '/api/v1/quote-requests', {
-      apiKey: swapper.apiKey,
-      body: {
-        recipient: h.otherWallet.address,
-        offerer: h.offerer.address,
-        inputToken: h.usdcA,
-        outputToken: h.usdcB,
-        inputAmount: '1000000',
-        inputChain: h.chainA,
-        outputChain: h.chainB,
-      },
-    });
-    expect(created.status).toBe(201);
-    const requestId = created.body.data.quoteId as string;
-    const quote = await h.http('POST', '/api/v1/quotes', {
-      apiKey: lp.apiKey,
-      body: { quoteRequestId: requestId, outputAmount: '990000' },
-    });
-    expect(quote.status).toBe(201);
-    const { quoteId, orderId, typedData } = quote.body.data;
-    const accepted = await h.http('POST', `/api/v1/quotes/${quoteId}/accept`, {
-      apiKey: swapper.apiKey,
-      body: { quoteId },
-    });
-    expect(accepted.status).toBe(200);
+    const requestId = await createQuoteRequest(h, swapper.apiKey);
+    const { quoteId, orderId, typedData } = await createQuote(h, lp.apiKey, requestId);
+    await acceptQuote(h, swapper.apiKey, quoteId);
     const signature = await h.offerer.signTypedData(typedData);
 
     h.clock.advance(61);
@@ -258,25 +225,9 @@ describe('expiry of quote requests and quotes', () => {
   it('a swap within the quote validity still succeeds (the boundary is endTime)', async () => {
     const swapper = await h.createAccount('moneyMover', 'timely swapper');
     const lp = await h.createAccount('liquidityProvider', 'timely lp');
-    const created = await h.http('POST', '/api/v1/quote-requests', {
-      apiKey: swapper.apiKey,
-      body: {
-        recipient: h.otherWallet.address,
-        offerer: h.offerer.address,
-        inputToken: h.usdcA,
-        outputToken: h.usdcB,
-        inputAmount: '1000000',
-        inputChain: h.chainA,
-        outputChain: h.chainB,
-      },
-    });
-    const requestId = created.body.data.quoteId as string;
-    const quote = await h.http('POST', '/api/v1/quotes', {
-      apiKey: lp.apiKey,
-      body: { quoteRequestId: requestId, outputAmount: '990000' },
-    });
-    const { quoteId, orderId, typedData } = quote.body.data;
-    await h.http('POST', `/api/v1/quotes/${quoteId}/accept`, { apiKey: swapper.apiKey, body: { quoteId } });
+    const requestId = await createQuoteRequest(h, swapper.apiKey);
+    const { quoteId, orderId, typedData } = await createQuote(h, lp.apiKey, requestId);
+    await acceptQuote(h, swapper.apiKey, quoteId);
     h.clock.advance(58);
     await h.app.sweeper.sweep();
     const swap = await h.http('POST', '/api/v1/swaps', {

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AnvilInstance, startAnvil } from '../src/chains/anvil-process.ts';
 import { ANVIL_KEYS } from '../src/chains/devnet.ts';
 import { approveEscrow, fillOrder } from './support/chain-actors.ts';
+import { quoteRequestBody } from './support/fixtures.ts';
 import { type Harness, type HttpResponse, startHarness } from './support/harness.ts';
 import { waitForStatus } from './support/swap-steps.ts';
 
@@ -57,18 +58,6 @@ function expectUnavailable(res: HttpResponse, context: string) {
   expect(res.status, context).toBe(503);
   expect(res.body, context).toEqual({ error: expect.any(String), code: 'SERVICE_UNAVAILABLE', details: [] });
   expect(res.headers.get('retry-after'), context).toMatch(/^\d+$/);
-}
-
-function quoteRequestBody(h: Harness, inputAmount = '1000000') {
-  return {
-    recipient: h.otherWallet.address,
-    offerer: h.offerer.address,
-    inputToken: h.usdcA,
-    outputToken: h.usdcB,
-    inputAmount,
-    inputChain: h.chainA,
-    outputChain: h.chainB,
-  };
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -411,7 +400,7 @@ describe.skipIf(process.platform !== 'linux')('a chain RPC goes away', () => {
     await approveEscrow(h, h.chainA, h.usdcA, h.offerer, input);
     const qr = await h.http('POST', '/api/v1/quote-requests', {
       apiKey: mm.apiKey,
-      body: quoteRequestBody(h, input.toString()),
+      body: quoteRequestBody(h, { inputAmount: input.toString() }),
     });
     expect(qr.status).toBe(201);
     const quote = await h.http('POST', '/api/v1/quotes', {
@@ -443,7 +432,7 @@ describe.skipIf(process.platform !== 'linux')('a chain RPC goes away', () => {
       // A new quote request needs the offerer's balance on chain A: 503 in the documented body, not 500.
       const refused = await h.http('POST', '/api/v1/quote-requests', {
         apiKey: mm.apiKey,
-        body: quoteRequestBody(h, input.toString()),
+        body: quoteRequestBody(h, { inputAmount: input.toString() }),
       });
       expectUnavailable(refused, 'balance check with chain A down');
 

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ERROR_STATUS } from '../src/domain/app-error.ts';
+import { quoteRequestBody } from './support/fixtures.ts';
 import { type Harness, startHarness } from './support/harness.ts';
 
 /**
@@ -290,15 +291,7 @@ describe('fuzzing every endpoint from its OpenAPI schemas', () => {
     lp = await h.createAccount('liquidityProvider');
 
     // Real ids and values, so valid-ish input reaches the deeper checks (ownership, state, signatures).
-    const qrBody = {
-      recipient: h.otherWallet.address,
-      offerer: h.offerer.address,
-      inputToken: h.usdcA,
-      outputToken: h.usdcB,
-      inputAmount: '1000000',
-      inputChain: h.chainA,
-      outputChain: h.chainB,
-    };
+    const qrBody = quoteRequestBody(h);
     const qrIds: string[] = [];
     const quotes: any[] = [];
     for (let i = 0; i < 3; i++) {

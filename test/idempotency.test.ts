@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Harness, type HttpResponse, startHarness } from './support/harness.ts';
+import { expectError, quoteRequestBody } from './support/fixtures.ts';
+import { type Harness, startHarness } from './support/harness.ts';
 
 /**
  * `Idempotency-Key` on POST (decisions.md): same key and same body replays the stored response
@@ -17,19 +18,6 @@ describe('Idempotency-Key', () => {
     await h?.close();
   });
 
-  function requestBody(overrides: Record<string, unknown> = {}) {
-    return {
-      recipient: h.otherWallet.address,
-      offerer: h.offerer.address,
-      inputToken: h.usdcA,
-      outputToken: h.usdcB,
-      inputAmount: '1000000',
-      inputChain: h.chainA,
-      outputChain: h.chainB,
-      ...overrides,
-    };
-  }
-
   async function requestTotal(apiKey: string): Promise<number> {
     const res = await h.http('GET', '/api/v1/quote-requests?timeWindow=2592000', { apiKey });
     expect(res.status).toBe(200);
@@ -38,18 +26,12 @@ describe('Idempotency-Key', () => {
 
   const withKey = (key: string) => ({ 'idempotency-key': key });
 
-  function expectError(res: HttpResponse, status: number, code: string, path: string) {
-    expect({ status: res.status, code: res.body?.code }).toEqual({ status, code });
-    expect(typeof res.body.error).toBe('string');
-    expect(res.body.details.map((d: { path: string }) => d.path)).toContain(path);
-  }
-
   it('same key + same body → the stored response, replayed; one row', async () => {
     const mm = await h.createAccount('moneyMover');
     const first = await h.http('POST', '/api/v1/quote-requests', {
       apiKey: mm.apiKey,
       headers: withKey('create-request-1'),
-      body: requestBody(),
+      body: quoteRequestBody(h),
     });
     expect(first.status).toBe(201);
     expect(first.headers.get('idempotent-replayed')).toBeNull();
@@ -59,7 +41,7 @@ describe('Idempotency-Key', () => {
     const second = await h.http('POST', '/api/v1/quote-requests', {
       apiKey: mm.apiKey,
       headers: withKey('create-request-1'),
-      body: requestBody(),
+      body: quoteRequestBody(h),
     });
     expect(second.status).toBe(201);
     expect(second.headers.get('idempotent-replayed')).toBe('true');
@@ -69,7 +51,10 @@ describe('Idempotency-Key', () => {
     expect(await requestTotal(mm.apiKey)).toBe(1);
 
     // Without the key the same body is a new request.
-    const fresh = await h.http('POST', '/api/v1/quote-requests', { apiKey: mm.apiKey, body: requestBody() });
+    const fresh = await h.http('POST', '/api/v1/quote-requests', {
+      apiKey: mm.apiKey,
+      body: quoteRequestBody(h),
+    });
     expect(fresh.status).toBe(201);
     expect(fresh.body.data.quoteId).not.toBe(first.body.data.quoteId);
     expect(await requestTotal(mm.apiKey)).toBe(2);
@@ -77,7 +62,7 @@ describe('Idempotency-Key', () => {
 
   it('the same body with its keys in another order is the same request', async () => {
     const mm = await h.createAccount('moneyMover');
-    const body = requestBody();
+    const body = quoteRequestBody(h);
     const first = await h.http('POST', '/api/v1/quote-requests', {
       apiKey: mm.apiKey,
       headers: withKey('order-1'),
@@ -102,13 +87,13 @@ describe('Idempotency-Key', () => {
     const first = await h.http('POST', '/api/v1/quote-requests', {
       apiKey: mm.apiKey,
       headers: withKey('reuse-me'),
-      body: requestBody(),
+      body: quoteRequestBody(h),
     });
     expect(first.status).toBe(201);
     const other = await h.http('POST', '/api/v1/quote-requests', {
       apiKey: mm.apiKey,
       headers: withKey('reuse-me'),
-      body: requestBody({ inputAmount: '2000000' }),
+      body: quoteRequestBody(h, { inputAmount: '2000000' }),
     });
     expectError(other, 409, 'IDEMPOTENCY_KEY_REUSED', 'headers.idempotency-key');
     expect(other.headers.get('idempotent-replayed')).toBeNull();
@@ -118,7 +103,7 @@ describe('Idempotency-Key', () => {
     const again = await h.http('POST', '/api/v1/quote-requests', {
       apiKey: mm.apiKey,
       headers: withKey('reuse-me'),
-      body: requestBody(),
+      body: quoteRequestBody(h),
     });
     expect(again.status).toBe(201);
     expect(again.body.data.quoteId).toBe(first.body.data.quoteId);
@@ -130,7 +115,7 @@ describe('Idempotency-Key', () => {
     const created = await h.http('POST', '/api/v1/quote-requests', {
       apiKey: mm.apiKey,
       headers: withKey('shared-key'),
-      body: requestBody(),
+      body: quoteRequestBody(h),
     });
     expect(created.status).toBe(201);
     const requestId = created.body.data.quoteId;
@@ -156,17 +141,17 @@ describe('Idempotency-Key', () => {
     const a = await h.http('POST', '/api/v1/quote-requests', {
       apiKey: mm1.apiKey,
       headers: withKey('common'),
-      body: requestBody(),
+      body: quoteRequestBody(h),
     });
     const b = await h.http('POST', '/api/v1/quote-requests', {
       apiKey: mm2.apiKey,
       headers: withKey('common'),
-      body: requestBody(),
+      body: quoteRequestBody(h),
     });
     const c = await h.http('POST', '/api/v1/quote-requests', {
       apiKey: mm1SecondKey,
       headers: withKey('common'),
-      body: requestBody({ inputAmount: '3000000' }),
+      body: quoteRequestBody(h, { inputAmount: '3000000' }),
     });
     for (const res of [a, b, c]) {
       expect(res.status).toBe(201);
@@ -180,7 +165,7 @@ describe('Idempotency-Key', () => {
     const replayB = await h.http('POST', '/api/v1/quote-requests', {
       apiKey: mm2.apiKey,
       headers: withKey('common'),
-      body: requestBody(),
+      body: quoteRequestBody(h),
     });
     expect(replayB.headers.get('idempotent-replayed')).toBe('true');
     expect(replayB.body.data.quoteId).toBe(b.body.data.quoteId);
@@ -198,7 +183,7 @@ describe('Idempotency-Key', () => {
     const res = await h.http('POST', '/api/v1/quote-requests', {
       apiKey: mm.apiKey,
       headers: withKey(key),
-      body: requestBody(),
+      body: quoteRequestBody(h),
     });
     expectError(res, 400, 'VALIDATION_ERROR', 'headers.idempotency-key');
     expect(await requestTotal(mm.apiKey)).toBe(0);
@@ -211,12 +196,12 @@ describe('Idempotency-Key', () => {
     const first = await h.http('POST', '/api/v1/quote-requests', {
       apiKey: mm.apiKey,
       headers: withKey(key),
-      body: requestBody(),
+      body: quoteRequestBody(h),
     });
     const second = await h.http('POST', '/api/v1/quote-requests', {
       apiKey: mm.apiKey,
       headers: withKey(key),
-      body: requestBody(),
+      body: quoteRequestBody(h),
     });
     expect(first.status).toBe(201);
     expect(second.status).toBe(201);
@@ -229,7 +214,7 @@ describe('Idempotency-Key', () => {
     const lp = await h.createAccount('liquidityProvider');
     const created = await h.http('POST', '/api/v1/quote-requests', {
       apiKey: mm.apiKey,
-      body: requestBody(),
+      body: quoteRequestBody(h),
     });
     const quote = await h.http('POST', '/api/v1/quotes', {
       apiKey: lp.apiKey,
@@ -252,7 +237,7 @@ describe('Idempotency-Key', () => {
     const lp = await h.createAccount('liquidityProvider');
     const created = await h.http('POST', '/api/v1/quote-requests', {
       apiKey: mm.apiKey,
-      body: requestBody(),
+      body: quoteRequestBody(h),
     });
     const quote = (
       await h.http('POST', '/api/v1/quotes', {
@@ -304,7 +289,7 @@ describe('Idempotency-Key', () => {
         h.http('POST', '/api/v1/quote-requests', {
           apiKey: mm.apiKey,
           headers: withKey('burst'),
-          body: requestBody(),
+          body: quoteRequestBody(h),
         }),
       ),
     );
@@ -325,14 +310,14 @@ describe('Idempotency-Key', () => {
     const first = await h.http('POST', '/api/v1/quote-requests', {
       apiKey: mm.apiKey,
       headers: withKey('durable'),
-      body: requestBody(),
+      body: quoteRequestBody(h),
     });
     expect(first.status).toBe(201);
     await h.restart();
     const replay = await h.http('POST', '/api/v1/quote-requests', {
       apiKey: mm.apiKey,
       headers: withKey('durable'),
-      body: requestBody(),
+      body: quoteRequestBody(h),
     });
     expect(replay.status).toBe(201);
     expect(replay.headers.get('idempotent-replayed')).toBe('true');
@@ -358,7 +343,7 @@ describe('Idempotency-Key', () => {
     const res = await h.http('POST', '/api/v1/quote-requests', {
       apiKey: mm.apiKey,
       headers: withKey('orphan-1'),
-      body: requestBody(),
+      body: quoteRequestBody(h),
     });
     expect(res.status).toBe(201);
     expect(await requestTotal(mm.apiKey)).toBe(1);

@@ -7,6 +7,7 @@ import { createFerryApi } from '../src/lp/ferry-api.ts';
 import { type BotLog, createLpBot } from '../src/lp/lp-bot.ts';
 import { quoteOutputAmount } from '../src/lp/pricing.ts';
 import { approveEscrow, balanceOf } from './support/chain-actors.ts';
+import { createQuoteRequest } from './support/fixtures.ts';
 import { type Harness, startHarness } from './support/harness.ts';
 import { waitForStatus } from './support/swap-steps.ts';
 
@@ -64,20 +65,7 @@ describe('reference LP bot against a running Ferry', () => {
     return { bot, lines: rec.lines };
   };
   const createRequest = async (input: bigint) => {
-    const res = await h.http('POST', '/api/v1/quote-requests', {
-      apiKey: mm.apiKey,
-      body: {
-        recipient: h.otherWallet.address,
-        offerer: h.offerer.address,
-        inputToken: h.usdcA,
-        outputToken: h.usdcB,
-        inputAmount: input.toString(),
-        inputChain: h.chainA,
-        outputChain: h.chainB,
-      },
-    });
-    expect(res.status).toBe(201);
-    return res.body.data.quoteId as string;
+    return createQuoteRequest(h, mm.apiKey, { inputAmount: input.toString() });
   };
   const quotesOf = async (quoteRequestId: string) => {
     const res = await h.http('GET', `/api/v1/quotes?quoteRequestId=${quoteRequestId}&status=active`, {

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createQuoteRequest, postQuoteRequest } from './support/fixtures.ts';
 import { type Harness, startHarness } from './support/harness.ts';
 
 /** Everything lives in the database: a restart on the same SQLite file or PostgreSQL database loses nothing. */
@@ -16,20 +17,7 @@ describe('data survives a restart', () => {
     const lp1 = await h.createAccount('liquidityProvider', 'durable lp one');
     const lp2 = await h.createAccount('liquidityProvider', 'durable lp two');
 
-    const created = await h.http('POST', '/api/v1/quote-requests', {
-      apiKey: mm.apiKey,
-      body: {
-        recipient: h.otherWallet.address,
-        offerer: h.offerer.address,
-        inputToken: h.usdcA,
-        outputToken: h.usdcB,
-        inputAmount: '2500000',
-        inputChain: h.chainA,
-        outputChain: h.chainB,
-      },
-    });
-    expect(created.status).toBe(201);
-    const requestId = created.body.data.quoteId as string;
+    const requestId = await createQuoteRequest(h, mm.apiKey, { inputAmount: '2500000' });
     const q1 = await h.http('POST', '/api/v1/quotes', {
       apiKey: lp1.apiKey,
       body: { quoteRequestId: requestId, outputAmount: '2490000' },
@@ -120,19 +108,7 @@ describe('data survives a restart', () => {
     expect(bogus.status).toBe(401);
     expect(bogus.body.code).toBe('UNAUTHORIZED');
 
-    const created = await h.http('POST', '/api/v1/quote-requests', {
-      apiKey: mm.apiKey,
-      body: {
-        recipient: h.otherWallet.address,
-        offerer: h.offerer.address,
-        inputToken: h.usdcA,
-        outputToken: h.usdcB,
-        inputAmount: '1000000',
-        inputChain: h.chainA,
-        outputChain: h.chainB,
-      },
-    });
-    expect(created.status).toBe(201);
+    const created = await postQuoteRequest(h, mm.apiKey);
     await h.restart();
     const listed = await h.http('GET', '/api/v1/quote-requests', { apiKey: mm.apiKey });
     expect(listed.status).toBe(200);

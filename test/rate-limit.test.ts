@@ -1,5 +1,6 @@
 import { createSiweMessage } from 'viem/siwe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { quoteRequestBody } from './support/fixtures.ts';
 import { type Harness, type HttpResponse, startHarness } from './support/harness.ts';
 
 /**
@@ -103,18 +104,7 @@ describe('rate limits', () => {
     expectRefused(refused, 100);
 
     // A refused write is not performed.
-    const write = await h.http('POST', '/api/v1/quote-requests', {
-      apiKey,
-      body: {
-        recipient: h.otherWallet.address,
-        offerer: h.offerer.address,
-        inputToken: h.usdcA,
-        outputToken: h.usdcB,
-        inputAmount: '1000000',
-        inputChain: h.chainA,
-        outputChain: h.chainB,
-      },
-    });
+    const write = await h.http('POST', '/api/v1/quote-requests', { apiKey, body: quoteRequestBody(h) });
     expectRefused(write, 100);
 
     // Limits are per key: another key of the same account has its own fresh budget.

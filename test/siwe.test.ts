@@ -2,18 +2,8 @@ import type { LocalAccount } from 'viem/accounts';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { createSiweMessage } from 'viem/siwe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Harness, type HttpResponse, startHarness } from './support/harness.ts';
-
-/** Every error answers {error, code, details:[{path, message}]}; `path` must be among the detail paths. */
-function expectError(res: HttpResponse, status: number, code: string, path: string) {
-  expect(res.status).toBe(status);
-  expect(res.body).toMatchObject({ error: expect.any(String), code, details: expect.any(Array) });
-  expect(res.body.error).not.toBe('');
-  for (const detail of res.body.details) {
-    expect(detail).toEqual({ path: expect.any(String), message: expect.any(String) });
-  }
-  expect(res.body.details.map((d: { path: string }) => d.path)).toContain(path);
-}
+import { expectError, quoteRequestBody } from './support/fixtures.ts';
+import { type Harness, startHarness } from './support/harness.ts';
 
 describe('Sign-In with Ethereum (EIP-4361)', () => {
   let h: Harness;
@@ -74,18 +64,6 @@ describe('Sign-In with Ethereum (EIP-4361)', () => {
     return { token: res.body.session.token, accountId: res.body.session.accountId };
   }
 
-  function quoteRequestBody(offerer: `0x${string}`) {
-    return {
-      recipient: h.otherWallet.address,
-      offerer,
-      inputToken: h.usdcA,
-      outputToken: h.usdcB,
-      inputAmount: '1000000',
-      inputChain: h.chainA,
-      outputChain: h.chainB,
-    };
-  }
-
   async function ownQuoteRequestIds(token: string): Promise<string[]> {
     const res = await h.http('GET', '/api/v1/quote-requests?timeWindow=86400&pageSize=100', {
       bearer: token,
@@ -135,7 +113,7 @@ describe('Sign-In with Ethereum (EIP-4361)', () => {
     expect(second.accountId).toBe(first.accountId);
     const created = await h.http('POST', '/api/v1/quote-requests', {
       bearer: first.token,
-      body: quoteRequestBody(h.offerer.address),
+      body: quoteRequestBody(h),
     });
     expect(created.status).toBe(201);
     expect(await ownQuoteRequestIds(second.token)).toContain(created.body.data.quoteId);
@@ -249,14 +227,14 @@ describe('Sign-In with Ethereum (EIP-4361)', () => {
 
     const own = await h.http('POST', '/api/v1/quote-requests', {
       bearer: token,
-      body: { ...quoteRequestBody(h.offerer.address), offerer: h.offerer.address.toLowerCase() },
+      body: quoteRequestBody(h, { offerer: h.offerer.address.toLowerCase() }),
     });
     expect(own.status).toBe(201);
     expect(own.body.data.quoteRequest.offerer).toBe(h.offerer.address);
 
     const other = await h.http('POST', '/api/v1/quote-requests', {
       bearer: token,
-      body: quoteRequestBody(h.otherWallet.address),
+      body: quoteRequestBody(h, { offerer: h.otherWallet.address }),
     });
     expectError(other, 403, 'FORBIDDEN', 'body.offerer');
     expect(await ownQuoteRequestIds(token)).toEqual([own.body.data.quoteId, ...before].sort());
@@ -265,7 +243,7 @@ describe('Sign-In with Ethereum (EIP-4361)', () => {
     const poor = await session(wallet);
     const unfunded = await h.http('POST', '/api/v1/quote-requests', {
       bearer: poor.token,
-      body: quoteRequestBody(wallet.address),
+      body: quoteRequestBody(h, { offerer: wallet.address }),
     });
     expectError(unfunded, 422, 'INSUFFICIENT_BALANCE', 'body.inputAmount');
     expect(await ownQuoteRequestIds(poor.token)).toEqual([]);
@@ -275,7 +253,7 @@ describe('Sign-In with Ethereum (EIP-4361)', () => {
     const { token, accountId } = await session(h.offerer);
     const created = await h.http('POST', '/api/v1/quote-requests', {
       bearer: token,
-      body: quoteRequestBody(h.offerer.address),
+      body: quoteRequestBody(h),
     });
     expect(created.status).toBe(201);
     const requestId = created.body.data.quoteId as string;
@@ -333,7 +311,7 @@ describe('Sign-In with Ethereum (EIP-4361)', () => {
     const { token } = await session(h.offerer);
     const created = await h.http('POST', '/api/v1/quote-requests', {
       bearer: token,
-      body: quoteRequestBody(h.offerer.address),
+      body: quoteRequestBody(h),
     });
     expect(created.status).toBe(201);
     const requestId = created.body.data.quoteId as string;

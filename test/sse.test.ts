@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { createQuoteRequest } from './support/fixtures.ts';
 import { type Harness, startHarness } from './support/harness.ts';
 import { SseClient } from './support/stream-clients.ts';
 
@@ -32,23 +33,6 @@ describe('server-sent events', () => {
     await h?.close();
   });
 
-  async function createRequest(): Promise<string> {
-    const created = await h.http('POST', '/api/v1/quote-requests', {
-      apiKey: mm.apiKey,
-      body: {
-        recipient: h.otherWallet.address,
-        offerer: h.offerer.address,
-        inputToken: h.usdcA,
-        outputToken: h.usdcB,
-        inputAmount: '1000000',
-        inputChain: h.chainA,
-        outputChain: h.chainB,
-      },
-    });
-    expect(created.status).toBe(201);
-    return created.body.data.quoteId;
-  }
-
   async function quote(apiKey: string, quoteRequestId: string, outputAmount: string) {
     const created = await h.http('POST', '/api/v1/quotes', {
       apiKey,
@@ -64,7 +48,7 @@ describe('server-sent events', () => {
 
   it('delivers every event caused through the API, with its id, as the public view', async () => {
     const client = await SseClient.open(url, { 'x-api-key': await watcherKey() });
-    const requestId = await createRequest();
+    const requestId = await createQuoteRequest(h, mm.apiKey);
     const q = await quote(lp.apiKey, requestId, '990000');
     await client.waitFor((e) => e.type === 'quote.created');
     client.close();
@@ -101,7 +85,7 @@ describe('server-sent events', () => {
     const key = await watcherKey();
     const first = await SseClient.open(url, { 'x-api-key': key });
 
-    const requestId = await createRequest();
+    const requestId = await createQuoteRequest(h, mm.apiKey);
     await quote(lp.apiKey, requestId, '990000');
     await first.waitFor((e) => e.type === 'quote.created');
     const lastSeen = first.events.at(-1)!.id;
@@ -120,7 +104,7 @@ describe('server-sent events', () => {
     await third.waitFor((e) => e.id === missedUpTo.id);
 
     // And live delivery continues after the replay.
-    const next = await createRequest();
+    const next = await createQuoteRequest(h, mm.apiKey);
     for (const client of [reference, second, third]) {
       await client.waitFor((e) => e.type === 'quoteRequest.created' && e.body.data.id === next);
       client.close();
@@ -155,7 +139,7 @@ describe('server-sent events', () => {
     expect(futureNotice.body.lastEventId).toBe(999999999);
     expect(futureNotice.body.resumedAfter).toBe(notice.body.resumedAfter);
 
-    const requestId = await createRequest();
+    const requestId = await createQuoteRequest(h, mm.apiKey);
     for (const client of [reset, future]) {
       const live = await client.waitFor((e) => e.type === 'quoteRequest.created');
       client.close();

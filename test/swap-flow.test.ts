@@ -1,5 +1,6 @@
 import { hashTypedData } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { postQuoteRequest } from './support/fixtures.ts';
 import { type Harness, startHarness } from './support/harness.ts';
 
 describe('the whole swap flow over HTTP', () => {
@@ -16,19 +17,7 @@ describe('the whole swap flow over HTTP', () => {
     const lp1 = await h.createAccount('liquidityProvider', 'lp one');
     const lp2 = await h.createAccount('liquidityProvider', 'lp two');
 
-    const created = await h.http('POST', '/api/v1/quote-requests', {
-      apiKey: mm.apiKey,
-      body: {
-        recipient: h.otherWallet.address.toLowerCase(),
-        offerer: h.offerer.address,
-        inputToken: h.usdcA,
-        outputToken: h.usdcB,
-        inputAmount: '1000000',
-        inputChain: h.chainA,
-        outputChain: h.chainB,
-      },
-    });
-    expect(created.status).toBe(201);
+    const created = await postQuoteRequest(h, mm.apiKey, { recipient: h.otherWallet.address.toLowerCase() });
     const requestId = created.body.data.quoteId as string;
     expect(requestId).toMatch(/^qr_/);
     expect(created.body.data.quoteRequest.recipient).toBe(h.otherWallet.address);

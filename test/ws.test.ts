@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { createQuoteRequest } from './support/fixtures.ts';
 import { type Harness, startHarness } from './support/harness.ts';
 import { UpgradeRefused, WsClient, wsUrl } from './support/stream-clients.ts';
 import { executeSwap } from './support/swap-steps.ts';
@@ -20,23 +21,6 @@ describe('WebSocket', () => {
     await h?.close();
   });
 
-  async function createRequest(apiKey = mm.apiKey): Promise<string> {
-    const created = await h.http('POST', '/api/v1/quote-requests', {
-      apiKey,
-      body: {
-        recipient: h.otherWallet.address,
-        offerer: h.offerer.address,
-        inputToken: h.usdcA,
-        outputToken: h.usdcB,
-        inputAmount: '1000000',
-        inputChain: h.chainA,
-        outputChain: h.chainB,
-      },
-    });
-    expect(created.status).toBe(201);
-    return created.body.data.quoteId;
-  }
-
   async function subscribe(client: WsClient, channels: string[]) {
     return client.request({ op: 'subscribe', channels }, (f) => f.op === 'subscribed' || f.op === 'error');
   }
@@ -57,7 +41,7 @@ describe('WebSocket', () => {
     expect(await subscribe(client, ['public'])).toEqual({ op: 'subscribed', channels: ['public'] });
     expect(await subscribe(sentinel, ['public'])).toEqual({ op: 'subscribed', channels: ['public'] });
 
-    const first = await createRequest();
+    const first = await createQuoteRequest(h, mm.apiKey);
     const frame = await client.waitFor((f) => f.op === 'event');
     expect(frame).toMatchObject({
       op: 'event',
@@ -73,7 +57,7 @@ describe('WebSocket', () => {
       op: 'unsubscribed',
       channels: [],
     });
-    const second = await createRequest();
+    const second = await createQuoteRequest(h, mm.apiKey);
     await sentinel.waitFor((f) => f.op === 'event' && f.event.data.id === second);
     // Everything the server sent the unsubscribed client before answering this ping: no second event.
     const frames = await client.framesUntilPong();
@@ -88,7 +72,7 @@ describe('WebSocket', () => {
       op: 'subscribed',
       channels: ['quoteRequests'],
     });
-    const requestId = await createRequest();
+    const requestId = await createQuoteRequest(h, mm.apiKey);
     const frame = await client.waitFor((f) => f.op === 'event');
     expect(frame.channel).toBe('quoteRequests');
     expect(frame.event.type).toBe('quoteRequest.created');
@@ -102,7 +86,7 @@ describe('WebSocket', () => {
     expect(quoted.status).toBe(201);
     const watcher = await WsClient.connect(url);
     await subscribe(watcher, ['public']);
-    const next = await createRequest();
+    const next = await createQuoteRequest(h, mm.apiKey);
     await watcher.waitFor((f) => f.op === 'event' && f.event.data.id === next);
     const frames = (await client.framesUntilPong()).filter((f) => f.op === 'event');
     expect(frames.map((f) => [f.channel, f.event.type, f.event.data.id])).toEqual([
