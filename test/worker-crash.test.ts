@@ -49,7 +49,9 @@ describe('a worker killed at any step neither loses an order nor sends a transac
 
   async function runCrashing(points: string[]) {
     const crashing = startWorkerProcess(h, points);
-    const result = await crashing.exited;
+    // A worker that never reaches its crash point must not outlive the test: stop it, and fail.
+    const timer = setTimeout(() => void crashing.stop(), 20_000);
+    const result = await crashing.exited.finally(() => clearTimeout(timer));
     expect(result.signal, `worker should die at ${points.join(',')}`).toBe('SIGKILL');
   }
 
