@@ -5,6 +5,7 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ANVIL_KEYS } from '../src/chains/devnet.ts';
 import { approveEscrow, fillOrder } from './support/chain-actors.ts';
+import { WORKER_ON } from './support/fixtures.ts';
 import { type Harness, startHarness } from './support/harness.ts';
 import { executeSwap, waitForStatus } from './support/swap-steps.ts';
 
@@ -77,14 +78,7 @@ describe.skipIf(!HAS_CHROMIUM)('explorer at GET / in a real browser', () => {
 
   beforeAll(async () => {
     h = await startHarness({
-      worker: {
-        enabled: true,
-        pollMs: 50,
-        leaseMs: 5000,
-        relayerKey: null,
-        attesterKey: null,
-        faultInject: [],
-      },
+      worker: WORKER_ON,
       rateLimits: { apiKey: 100_000, session: 60, ip: 100_000 },
     });
     // The devnet registry has no block explorer. Give chain A one (the registry object is the server's own), so

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AnvilInstance, startAnvil } from '../src/chains/anvil-process.ts';
 import { ANVIL_KEYS } from '../src/chains/devnet.ts';
 import { approveEscrow, fillOrder } from './support/chain-actors.ts';
-import { quoteRequestBody } from './support/fixtures.ts';
+import { quoteRequestBody, WORKER_ON } from './support/fixtures.ts';
 import { type Harness, type HttpResponse, startHarness } from './support/harness.ts';
 import { waitForStatus } from './support/swap-steps.ts';
 
@@ -376,14 +376,7 @@ describe.skipIf(process.platform !== 'linux')('a chain RPC goes away', () => {
 
   beforeAll(async () => {
     h = await startHarness({
-      worker: {
-        enabled: true,
-        pollMs: 50,
-        leaseMs: 5000,
-        relayerKey: null,
-        attesterKey: null,
-        faultInject: [],
-      },
+      worker: WORKER_ON,
       rateLimits: HIGH_LIMITS,
     });
     mm = await h.createAccount('moneyMover');

@@ -7,7 +7,7 @@ import { createFerryApi } from '../src/lp/ferry-api.ts';
 import { type BotLog, createLpBot } from '../src/lp/lp-bot.ts';
 import { quoteOutputAmount } from '../src/lp/pricing.ts';
 import { approveEscrow, balanceOf } from './support/chain-actors.ts';
-import { createQuoteRequest } from './support/fixtures.ts';
+import { createQuoteRequest, WORKER_ON } from './support/fixtures.ts';
 import { type Harness, startHarness } from './support/harness.ts';
 import { waitForStatus } from './support/swap-steps.ts';
 
@@ -77,14 +77,7 @@ describe('reference LP bot against a running Ferry', () => {
 
   beforeAll(async () => {
     h = await startHarness({
-      worker: {
-        enabled: true,
-        pollMs: 50,
-        leaseMs: 5000,
-        relayerKey: null,
-        attesterKey: null,
-        faultInject: [],
-      },
+      worker: WORKER_ON,
       rateLimits: { apiKey: 100_000, session: 60, ip: 100_000 },
     });
     mm = await h.createAccount('moneyMover');

@@ -8,6 +8,7 @@ import {
   increaseChainTime,
   refundAsOfferer,
 } from './support/chain-actors.ts';
+import { WORKER_ON } from './support/fixtures.ts';
 import { type Harness, startHarness } from './support/harness.ts';
 import { executeSwap, waitForStatus } from './support/swap-steps.ts';
 
@@ -20,14 +21,7 @@ describe('settlement on two anvil chains', () => {
 
   beforeAll(async () => {
     h = await startHarness({
-      worker: {
-        enabled: true,
-        pollMs: 50,
-        leaseMs: 5000,
-        relayerKey: null,
-        attesterKey: null,
-        faultInject: [],
-      },
+      worker: WORKER_ON,
       rateLimits: { apiKey: 100_000, session: 60, ip: 100_000 },
     });
     mm = await h.createAccount('moneyMover');

@@ -1,7 +1,5 @@
 import { createRequire } from 'node:module';
 import { hexToBytes, keccak256, toHex } from 'viem';
-import { sameAddress } from './address.ts';
-import { hashOrderTypedData, type OrderTypedData } from './order-typed-data.ts';
 
 // The native libsecp256k1 binding recovers ~30x faster than pure JavaScript (machine-facts.md), which is
 // what lets one process verify over a thousand swaps a second. Loaded through require: it is CommonJS.
@@ -52,17 +50,4 @@ export function recoverSigner(digest: `0x${string}`, signature: `0x${string}`): 
   } catch {
     return null;
   }
-}
-
-/**
- * True when `signature` over the order's typed data recovers `offerer`. A malformed signature is simply
- * not valid: it never throws, so the caller answers INVALID_SIGNATURE rather than a 500.
- */
-export async function isOrderSignedBy(
-  typedData: OrderTypedData,
-  signature: `0x${string}`,
-  offerer: string,
-): Promise<boolean> {
-  const recovered = recoverSigner(hashOrderTypedData(typedData), signature);
-  return recovered !== null && sameAddress(recovered, offerer);
 }

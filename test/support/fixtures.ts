@@ -79,3 +79,13 @@ export async function acceptQuote(h: Harness, apiKey: string, quoteId: string) {
   expect(res.status).toBe(200);
   return res;
 }
+
+/** Harness config for suites that need the settlement worker running in the background. */
+export const WORKER_ON = {
+  enabled: true,
+  pollMs: 50,
+  leaseMs: 5000,
+  relayerKey: null,
+  attesterKey: null,
+  faultInject: [],
+} as const;
