@@ -1,5 +1,5 @@
 /**
- * Summarises a V8 .cpuprofile (from BENCH_CPU_PROF=1): the top frames by self time, and by inclusive time for
+ * Summarises a V8 .cpuprofile (from BENCH_CPU_PROF=1): the top frames by self time (in % of the busy, non-idle samples), and by inclusive time for
  * Ferry's own source files. Usage: npx tsx bench/profile-top.ts <file.cpuprofile> [count]
  */
 import fs from 'node:fs';
@@ -15,12 +15,14 @@ if (!file) throw new Error('usage: profile-top.ts <file.cpuprofile> [count]');
 const profile = JSON.parse(fs.readFileSync(file, 'utf8')) as { nodes: Node[]; samples: number[] };
 const count = Number(countArg ?? 25);
 const byId = new Map(profile.nodes.map((n) => [n.id, n]));
-const total = profile.nodes.reduce((s, n) => s + n.hitCount, 0);
+// Percentages are of the busy samples: a server profile is mostly idle (seeding, waiting between scenarios).
+const isIdle = (n: Node) => n.callFrame.functionName === '(idle)';
+const total = profile.nodes.reduce((s, n) => s + (isIdle(n) ? 0 : n.hitCount), 0);
 const label = (n: Node) =>
   `${n.callFrame.functionName || '(anonymous)'} ${n.callFrame.url.replace(/^.*node_modules\//, '~/').replace(/^file:\/\/.*\/work\/main\//, '')}:${n.callFrame.lineNumber + 1}`;
 
 const self = new Map<string, number>();
-for (const n of profile.nodes) self.set(label(n), (self.get(label(n)) ?? 0) + n.hitCount);
+for (const n of profile.nodes) if (!isIdle(n)) self.set(label(n), (self.get(label(n)) ?? 0) + n.hitCount);
 const inclusive = new Map<string, number>();
 const visit = (n: Node, seen: Set<string>): number => {
   let sum = n.hitCount;

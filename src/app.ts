@@ -65,7 +65,7 @@ export async function createApp(options: {
     database,
     clock,
     registry,
-    chains: options.chains ?? createChainGateway({ registry }),
+    chains: options.chains ?? createChainGateway({ registry, clock, balanceCacheMs: config.balanceCacheMs }),
     events,
     log,
   };

@@ -69,7 +69,7 @@ describe('the ferry CLI', () => {
     const first = await ferry(['migrate']);
     expect(first.stderr).toBe('');
     expect(first.code).toBe(0);
-    expect(first.stdout.trim()).toBe('applied: 0001-initial, 0002-settlement');
+    expect(first.stdout.trim()).toBe('applied: 0001-initial, 0002-settlement, 0003-expiry-indexes');
     const second = await ferry(['migrate']);
     expect(second.code).toBe(0);
     expect(second.stdout.trim()).toBe('database is up to date');

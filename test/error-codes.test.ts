@@ -1,6 +1,7 @@
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { createSiweMessage } from 'viem/siwe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { balanceOf, transferToken } from './support/chain-actors.ts';
 import { createQuote, createQuoteRequest, expectError, quoteRequestBody } from './support/fixtures.ts';
 import { type Harness, startHarness } from './support/harness.ts';
 
@@ -680,6 +681,42 @@ describe('error codes', () => {
       });
       expectError(res, 422, 'INSUFFICIENT_BALANCE', 'body.inputAmount');
       expect(await requestCount(mm.apiKey)).toBe(0);
+    });
+
+    it('a reading that did not cover the amount is never reused: a top-up counts at once', async () => {
+      const mm = await h.createAccount('moneyMover');
+      const fresh = privateKeyToAccount(generatePrivateKey()).address;
+      const body = quoteRequestBody(h, { offerer: fresh, recipient: fresh, inputAmount: '1000' });
+      const before = await h.http('POST', '/api/v1/quote-requests', { apiKey: mm.apiKey, body });
+      expectError(before, 422, 'INSUFFICIENT_BALANCE', 'body.inputAmount');
+      await transferToken(h, h.chainA, h.usdcA, h.offerer, fresh, 1000n);
+      // Same instant on the server's clock: the earlier reading (0) is younger than BALANCE_CACHE_MS.
+      const after = await h.http('POST', '/api/v1/quote-requests', { apiKey: mm.apiKey, body });
+      expect(after.status).toBe(201);
+    });
+
+    it('a reading that covered the amount answers for BALANCE_CACHE_MS, then the chain is read again', async () => {
+      const mm = await h.createAccount('moneyMover');
+      const wallet = h.otherWallet;
+      const held = await balanceOf(h, h.chainA, h.usdcA, wallet.address);
+      const body = quoteRequestBody(h, {
+        offerer: wallet.address,
+        recipient: wallet.address,
+        inputAmount: held.toString(),
+      });
+      expect((await h.http('POST', '/api/v1/quote-requests', { apiKey: mm.apiKey, body })).status).toBe(201);
+      await transferToken(h, h.chainA, h.usdcA, wallet, h.offerer.address, held);
+      try {
+        // The check is advisory (the deposit checks on chain again), so a covering reading may be reused.
+        expect((await h.http('POST', '/api/v1/quote-requests', { apiKey: mm.apiKey, body })).status).toBe(
+          201,
+        );
+        h.clock.advance(h.config.balanceCacheMs / 1000);
+        const later = await h.http('POST', '/api/v1/quote-requests', { apiKey: mm.apiKey, body });
+        expectError(later, 422, 'INSUFFICIENT_BALANCE', 'body.inputAmount');
+      } finally {
+        await transferToken(h, h.chainA, h.usdcA, h.offerer, wallet.address, held);
+      }
     });
   });
 

@@ -422,7 +422,9 @@ describe.skipIf(process.platform !== 'linux')('a chain RPC goes away', () => {
         body: { orderId: q.orderId, quoteId: q.quoteId, signature },
       });
       expect(swap.status).toBe(201);
-      // A new quote request needs the offerer's balance on chain A: 503 in the documented body, not 500.
+      // A new quote request needs the offerer's balance on chain A: 503 in the documented body, not 500. (Past
+      // BALANCE_CACHE_MS: the reading taken for the first request would still answer for this one.)
+      h.clock.advance(h.config.balanceCacheMs / 1000);
       const refused = await h.http('POST', '/api/v1/quote-requests', {
         apiKey: mm.apiKey,
         body: quoteRequestBody(h, { inputAmount: input.toString() }),

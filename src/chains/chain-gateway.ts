@@ -1,16 +1,31 @@
 import { erc20Abi, type PublicClient } from 'viem';
 import type { Address } from '../domain/address.ts';
 import { AppError } from '../domain/app-error.ts';
+import type { Clock } from '../domain/clock.ts';
 import type { ChainRegistry } from './chain-registry.ts';
 import { publicClientFor } from './viem-client.ts';
 
 /** What the API needs from chains. The settlement worker has its own, wider interface. */
 export interface ChainGateway {
-  balanceOf(chainName: string, token: Address, owner: Address): Promise<bigint>;
+  /**
+   * The owner's balance of a token, for a check against `needed`. A reading younger than the cache age that
+   * already covers `needed` is answered without an RPC call; any other answer is a fresh read.
+   */
+  balanceOf(chainName: string, token: Address, owner: Address, needed: bigint): Promise<bigint>;
+}
+
+export interface ChainGatewayOptions {
+  readonly registry: ChainRegistry;
+  readonly clock: Clock;
+  /** How long a balance reading may answer checks it covers (BALANCE_CACHE_MS); 0 reads every time. */
+  readonly balanceCacheMs: number;
+  readonly maxCachedBalances?: number;
 }
 
 /** Talks to every chain of the registry over JSON-RPC with viem. */
-export function createChainGateway({ registry }: { registry: ChainRegistry }): ChainGateway {
+export function createChainGateway(options: ChainGatewayOptions): ChainGateway {
+  const { registry, clock, balanceCacheMs } = options;
+  const maxCached = options.maxCachedBalances ?? 10_000;
   const clients = new Map<string, PublicClient>();
   const clientFor = (chainName: string): PublicClient => {
     let client = clients.get(chainName);
@@ -20,25 +35,48 @@ export function createChainGateway({ registry }: { registry: ChainRegistry }): C
     }
     return client;
   };
+
   // Identical balance reads in flight at the same moment share one RPC call (single flight): under load many
-  // requests check the same offerer, and each would otherwise queue its own call on the node. Nothing is kept
-  // after the call returns, so a read never answers with a balance older than one RPC round trip.
+  // requests check the same offerer, and each would otherwise queue its own call on the node.
   const inFlight = new Map<string, Promise<bigint>>();
-  const readBalance = (chainName: string, token: Address, owner: Address): Promise<bigint> => {
-    const key = `${chainName}:${token}:${owner}`;
+  // The last reading per (chain, token, owner). It may only say yes: the check at quote-request time is advisory
+  // (the deposit checks again, on chain), so a reading that covers the amount can be a second old, but a
+  // reading that does not is never trusted: an offerer who has just topped up must not be refused from memory.
+  const readings = new Map<string, { balance: bigint; at: number }>();
+
+  const remember = (key: string, balance: bigint) => {
+    readings.delete(key);
+    readings.set(key, { balance, at: clock.now().getTime() });
+    if (readings.size > maxCached) {
+      const oldest = readings.keys().next().value;
+      if (oldest !== undefined) readings.delete(oldest);
+    }
+  };
+
+  const readBalance = (key: string, chainName: string, token: Address, owner: Address): Promise<bigint> => {
     let pending = inFlight.get(key);
     if (!pending) {
       pending = clientFor(chainName)
         .readContract({ address: token, abi: erc20Abi, functionName: 'balanceOf', args: [owner] })
+        .then((balance) => {
+          if (balanceCacheMs > 0) remember(key, balance);
+          return balance;
+        })
         .finally(() => inFlight.delete(key));
       inFlight.set(key, pending);
     }
     return pending;
   };
+
   return {
-    async balanceOf(chainName, token, owner) {
+    async balanceOf(chainName, token, owner, needed) {
+      const key = `${chainName}:${token}:${owner}`;
+      const reading = readings.get(key);
+      if (reading && reading.balance >= needed && clock.now().getTime() - reading.at < balanceCacheMs) {
+        return reading.balance;
+      }
       try {
-        return await readBalance(chainName, token, owner);
+        return await readBalance(key, chainName, token, owner);
       } catch {
         // RPC failures are converted here, at the boundary; the RPC URL (possibly with credentials) stays out.
         throw new AppError(

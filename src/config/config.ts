@@ -26,6 +26,8 @@ export interface Config {
   };
   readonly trustProxy: boolean;
   readonly quoteRequestTtlSeconds: number;
+  /** How long a balance reading that covers a quote request may answer later checks (0: read every time). */
+  readonly balanceCacheMs: number;
   readonly quoteValiditySeconds: number;
   readonly openWindowSeconds: number;
   readonly fillWindowSeconds: number;
@@ -125,6 +127,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     },
     trustProxy: bool('TRUST_PROXY', false),
     quoteRequestTtlSeconds: int('QUOTE_REQUEST_TTL_SECONDS', 120, 5, 86_400),
+    balanceCacheMs: int('BALANCE_CACHE_MS', 1000, 0, 60_000),
     quoteValiditySeconds: int('QUOTE_VALIDITY_SECONDS', 60, 10, 600),
     openWindowSeconds: int('OPEN_WINDOW_SECONDS', 600, 60, 86_400),
     fillWindowSeconds: int('FILL_WINDOW_SECONDS', 1800, 60, 7 * 86_400),

@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { FerryDatabase } from '../store/database.ts';
-import { listEventsAfter, type StoredEvent } from '../store/events-store.ts';
+import { latestEventId, listEventsAfter, type StoredEvent } from '../store/events-store.ts';
 
 const PAGE = 500;
 
@@ -52,9 +52,23 @@ export function createEventFanout(options: {
     }
   }
 
+  let soon = false;
   function wake(): void {
     if (stopped) return;
     // Runs are never concurrent (position must advance in order); a wake during a run asks for one more.
+    if (running) {
+      again = true;
+      return;
+    }
+    // Every commit wakes the tailer; the commits of one turn of the event loop are read with one query.
+    if (soon) return;
+    soon = true;
+    setImmediate(run);
+  }
+
+  function run(): void {
+    soon = false;
+    if (stopped) return;
     if (running) {
       again = true;
       return;
@@ -84,11 +98,7 @@ export function createEventFanout(options: {
     wake,
     async start() {
       // Live delivery starts at the end of the log: older events are only for replay.
-      const latest = await database.db
-        .selectFrom('events')
-        .select((eb) => eb.fn.max('id').as('max'))
-        .executeTakeFirst();
-      position = Number(latest?.max ?? 0);
+      position = await latestEventId(database.db);
       timer = setInterval(wake, options.pollMs);
       timer.unref();
     },

@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import type { FastifyBaseLogger } from 'fastify';
 import type { FerryDatabase } from '../store/database.ts';
-import { listEventsAfter, type StoredEvent } from '../store/events-store.ts';
+import { latestEventId, listEventsAfter, type StoredEvent } from '../store/events-store.ts';
 import type { EventFanout } from './event-fanout.ts';
 import { eventWire } from './stream-event.ts';
 
@@ -121,11 +121,7 @@ export function openSseStream(options: SseOptions): SseStream {
       .limit(1)
       .executeTakeFirst();
     if (beyond) return true;
-    const latest = await options.database.db
-      .selectFrom('events')
-      .select((eb) => eb.fn.max('id').as('max'))
-      .executeTakeFirst();
-    return after > Number(latest?.max ?? 0);
+    return after > (await latestEventId(options.database.db));
   }
 
   async function replay(after: number): Promise<void> {

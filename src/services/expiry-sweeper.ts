@@ -17,7 +17,7 @@ export function createExpirySweeper({ database, clock, events, log, config }: Se
 
   async function sweepOnce(): Promise<number> {
     const now = clock.now();
-    const count = await database.db.transaction().execute(async (trx) => {
+    const count = await database.transaction(async (trx) => {
       // Both updates before any event append: append takes the event-ordering lock (see event-log.ts).
       const requests = await expireDueQuoteRequests(trx, now, BATCH);
       const quotes = await expireDueQuotes(trx, now, BATCH);

@@ -4,16 +4,18 @@ import type { OrderStatus } from '../domain/lifecycle.ts';
 import { type Page, type PageRequest, toPage } from '../domain/pagination.ts';
 import type { AccountType, Principal } from '../domain/principal.ts';
 import type { Order, Quote, QuoteRequest } from '../domain/records.ts';
-import { listOrderEvents } from '../store/events-store.ts';
+import { latestEventId, listOrderEvents } from '../store/events-store.ts';
 import { findOrder, listAccountOrders, listPublicOrders } from '../store/orders-store.ts';
 import { findQuoteRequest } from '../store/quote-requests-store.ts';
 import { findQuote, recentQuotes } from '../store/quotes-store.ts';
 import type { ServiceDeps } from './service-deps.ts';
-import { latestEventId, VersionedCache } from './versioned-cache.ts';
+import { VersionedCache } from './versioned-cache.ts';
 
 export function createOrderService({ database }: ServiceDeps) {
   // The public listing is the same for every anonymous caller and is read far more often than orders change:
   // pages are kept until the next event (bench/README.md: 50 wide rows and a count per request otherwise).
+  // Every change of an order the public can see commits in one transaction with its event (event-log.ts), so
+  // the newest event id moves whenever the listing may have changed, and only then: one index lookup.
   const publicPages = new VersionedCache<Page<Order>>(256);
   const isParty = (principal: Principal, order: Order) =>
     order.moneyMoverAccountId === principal.accountId ||

@@ -99,7 +99,12 @@ export function createQuoteRequestService(deps: ServiceDeps) {
       if (principal.sessionAddress !== null && !sameAddress(principal.sessionAddress, terms.offerer)) {
         throw fieldError('FORBIDDEN', 'body.offerer', 'must be the signed-in wallet address');
       }
-      const balance = await chains.balanceOf(terms.inputChain, terms.inputToken, terms.offerer);
+      const balance = await chains.balanceOf(
+        terms.inputChain,
+        terms.inputToken,
+        terms.offerer,
+        terms.inputAmount,
+      );
       if (balance < terms.inputAmount) {
         throw fieldError(
           'INSUFFICIENT_BALANCE',
@@ -118,7 +123,7 @@ export function createQuoteRequestService(deps: ServiceDeps) {
         updatedAt: now,
         expiresAt: new Date(now.getTime() + config.quoteRequestTtlSeconds * 1000),
       };
-      await database.db.transaction().execute(async (trx) => {
+      await database.transaction(async (trx) => {
         await insertQuoteRequest(trx, qr);
         await events.append(trx, {
           type: 'quoteRequest.created',

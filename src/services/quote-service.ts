@@ -118,7 +118,7 @@ export function createQuoteService(deps: ServiceDeps) {
         updatedAt: now,
       };
       try {
-        await database.db.transaction().execute(async (trx) => {
+        await database.transaction(async (trx) => {
           const stale = await expireStaleQuoteOfProvider(trx, request.id, principal.accountId, now);
           await insertQuote(trx, quote);
           // Events after the last row change (the event lock must not be held while waiting for row locks).
@@ -199,7 +199,7 @@ export function createQuoteService(deps: ServiceDeps) {
       if (effectiveQuoteRequestStatus(request.status, request.expiresAt, now) !== 'open') {
         throw fieldError('QUOTE_REQUEST_CLOSED', 'params.id', 'the quote request is no longer open');
       }
-      const outcome = await database.db.transaction().execute(async (trx) => {
+      const outcome = await database.transaction(async (trx) => {
         if (!(await markQuoteRequestAccepted(trx, request.id, quote.id, now))) return null;
         if (!(await setQuoteStatus(trx, quote.id, 'active', 'accepted', now))) {
           throw fieldError('QUOTE_NOT_ACTIVE', 'params.id', 'the quote is no longer active');

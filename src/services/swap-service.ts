@@ -105,7 +105,7 @@ export function createSwapService(deps: ServiceDeps & { quotes: QuoteService }) 
         completedAt: null,
       };
       try {
-        await database.db.transaction().execute(async (trx) => {
+        await database.transaction(async (trx) => {
           await insertOrder(trx, order);
           await events.append(trx, {
             type: 'order.created',

@@ -1,16 +1,3 @@
-import { sql } from 'kysely';
-import type { Executor } from '../store/db-types.ts';
-
-/**
- * The newest event id. Every change of an order that the public can see (insert, status, tx hashes, failure)
- * commits in one transaction with its event (event-log.ts), so this number moves whenever the public listing may
- * have changed, and only then. One primary-key lookup: far cheaper than the page it guards.
- */
-export async function latestEventId(db: Executor): Promise<number> {
-  const { rows } = await sql<{ id: number | string | null }>`select max(id) as id from events`.execute(db);
-  return Number(rows[0]?.id ?? 0);
-}
-
 /**
  * Results tagged with the version they were read at. A hit needs the very same version, so a reader never sees
  * data older than the latest committed event; the version is read before the data, so an entry is at least as

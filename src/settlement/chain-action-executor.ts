@@ -117,7 +117,7 @@ export function createChainActionExecutor(deps: {
         chain.prepare(call, account.address),
       ]);
       const now = clock.now().getTime();
-      const recorded = await database.db.transaction().execute(async (trx) => {
+      const recorded = await database.transaction(async (trx) => {
         if (!(await mayRecord(trx, database.dialect, orderId, kind, expectStatus))) return null;
         const nonce = await allocateNonce(trx, call.chain, account.address, chainNonce);
         const tx = await chain.sign(call, account, nonce, prepared);

@@ -59,7 +59,7 @@ export function createSettlementWorker(deps: WorkerDeps) {
 
   async function move(order: Order, change: OrderChange): Promise<boolean> {
     const now = clock.now();
-    const moved = await database.db.transaction().execute(async (trx) => {
+    const moved = await database.transaction(async (trx) => {
       // A fill seen after a refund was written down must not be settled: the refund wins, on chain too.
       if (change.status === 'filled' && (await findChainAction(trx, order.id, 'refund'))) return null;
       if (!(await transitionOrder(trx, order.id, order.status, change, now, ACTOR))) return null;

@@ -1,6 +1,7 @@
 import type { Address } from '../domain/address.ts';
 import type { AccountType } from '../domain/principal.ts';
 import type { Account, ApiKey } from '../domain/records.ts';
+import { compiledQuery } from './compiled-query.ts';
 import type { Executor } from './db-types.ts';
 import type { AccountsTable, ApiKeysTable } from './schema.ts';
 
@@ -91,13 +92,17 @@ export async function revokeApiKey(db: Executor, keyId: string, now: Date): Prom
 }
 
 /** The account behind a live API key, looked up by the key's hash. */
-export async function findAccountByKeyHash(db: Executor, keyHash: string) {
-  const row = await db
+// Runs on every request that sends an API key.
+const selectByKeyHash = compiledQuery((db, p: { keyHash: string }) =>
+  db
     .selectFrom('api_keys')
     .innerJoin('accounts', 'accounts.id', 'api_keys.account_id')
     .select(['api_keys.id as key_id', 'api_keys.revoked_at', 'accounts.id', 'accounts.type'])
-    .where('api_keys.key_hash', '=', keyHash)
-    .executeTakeFirst();
+    .where('api_keys.key_hash', '=', p.keyHash),
+);
+
+export async function findAccountByKeyHash(db: Executor, keyHash: string) {
+  const row = (await selectByKeyHash(db, { keyHash })).rows[0];
   if (!row) return null;
   return {
     keyId: row.key_id,

@@ -3,6 +3,7 @@ import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import pg from 'pg';
+import { createGroupCommit, type TransactionWork } from './group-commit.ts';
 import type { Database } from './schema.ts';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -10,6 +11,11 @@ export type Dialect = 'sqlite' | 'postgres';
 export interface FerryDatabase {
   readonly db: Kysely<Database>;
   readonly dialect: Dialect;
+  /**
+   * Runs `work` in a transaction and settles after its commit. On SQLite, work arriving in the same turn of the
+   * event loop shares one commit (group-commit.ts); PostgreSQL batches commits itself.
+   */
+  transaction<T>(work: TransactionWork<T>): Promise<T>;
   destroy(): Promise<void>;
 }
 
@@ -23,7 +29,12 @@ export function createDatabase({ databaseUrl }: { databaseUrl: string }): FerryD
   // An idle client losing its connection must not crash the process; the next query reports it instead.
   pool.on('error', () => {});
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-  return { db, dialect: 'postgres', destroy: () => db.destroy() };
+  return {
+    db,
+    dialect: 'postgres',
+    transaction: (work) => db.transaction().execute(work),
+    destroy: () => db.destroy(),
+  };
 }
 
 function openSqlite(file: string): FerryDatabase {
@@ -35,7 +46,8 @@ function openSqlite(file: string): FerryDatabase {
   sqlite.pragma('foreign_keys = ON');
   cacheStatements(sqlite);
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
-  return { db, dialect: 'sqlite', destroy: () => db.destroy() };
+  const groupCommit = createGroupCommit(db);
+  return { db, dialect: 'sqlite', transaction: groupCommit.run, destroy: () => db.destroy() };
 }
 
 /**

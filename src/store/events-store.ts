@@ -1,3 +1,4 @@
+import { compiledQuery } from './compiled-query.ts';
 import type { Executor } from './db-types.ts';
 
 export interface StoredEvent {
@@ -12,26 +13,41 @@ export async function insertEvent(
   db: Executor,
   event: { type: string; occurredAt: Date; data: unknown; accountIds: readonly string[] },
 ): Promise<void> {
-  await db
-    .insertInto('events')
-    .values({
-      type: event.type,
-      occurred_at: event.occurredAt.getTime(),
-      data: JSON.stringify(event.data),
-      account_ids: JSON.stringify(event.accountIds),
-    })
-    .execute();
+  await insertRow(db, {
+    type: event.type,
+    occurred_at: event.occurredAt.getTime(),
+    data: JSON.stringify(event.data),
+    account_ids: JSON.stringify(event.accountIds),
+  });
+}
+
+const insertRow = compiledQuery(
+  (db, row: { type: string; occurred_at: number; data: string; account_ids: string }) =>
+    db.insertInto('events').values({
+      type: row.type,
+      occurred_at: row.occurred_at,
+      data: row.data,
+      account_ids: row.account_ids,
+    }),
+);
+
+const selectAfter = compiledQuery((db, p: { afterId: number; limit: number }) =>
+  db.selectFrom('events').selectAll().where('id', '>', p.afterId).orderBy('id').limit(p.limit),
+);
+
+const selectLatestId = compiledQuery((db, _: object) =>
+  db.selectFrom('events').select((eb) => eb.fn.max('id').as('id')),
+);
+
+/** The newest event id, 0 for an empty log. */
+export async function latestEventId(db: Executor): Promise<number> {
+  const { rows } = await selectLatestId(db, {});
+  return Number(rows[0]?.id ?? 0);
 }
 
 /** Events after `afterId`, oldest first: the replay and tail query of the event log. */
 export async function listEventsAfter(db: Executor, afterId: number, limit: number): Promise<StoredEvent[]> {
-  const rows = await db
-    .selectFrom('events')
-    .selectAll()
-    .where('id', '>', afterId)
-    .orderBy('id')
-    .limit(limit)
-    .execute();
+  const { rows } = await selectAfter(db, { afterId, limit });
   return rows.map((row) => ({
     id: Number(row.id),
     type: row.type,

@@ -2,12 +2,17 @@ import { type Migration, type MigrationProvider, Migrator } from 'kysely';
 import type { FerryDatabase } from './database.ts';
 import { initialMigration } from './migrations/0001-initial.ts';
 import { settlementMigration } from './migrations/0002-settlement.ts';
+import { expiryIndexesMigration } from './migrations/0003-expiry-indexes.ts';
 
 /** Migrations live in code (not scanned from disk) so both dialects and bundlers see the same list. */
 function provider(dialect: FerryDatabase['dialect']): MigrationProvider {
   return {
     async getMigrations(): Promise<Record<string, Migration>> {
-      return { '0001-initial': initialMigration(dialect), '0002-settlement': settlementMigration };
+      return {
+        '0001-initial': initialMigration(dialect),
+        '0002-settlement': settlementMigration,
+        '0003-expiry-indexes': expiryIndexesMigration,
+      };
     },
   };
 }

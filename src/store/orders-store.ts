@@ -4,6 +4,7 @@ import type { OrderStatus } from '../domain/lifecycle.ts';
 import { type PageRequest, pageOffset } from '../domain/pagination.ts';
 import type { AccountType } from '../domain/principal.ts';
 import type { Order } from '../domain/records.ts';
+import { compiledQuery } from './compiled-query.ts';
 import type { Executor } from './db-types.ts';
 import type { OrdersTable } from './schema.ts';
 
@@ -74,8 +75,12 @@ export async function insertOrder(db: Executor, o: Order): Promise<void> {
     .execute();
 }
 
+const selectOrder = compiledQuery((db, p: { id: string }) =>
+  db.selectFrom('orders').selectAll().where('id', '=', p.id),
+);
+
 export async function findOrder(db: Executor, id: string): Promise<Order | null> {
-  const row = await db.selectFrom('orders').selectAll().where('id', '=', id).executeTakeFirst();
+  const row = (await selectOrder(db, { id })).rows[0];
   return row ? toOrder(row) : null;
 }
 

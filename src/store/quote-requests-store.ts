@@ -2,6 +2,7 @@ import type { Address } from '../domain/address.ts';
 import type { QuoteRequestStatus } from '../domain/lifecycle.ts';
 import { type PageRequest, pageOffset } from '../domain/pagination.ts';
 import type { QuoteRequest } from '../domain/records.ts';
+import { compiledQuery } from './compiled-query.ts';
 import type { Executor } from './db-types.ts';
 import type { QuoteRequestsTable } from './schema.ts';
 
@@ -24,30 +25,50 @@ export function toQuoteRequest(row: QuoteRequestsTable): QuoteRequest {
   };
 }
 
+const insertRow = compiledQuery((db, row: QuoteRequestsTable) =>
+  db.insertInto('quote_requests').values({
+    id: row.id,
+    account_id: row.account_id,
+    offerer: row.offerer,
+    recipient: row.recipient,
+    input_token: row.input_token,
+    output_token: row.output_token,
+    input_amount: row.input_amount,
+    input_chain: row.input_chain,
+    output_chain: row.output_chain,
+    status: row.status,
+    accepted_quote_id: row.accepted_quote_id,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+    expires_at: row.expires_at,
+  }),
+);
+
 export async function insertQuoteRequest(db: Executor, qr: QuoteRequest): Promise<void> {
-  await db
-    .insertInto('quote_requests')
-    .values({
-      id: qr.id,
-      account_id: qr.accountId,
-      offerer: qr.offerer,
-      recipient: qr.recipient,
-      input_token: qr.inputToken,
-      output_token: qr.outputToken,
-      input_amount: qr.inputAmount.toString(),
-      input_chain: qr.inputChain,
-      output_chain: qr.outputChain,
-      status: qr.status,
-      accepted_quote_id: qr.acceptedQuoteId,
-      created_at: qr.createdAt.getTime(),
-      updated_at: qr.updatedAt.getTime(),
-      expires_at: qr.expiresAt.getTime(),
-    })
-    .execute();
+  await insertRow(db, {
+    id: qr.id,
+    account_id: qr.accountId,
+    offerer: qr.offerer,
+    recipient: qr.recipient,
+    input_token: qr.inputToken,
+    output_token: qr.outputToken,
+    input_amount: qr.inputAmount.toString(),
+    input_chain: qr.inputChain,
+    output_chain: qr.outputChain,
+    status: qr.status,
+    accepted_quote_id: qr.acceptedQuoteId,
+    created_at: qr.createdAt.getTime(),
+    updated_at: qr.updatedAt.getTime(),
+    expires_at: qr.expiresAt.getTime(),
+  });
 }
 
+const selectQuoteRequest = compiledQuery((db, p: { id: string }) =>
+  db.selectFrom('quote_requests').selectAll().where('id', '=', p.id),
+);
+
 export async function findQuoteRequest(db: Executor, id: string): Promise<QuoteRequest | null> {
-  const row = await db.selectFrom('quote_requests').selectAll().where('id', '=', id).executeTakeFirst();
+  const row = (await selectQuoteRequest(db, { id })).rows[0];
   return row ? toQuoteRequest(row) : null;
 }
 

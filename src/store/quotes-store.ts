@@ -2,6 +2,7 @@ import type { QuoteStatus } from '../domain/lifecycle.ts';
 import type { OrderTypedData } from '../domain/order-typed-data.ts';
 import { type PageRequest, pageOffset } from '../domain/pagination.ts';
 import type { Quote } from '../domain/records.ts';
+import { compiledQuery } from './compiled-query.ts';
 import type { Executor } from './db-types.ts';
 import type { QuotesTable } from './schema.ts';
 
@@ -42,8 +43,12 @@ export async function insertQuote(db: Executor, q: Quote): Promise<void> {
     .execute();
 }
 
+const selectQuote = compiledQuery((db, p: { id: string }) =>
+  db.selectFrom('quotes').selectAll().where('id', '=', p.id),
+);
+
 export async function findQuote(db: Executor, id: string): Promise<Quote | null> {
-  const row = await db.selectFrom('quotes').selectAll().where('id', '=', id).executeTakeFirst();
+  const row = (await selectQuote(db, { id })).rows[0];
   return row ? toQuote(row) : null;
 }
 

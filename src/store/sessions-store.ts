@@ -1,5 +1,6 @@
 import type { Address } from '../domain/address.ts';
 import type { AccountType } from '../domain/principal.ts';
+import { compiledQuery } from './compiled-query.ts';
 import type { Executor } from './db-types.ts';
 
 export async function insertNonce(db: Executor, nonce: string, expiresAt: Date): Promise<void> {
@@ -45,15 +46,19 @@ export async function insertSession(db: Executor, s: NewSession): Promise<void> 
     .execute();
 }
 
-export async function findLiveSession(db: Executor, tokenHash: string, now: Date) {
-  const row = await db
+// Runs on every request that sends a session token.
+const selectLiveSession = compiledQuery((db, p: { tokenHash: string; now: number }) =>
+  db
     .selectFrom('sessions')
     .innerJoin('accounts', 'accounts.id', 'sessions.account_id')
     .select(['sessions.id', 'sessions.address', 'sessions.account_id', 'accounts.type'])
-    .where('sessions.token_hash', '=', tokenHash)
+    .where('sessions.token_hash', '=', p.tokenHash)
     .where('sessions.revoked_at', 'is', null)
-    .where('sessions.expires_at', '>', now.getTime())
-    .executeTakeFirst();
+    .where('sessions.expires_at', '>', p.now),
+);
+
+export async function findLiveSession(db: Executor, tokenHash: string, now: Date) {
+  const row = (await selectLiveSession(db, { tokenHash, now: now.getTime() })).rows[0];
   if (!row) return null;
   return {
     sessionId: row.id,

@@ -30,6 +30,18 @@ export async function balanceOf(h: Harness, chainName: string, token: Hex, owner
   });
 }
 
+async function erc20Write(
+  h: Harness,
+  chainName: string,
+  token: Hex,
+  owner: PrivateKeyAccount,
+  call: { functionName: 'approve' | 'transfer'; args: readonly [Hex, bigint] },
+) {
+  const c = clients(h, chainName, owner);
+  const hash = await c.wallet!.writeContract({ address: token, abi: erc20Abi, ...call });
+  await c.public.waitForTransactionReceipt({ hash });
+}
+
 /** The offerer lets the escrow pull its input (what a money mover does once per token). */
 export async function approveEscrow(
   h: Harness,
@@ -38,17 +50,10 @@ export async function approveEscrow(
   owner: PrivateKeyAccount,
   amount: bigint,
 ) {
-  const c = clients(h, chainName, owner);
-  const hash = await c.wallet!.writeContract({
-    address: token,
-    abi: erc20Abi,
-    functionName: 'approve',
-    args: [c.chain.contracts.escrow, amount],
-  });
-  await c.public.waitForTransactionReceipt({ hash });
+  const escrow = clients(h, chainName).chain.contracts.escrow;
+  await erc20Write(h, chainName, token, owner, { functionName: 'approve', args: [escrow, amount] });
 }
 
-/** The liquidity provider delivers the output on the output chain through the fill contract. */
 export async function fillOrder(
   h: Harness,
   lp: PrivateKeyAccount,
@@ -89,4 +94,16 @@ export async function refundAsOfferer(h: Harness, orderHash: Hex): Promise<void>
     args: [orderHash],
   });
   await c.public.waitForTransactionReceipt({ hash });
+}
+
+/** Moves tokens between wallets (to change a balance the API checks). */
+export async function transferToken(
+  h: Harness,
+  chainName: string,
+  token: Hex,
+  from: PrivateKeyAccount,
+  to: Hex,
+  amount: bigint,
+) {
+  await erc20Write(h, chainName, token, from, { functionName: 'transfer', args: [to, amount] });
 }

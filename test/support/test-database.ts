@@ -1,5 +1,10 @@
 import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import pg from 'pg';
+import { createDatabase, type FerryDatabase } from '../../src/store/database.ts';
+import { migrateToLatest } from '../../src/store/migrator.ts';
 
 /**
  * The database a test suite runs on. By default a fresh SQLite file; with FERRY_TEST_PG set to a server URL
@@ -22,6 +27,22 @@ export async function createTestDatabaseUrl(
       await client.connect();
       await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
       await client.end();
+    },
+  };
+}
+
+/** A migrated database of the backend under test, for storage suites; `close` destroys and drops it. */
+export async function openTestDatabase(): Promise<{ database: FerryDatabase; close: () => Promise<void> }> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ferry-store-'));
+  const target = await createTestDatabaseUrl(path.join(dir, 'ferry.sqlite'));
+  const database = createDatabase({ databaseUrl: target.url });
+  await migrateToLatest(database);
+  return {
+    database,
+    close: async () => {
+      await database.destroy();
+      await target.drop();
+      fs.rmSync(dir, { recursive: true, force: true });
     },
   };
 }
