@@ -451,7 +451,7 @@ export type paths = {
         put?: never;
         /**
          * Create a quote request
-         * @description Asks liquidity providers to quote a cross-chain swap. The offerer must hold inputAmount of inputToken on inputChain (422 INSUFFICIENT_BALANCE otherwise). The request stays open for 120 s by default.
+         * @description Asks liquidity providers to quote a cross-chain swap. The offerer must hold inputAmount of inputToken on inputChain (422 INSUFFICIENT_BALANCE otherwise; a reading that covered an earlier request of the same offerer may answer for BALANCE_CACHE_MS, 1 s by default, and the deposit checks on chain again). The request stays open for 120 s by default.
          */
         post: {
             parameters: {
