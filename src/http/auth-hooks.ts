@@ -11,9 +11,22 @@ import './request-context.ts';
 export function installAuthentication(app: FastifyInstance, auth: AuthService): void {
   app.decorateRequest('principal', null);
   app.decorateRequest('authFailure', null);
-  app.addHook('onRequest', async (request) => {
+  // Anonymous requests (the public endpoints, streams, health) pass synchronously: no promise, no microtask.
+  app.addHook('onRequest', (request, _reply, done) => {
     const apiKey = request.headers['x-api-key'];
     const authorization = request.headers.authorization;
+    if ((apiKey === undefined || apiKey === '') && (authorization === undefined || authorization === '')) {
+      done();
+      return;
+    }
+    return resolveCredentials(request, apiKey, authorization);
+  });
+
+  async function resolveCredentials(
+    request: FastifyRequest,
+    apiKey: string | string[] | undefined,
+    authorization: string | undefined,
+  ) {
     if (typeof apiKey === 'string' && apiKey !== '') {
       request.principal = await auth.principalFromApiKey(apiKey);
       if (!request.principal) request.authFailure = 'the API key is unknown or revoked';
@@ -22,7 +35,7 @@ export function installAuthentication(app: FastifyInstance, auth: AuthService): 
       request.principal = token ? await auth.principalFromSession(token) : null;
       if (!request.principal) request.authFailure = 'the session token is invalid, expired or logged out';
     }
-  });
+  }
 }
 
 /** A preHandler that admits only an authenticated account, and only of the given types. */

@@ -35,10 +35,18 @@ export function installIdempotency(
 ) {
   app.decorateRequest('idempotency', null);
 
-  app.addHook('preHandler', async (request: FastifyRequest, reply: FastifyReply) => {
-    if (request.method !== 'POST') return;
+  // Both hooks run on every request and nearly all of them carry no key: those pass through synchronously
+  // (an async hook costs a promise and a microtask per request even when it does nothing).
+  app.addHook('preHandler', (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
+    if (request.method !== 'POST' || request.headers['idempotency-key'] === undefined) {
+      done();
+      return;
+    }
+    return claim(request, reply);
+  });
+
+  async function claim(request: FastifyRequest, reply: FastifyReply) {
     const header = request.headers['idempotency-key'];
-    if (header === undefined) return;
     if (typeof header !== 'string' || !KEY_PATTERN.test(header)) {
       throw new AppError('VALIDATION_ERROR', 'Idempotency-Key must be 1 to 255 visible ASCII characters', [
         { path: 'headers.idempotency-key', message: 'must be 1 to 255 visible ASCII characters' },
@@ -72,9 +80,17 @@ export function installIdempotency(
           [{ path: 'headers.idempotency-key', message: 'request in progress' }],
         );
     }
+  }
+
+  app.addHook('onSend', (request, reply, payload, done) => {
+    if (!request.idempotency) {
+      done(null, payload);
+      return;
+    }
+    return record(request, reply, payload);
   });
 
-  app.addHook('onSend', async (request, reply, payload) => {
+  async function record(request: FastifyRequest, reply: FastifyReply, payload: unknown) {
     const claimed = request.idempotency;
     if (!claimed) return payload;
     request.idempotency = null;
@@ -84,5 +100,5 @@ export function installIdempotency(
       await completeIdempotencyKey(database.db, claimed.scope, claimed.key, reply.statusCode, payload);
     }
     return payload;
-  });
+  }
 }
