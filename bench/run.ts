@@ -258,7 +258,7 @@ async function runBackend(
           r,
           await nextBaseline(),
           { ratio: 0.2 },
-          `each request checks the offerer's balance on the devnet RPC (anvil CPU ${r.proc.helperCpuPercent.toFixed(0)} %).`,
+          `one offerer, every amount covered: its balance is read from the devnet RPC about once per BALANCE_CACHE_MS (1 s), the other checks use that reading (anvil CPU ${r.proc.helperCpuPercent.toFixed(0)} %).`,
         ),
       );
     }

@@ -20,7 +20,27 @@ export interface FanoutResult {
   readonly rssWithClientsBytes: number;
 }
 
-const LATENCY_OF = (wire: { occurredAt: string }) => Date.now() - Date.parse(wire.occurredAt);
+const LATENCY_OF = (wire: { occurredAt: string }, receivedAt: number) =>
+  receivedAt - Date.parse(wire.occurredAt);
+const MARK = 'event: quoteRequest.created';
+
+/** One SSE client's chunks with their arrival times; frames are cut and parsed after the run. */
+function sseLatencies(chunks: readonly { at: number; text: string }[]): number[] {
+  const out: number[] = [];
+  let buffer = '';
+  for (const { at, text } of chunks) {
+    buffer += text;
+    let end = buffer.indexOf('\n\n');
+    while (end >= 0) {
+      const frame = buffer.slice(0, end);
+      buffer = buffer.slice(end + 2);
+      const data = frame.split('\n').find((l) => l.startsWith('data: '));
+      if (data && frame.includes(MARK)) out.push(LATENCY_OF(JSON.parse(data.slice(6)), at));
+      end = buffer.indexOf('\n\n');
+    }
+  }
+  return out;
+}
 
 /**
  * Scenario 7: `sseClients` SSE streams (GET /api/public/stream, anonymous) and `wsClients` WebSocket subscribers
@@ -40,8 +60,12 @@ export async function driveFanout(
   },
 ): Promise<FanoutResult> {
   const base = new URL(server.baseUrl);
-  const sseLat: number[] = [];
-  const wsLat: number[] = [];
+  // The driver is one process receiving every client's copy of each event, on the server's machine: its handlers
+  // only stamp and keep what arrives (parsing 1,200 copies as they came in delayed the last ones by tens of ms,
+  // which measured the driver, not Ferry). Frames are parsed after the run.
+  const sseChunks: { at: number; text: string }[][] = [];
+  const wsMessages: { at: number; raw: unknown }[] = [];
+  let receipts = 0;
   const agent = new http.Agent({ keepAlive: false, maxSockets: Infinity });
   const sseRequests: http.ClientRequest[] = [];
   let connectedSse = 0;
@@ -72,20 +96,13 @@ export async function driveFanout(
                 }
                 connectedSse++;
                 resolve();
-                let buffer = '';
+                const chunks: { at: number; text: string }[] = [];
+                sseChunks.push(chunks);
                 res.setEncoding('utf8');
                 res.on('data', (chunk: string) => {
-                  buffer += chunk;
-                  let end = buffer.indexOf('\n\n');
-                  while (end >= 0) {
-                    const frame = buffer.slice(0, end);
-                    buffer = buffer.slice(end + 2);
-                    const data = frame.split('\n').find((l) => l.startsWith('data: '));
-                    if (counting && data && frame.includes('event: quoteRequest.created')) {
-                      sseLat.push(LATENCY_OF(JSON.parse(data.slice(6))));
-                    }
-                    end = buffer.indexOf('\n\n');
-                  }
+                  if (!counting) return;
+                  chunks.push({ at: Date.now(), text: chunk });
+                  for (let i = chunk.indexOf(MARK); i >= 0; i = chunk.indexOf(MARK, i + 1)) receipts++;
                 });
               },
             );
@@ -110,18 +127,17 @@ export async function driveFanout(
             sockets.push(socket);
             socket.on('open', () => socket.send(JSON.stringify({ op: 'subscribe', channels: ['public'] })));
             socket.on('message', (raw) => {
+              if (counting) {
+                wsMessages.push({ at: Date.now(), raw });
+                receipts++;
+                return;
+              }
               const message = JSON.parse(String(raw));
               if (message.op === 'subscribed') {
                 connectedWs++;
                 resolve();
               } else if (message.op === 'error') {
                 resolve();
-              } else if (
-                counting &&
-                message.op === 'event' &&
-                message.event?.type === 'quoteRequest.created'
-              ) {
-                wsLat.push(LATENCY_OF(message.event));
               }
             });
             socket.on('error', () => resolve());
@@ -149,10 +165,17 @@ export async function driveFanout(
   // Let the last events arrive.
   const expected = written * (connectedSse + connectedWs);
   const until = Date.now() + 5000;
-  while (sseLat.length + wsLat.length < expected && Date.now() < until)
-    await new Promise((r) => setTimeout(r, 50));
+  while (receipts < expected && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
   const proc = window.stop();
   counting = false;
+  // SSE frames may arrive split over chunks: every event's frame was sent in one write, but it is cut here anyway.
+  const sseLat = sseChunks.flatMap(sseLatencies);
+  const wsLat = wsMessages.flatMap(({ at, raw }) => {
+    const message = JSON.parse(String(raw));
+    return message.op === 'event' && message.event?.type === 'quoteRequest.created'
+      ? [LATENCY_OF(message.event, at)]
+      : [];
+  });
 
   for (const req of sseRequests) req.destroy();
   for (const socket of sockets) socket.terminate();

@@ -29,16 +29,19 @@ export interface SseStream {
   readonly closed: Promise<void>;
 }
 
-// The fan-out hands the same event object to every client: its frame is serialised once, not per client.
-const frames = new WeakMap<StoredEvent, string>();
+// The fan-out hands the same event object to every client: its frame is serialised and UTF-8 encoded once, not
+// once per client (with a thousand clients, encoding the same string a thousand times was a visible cost).
+const frames = new WeakMap<StoredEvent, Buffer>();
 
-function frame(event: StoredEvent): string {
-  let text = frames.get(event);
-  if (text === undefined) {
-    text = `id: ${event.id}\nevent: ${event.type}\ndata: ${JSON.stringify(eventWire(event))}\n\n`;
-    frames.set(event, text);
+function frame(event: StoredEvent): Buffer {
+  let bytes = frames.get(event);
+  if (bytes === undefined) {
+    bytes = Buffer.from(
+      `id: ${event.id}\nevent: ${event.type}\ndata: ${JSON.stringify(eventWire(event))}\n\n`,
+    );
+    frames.set(event, bytes);
   }
-  return text;
+  return bytes;
 }
 
 /**

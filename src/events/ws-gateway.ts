@@ -33,10 +33,10 @@ function invalid(path: string, message: string): MessageError {
   ]);
 }
 
-// Each event is serialised once per channel, then shared by every subscribed socket.
-const messages = new WeakMap<StoredEvent, Map<string, string>>();
+// Each event is serialised and UTF-8 encoded once per channel, then shared by every subscribed socket.
+const messages = new WeakMap<StoredEvent, Map<string, Buffer>>();
 
-function eventMessage(event: StoredEvent, channel: string): string {
+function eventMessage(event: StoredEvent, channel: string): Buffer {
   let byChannel = messages.get(event);
   if (!byChannel) {
     byChannel = new Map();
@@ -44,7 +44,7 @@ function eventMessage(event: StoredEvent, channel: string): string {
   }
   let text = byChannel.get(channel);
   if (text === undefined) {
-    text = JSON.stringify({ op: 'event', channel, event: eventWire(event) });
+    text = Buffer.from(JSON.stringify({ op: 'event', channel, event: eventWire(event) }));
     byChannel.set(channel, text);
   }
   return text;
@@ -134,7 +134,8 @@ export function serveWebSocket(
     if (socket.readyState !== socket.OPEN) return;
     for (const channel of CHANNELS) {
       if (!subscribed.has(channel) || !matches(channel, event, principal)) continue;
-      socket.send(eventMessage(event, channel));
+      // Bytes, but a text frame: clients read JSON text as before.
+      socket.send(eventMessage(event, channel), { binary: false });
     }
     if (socket.bufferedAmount > options.maxBufferBytes) {
       log.info('WebSocket client cut off: send buffer over the bound');
