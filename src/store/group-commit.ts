@@ -46,7 +46,11 @@ export function createGroupCommit(db: Kysely<Database>, maxBatch = 256) {
         try {
           outcomes.push({ ok: true, value: await job.work(trx) });
         } catch (error) {
-          await trx.executeQuery(ROLLBACK_TO);
+          // Some errors end the whole transaction in SQLite (disk full, I/O): then the savepoint is gone too,
+          // and the batch fails with the unit's own error, the informative one, rather than the rollback's.
+          await trx.executeQuery(ROLLBACK_TO).catch(() => {
+            throw error;
+          });
           outcomes.push({ ok: false, error });
         }
         await trx.executeQuery(RELEASE);
