@@ -26,8 +26,12 @@ pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
 export function createDatabase({ databaseUrl }: { databaseUrl: string }): FerryDatabase {
   if (databaseUrl.startsWith('sqlite:')) return openSqlite(databaseUrl.slice('sqlite:'.length));
   const pool = new pg.Pool({ connectionString: databaseUrl, max: 20, connectionTimeoutMillis: 5000 });
-  // An idle client losing its connection must not crash the process; the next query reports it instead.
+  // A client losing its connection (PostgreSQL restarted, backend terminated) must not crash the process: pg emits
+  // 'error' on the client, and the pool only listens while the client is idle. A client checked out by a
+  // transaction and between two statements would throw it uncaught. Its next query fails instead, and the pool
+  // discards it on release.
   pool.on('error', () => {});
+  pool.on('connect', (client) => client.on('error', () => {}));
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   return {
     db,
