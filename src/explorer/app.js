@@ -321,9 +321,13 @@ function renderOrders() {
   const table = $('orders-table');
   const loaded = state.ordersLoaded;
   // Live events re-render the rows: a keyboard user whose focus sat on an order's link keeps it on that order.
-  const focused = document.activeElement?.closest?.('#orders-body tr[data-order-id]')?.dataset.orderId ?? null;
+  const focused =
+    document.activeElement?.closest?.('#orders-body tr[data-order-id]')?.dataset.orderId ?? null;
   $('orders-body').replaceChildren(...state.orders.map(orderRow));
-  if (focused) $('orders-body').querySelector(`tr[data-order-id="${CSS.escape(focused)}"] th a`)?.focus();
+  if (focused)
+    $('orders-body')
+      .querySelector(`tr[data-order-id="${CSS.escape(focused)}"] th a`)
+      ?.focus();
   state.flash.clear();
   table.hidden = !loaded || state.orders.length === 0;
   $('orders-count').textContent = loaded
