@@ -4,6 +4,7 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createApp, type FerryAppInstance } from '../src/app.ts';
 import type { Config } from '../src/config/config.ts';
+import { quoteRequestBody } from './support/fixtures.ts';
 import { type Harness, startHarness } from './support/harness.ts';
 import { SseClient, UpgradeRefused, WsClient, wsUrl } from './support/stream-clients.ts';
 
@@ -66,15 +67,7 @@ describe.skipIf(!process.env.FERRY_TEST_PG)('several instances as one (PostgreSQ
     const created = await fetch(`${urlA}/api/v1/quote-requests`, {
       method: 'POST',
       headers: { 'x-api-key': mm.apiKey, 'content-type': 'application/json' },
-      body: JSON.stringify({
-        recipient: h.otherWallet.address,
-        offerer: h.offerer.address,
-        inputToken: h.usdcA,
-        outputToken: h.usdcB,
-        inputAmount: '1000000',
-        inputChain: h.chainA,
-        outputChain: h.chainB,
-      }),
+      body: JSON.stringify(quoteRequestBody(h)),
     });
     expect(created.status).toBe(201);
     const requestId = ((await created.json()) as any).data.quoteId;
