@@ -10,6 +10,8 @@ export const TokenSchema = Type.Object({
   symbol: Type.String({ minLength: 1, maxLength: 16 }),
   address: AddressSchema,
   decimals: Type.Integer({ minimum: 0, maximum: 36 }),
+  /** Smallest accepted inputAmount in base units (decimal string); default one whole token. */
+  minAmount: Type.Optional(Type.String({ pattern: '^[0-9]{1,78}$' })),
 });
 
 export const ChainSchema = Type.Object({
@@ -20,6 +22,14 @@ export const ChainSchema = Type.Object({
   rpcUrlPublic: Type.Optional(Type.Boolean()),
   explorerUrl: Type.Optional(Type.String()),
   confirmations: Type.Optional(Type.Integer({ minimum: 0, maximum: 1000 })),
+  /** First block worth scanning for Ferry's logs (the deployment block); scans never start below it. */
+  startBlock: Type.Optional(Type.Integer({ minimum: 0 })),
+  /** Largest block range asked of the RPC in one eth_getLogs call. */
+  maxLogRange: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000 })),
+  /** A Ferry transaction not mined after this many seconds is replaced at the same nonce with higher fees. */
+  replaceAfterSeconds: Type.Optional(Type.Integer({ minimum: 1, maximum: 3600 })),
+  /** Fee cap for replacements: maxFeePerGas never goes above this many gwei. */
+  maxFeePerGasGwei: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 1_000_000 })),
   contracts: Type.Object({
     escrow: AddressSchema,
     fill: AddressSchema,
@@ -28,6 +38,15 @@ export const ChainSchema = Type.Object({
   tokens: Type.Array(TokenSchema),
 });
 
+export const DEFAULT_MAX_LOG_RANGE = 2_000;
+export const DEFAULT_REPLACE_AFTER_SECONDS = 30;
+export const DEFAULT_MAX_FEE_PER_GAS_GWEI = 1_000;
+
+/** Gwei (possibly fractional, as operators write it) to wei, without floating-point drift below 1 wei. */
+function gweiToWei(gwei: number): bigint {
+  return BigInt(Math.round(gwei * 1e9));
+}
+
 export const RegistryFileSchema = Type.Object({ chains: Type.Array(ChainSchema, { minItems: 1 }) });
 export type RegistryFile = Static<typeof RegistryFileSchema>;
 
@@ -35,6 +54,7 @@ export interface Token {
   readonly symbol: string;
   readonly address: Address;
   readonly decimals: number;
+  readonly minAmount: bigint;
 }
 
 export interface Chain {
@@ -44,6 +64,11 @@ export interface Chain {
   readonly rpcUrlPublic: boolean;
   readonly explorerUrl: string | null;
   readonly confirmations: number;
+  readonly startBlock: bigint;
+  readonly maxLogRange: number;
+  readonly replaceAfterSeconds: number;
+  /** In wei. */
+  readonly maxFeePerGas: bigint;
   readonly contracts: {
     readonly escrow: Address;
     readonly fill: Address;
@@ -77,6 +102,10 @@ export function createChainRegistry(file: RegistryFile): ChainRegistry {
       rpcUrlPublic: c.rpcUrlPublic ?? false,
       explorerUrl: c.explorerUrl ?? null,
       confirmations: c.confirmations ?? 1,
+      startBlock: BigInt(c.startBlock ?? 0),
+      maxLogRange: c.maxLogRange ?? DEFAULT_MAX_LOG_RANGE,
+      replaceAfterSeconds: c.replaceAfterSeconds ?? DEFAULT_REPLACE_AFTER_SECONDS,
+      maxFeePerGas: gweiToWei(c.maxFeePerGasGwei ?? DEFAULT_MAX_FEE_PER_GAS_GWEI),
       contracts: {
         escrow: getAddress(c.contracts.escrow),
         fill: getAddress(c.contracts.fill),
@@ -86,6 +115,7 @@ export function createChainRegistry(file: RegistryFile): ChainRegistry {
         symbol: t.symbol,
         address: getAddress(t.address),
         decimals: t.decimals,
+        minAmount: t.minAmount === undefined ? 10n ** BigInt(t.decimals) : BigInt(t.minAmount),
       })),
     };
   });
