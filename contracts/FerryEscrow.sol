@@ -10,7 +10,7 @@ import {IFerrySettlement} from "./interfaces/IFerrySettlement.sol";
 /// @notice Input-chain half of a Ferry swap. The offerer signs an EIP-712 Order; anyone (normally Ferry's
 /// worker) submits it with deposit(), which locks the input tokens. The escrow then releases them exactly
 /// once: to the order's filler when the messenger proves the output-chain fill (settle), or back to the
-/// offerer once the fill deadline has passed (refund).
+/// offerer once the fill deadline and the settle grace have passed (refund).
 contract FerryEscrow is IFerrySettlement {
   using SafeTransfer for address;
 
@@ -58,7 +58,8 @@ contract FerryEscrow is IFerrySettlement {
   error WrongSigner();
   error NotMessenger();
   error NotActive();
-  error FillDeadlineNotPassed();
+  /// @notice refund() was called before fillDeadline + settleGrace.
+  error RefundNotOpen(uint256 opensAfter);
   error AmountMismatch();
   error Reentrancy();
 
@@ -72,6 +73,11 @@ contract FerryEscrow is IFerrySettlement {
 
   /// @notice The only address allowed to call settle(); see IFillMessenger.
   address public immutable messenger;
+
+  /// @notice Seconds after an order's fillDeadline during which only settle() can release it. A fill made by
+  /// fillDeadline on the output chain needs time to be seen, attested and relayed here; without the grace the
+  /// offerer could refund in that window and keep both the input and the output.
+  uint256 public immutable settleGrace;
 
   uint256 private immutable deployChainId;
   bytes32 private immutable cachedDomainSeparator;
@@ -87,8 +93,9 @@ contract FerryEscrow is IFerrySettlement {
     lock = 1;
   }
 
-  constructor(address messenger_) {
+  constructor(address messenger_, uint256 settleGrace_) {
     messenger = messenger_;
+    settleGrace = settleGrace_;
     deployChainId = block.chainid;
     cachedDomainSeparator = _domainSeparator();
   }
@@ -175,7 +182,8 @@ contract FerryEscrow is IFerrySettlement {
 
   // ---------------------------------------------------------------- release
 
-  /// @notice Pays the locked input to the order's filler once the messenger has proven the fill.
+  /// @notice Pays the locked input to the order's filler once the messenger has proven the fill. Works after
+  /// fillDeadline too (the attester only attests fills made by it), in particular during the settle grace.
   function settle(bytes32 orderHash) external nonReentrant {
     if (msg.sender != messenger) revert NotMessenger();
     Deposit storage d = deposits[orderHash];
@@ -185,12 +193,13 @@ contract FerryEscrow is IFerrySettlement {
     emit Settled(orderHash, d.filler);
   }
 
-  /// @notice Returns the locked input to the offerer after an unfilled order's fill deadline.
+  /// @notice Returns the locked input to the offerer once fillDeadline + settleGrace has passed unsettled.
   /// @dev Permissionless so that offerers are never dependent on Ferry to get their funds back.
   function refund(bytes32 orderHash) external nonReentrant {
     Deposit storage d = deposits[orderHash];
     if (d.status != Status.Active) revert NotActive();
-    if (block.timestamp <= d.fillDeadline) revert FillDeadlineNotPassed();
+    uint256 opensAfter = d.fillDeadline + settleGrace;
+    if (block.timestamp <= opensAfter) revert RefundNotOpen(opensAfter);
     d.status = Status.Refunded;
     d.token.safeTransfer(d.offerer, d.amount);
     emit Refunded(orderHash);

@@ -39,6 +39,7 @@ const recipient: Address = '0x000000000000000000000000000000000000fe11';
 const INPUT_CHAIN_ID = 910001;
 const OUTPUT_CHAIN_ID = 910002;
 const MILLION = 1_000_000n * 10n ** 6n;
+const GRACE = 300;
 
 const escrowAbi = loadArtifact('FerryEscrow').abi;
 const fillAbi = loadArtifact('FerryFill').abi;
@@ -66,6 +67,7 @@ async function startSide(chainId: number): Promise<Side> {
     deployerKey,
     attester: attester.address,
     mints: [offerer.address, filler.address].map((to) => ({ to, amount: MILLION })),
+    settleGrace: GRACE,
   });
   return {
     anvil,
@@ -367,17 +369,18 @@ describe('settlement authorisation', () => {
 });
 
 describe('refunds', () => {
-  it('refunds only after the fill deadline, once, and never settles afterwards', async () => {
+  it('refunds only after the fill deadline plus the settle grace, once, and never settles afterwards', async () => {
     const order = await makeOrder();
     const orderHash = hashOrder(order, escrow());
     const before = await balanceOf(A, usdcA(), offerer.address);
     await approveAndDeposit(order);
-    await expectRevert(
-      send(A, strangerKey, escrow(), escrowAbi, 'refund', [orderHash]),
-      'FillDeadlineNotPassed',
-    );
-
+    expect(await read(A, escrow(), escrowAbi, 'settleGrace')).toBe(BigInt(GRACE));
+    await expectRevert(send(A, strangerKey, escrow(), escrowAbi, 'refund', [orderHash]), 'RefundNotOpen');
+    // Past fillDeadline but inside the grace: still closed, for the offerer too.
     await increaseTime(A, 3601);
+    await expectRevert(send(A, offererKey, escrow(), escrowAbi, 'refund', [orderHash]), 'RefundNotOpen');
+
+    await increaseTime(A, GRACE);
     const receipt = await send(A, strangerKey, escrow(), escrowAbi, 'refund', [orderHash]);
     expect(receipt.logs).toHaveLength(2); // Transfer + Refunded
     expect(await status(orderHash)).toBe(3);
@@ -397,6 +400,51 @@ describe('refunds', () => {
     await expectRevert(approveAndDeposit(order), 'OrderExpired');
   });
 
+  it('keeps refund closed at fillDeadline + settleGrace and opens it one second later', async () => {
+    const order = await makeOrder();
+    const orderHash = hashOrder(order, escrow());
+    await approveAndDeposit(order);
+    const test = createTestClient({ mode: 'anvil', chain: A.chain, transport: http(A.anvil.rpcUrl) });
+    const opensAfter = order.fillDeadline + BigInt(GRACE);
+    // Calls run against the latest block, so each boundary is checked at exactly that block's time.
+    const refundAtLatest = () =>
+      A.pub.simulateContract({
+        account: stranger,
+        address: escrow(),
+        abi: escrowAbi,
+        functionName: 'refund',
+        args: [orderHash],
+      });
+    await test.setNextBlockTimestamp({ timestamp: opensAfter });
+    await test.mine({ blocks: 1 });
+    await expectRevert(refundAtLatest(), 'RefundNotOpen');
+    await test.setNextBlockTimestamp({ timestamp: opensAfter + 1n });
+    await test.mine({ blocks: 1 });
+    await refundAtLatest();
+    await send(A, strangerKey, escrow(), escrowAbi, 'refund', [orderHash]);
+    expect(await status(orderHash)).toBe(3);
+  });
+
+  it('settles a fill made by fillDeadline during the grace, after which refund is closed for good', async () => {
+    const order = await makeOrder();
+    const orderHash = hashOrder(order, escrow());
+    const fillerBefore = await balanceOf(A, usdcA(), filler.address);
+    await approveAndDeposit(order);
+    await approveOutput(order.outputAmount);
+    await fill(order, orderHash);
+    // The input chain passes fillDeadline before the attestation is relayed: inside the grace it still settles.
+    await increaseTime(A, 3601 + GRACE / 2);
+    await send(A, strangerKey, A.deployment.contracts.messenger, messengerAbi, 'relayFill', [
+      escrow(),
+      orderHash,
+      await attest(orderHash),
+    ]);
+    expect(await status(orderHash)).toBe(2);
+    expect(await balanceOf(A, usdcA(), filler.address)).toBe(fillerBefore + order.inputAmount);
+    await increaseTime(A, GRACE);
+    await expectRevert(send(A, offererKey, escrow(), escrowAbi, 'refund', [orderHash]), 'NotActive');
+  });
+
   it('cannot refund an order that was settled', async () => {
     const order = await makeOrder();
     const orderHash = hashOrder(order, escrow());
@@ -406,7 +454,7 @@ describe('refunds', () => {
       orderHash,
       await attest(orderHash),
     ]);
-    await increaseTime(A, 3601);
+    await increaseTime(A, 3601 + GRACE);
     await expectRevert(send(A, strangerKey, escrow(), escrowAbi, 'refund', [orderHash]), 'NotActive');
   });
 });
@@ -444,7 +492,7 @@ describe('non-standard tokens', () => {
     const orderHash = hashOrder(order, escrow());
     await send(A, offererKey, token, abi, 'approve', [escrow(), order.inputAmount]);
     await send(A, deployerKey, escrow(), escrowAbi, 'deposit', [order, await sign(order)]);
-    await increaseTime(A, 3601);
+    await increaseTime(A, 3601 + GRACE);
     await send(A, strangerKey, escrow(), escrowAbi, 'refund', [orderHash]);
     expect(await read(A, token, abi, 'balanceOf', [offerer.address])).toBe(1_000_000_000n);
   });

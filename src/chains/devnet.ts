@@ -78,8 +78,16 @@ export interface DeployDevnetOptions {
   tokens?: readonly DevnetTokenSpec[];
   /** Every wallet is topped up to at least `amount` (base units, 6 decimals) of every token. */
   mints?: readonly { to: Address; amount: bigint }[];
+  /** The escrow's settle grace in seconds (refunds open this long after fillDeadline). */
+  settleGrace?: number;
   log?: ChainLogger;
 }
+
+/**
+ * Devnets keep the settle grace short so a refund test waits seconds, not minutes; long enough for the
+ * worker to see, attest and relay a fill made right at fillDeadline.
+ */
+export const DEVNET_SETTLE_GRACE_SECONDS = 10;
 
 const TOKEN_DECIMALS = 6;
 /** Demo wallets with no ETH at all get this much so they can pay for gas. */
@@ -126,6 +134,7 @@ export async function deployDevnetContracts(options: DeployDevnetOptions): Promi
   let deployed = false;
   if (present === planned.length) {
     await assertAttester(publicClient, contracts, attester);
+    await assertEscrowHasGrace(publicClient, contracts);
     log?.info({ chainId, ...contracts }, 'devnet contracts already deployed');
   } else {
     const nonce = await publicClient.getTransactionCount({ address: account.address });
@@ -147,7 +156,8 @@ export async function deployDevnetContracts(options: DeployDevnetOptions): Promi
       await deploy('TestStablecoin', [spec.name, spec.symbol], planned[i] as Address);
     }
     await deploy('AttesterMessenger', [attester], contracts.messenger);
-    await deploy('FerryEscrow', [contracts.messenger], contracts.escrow);
+    const grace = BigInt(options.settleGrace ?? DEVNET_SETTLE_GRACE_SECONDS);
+    await deploy('FerryEscrow', [contracts.messenger, grace], contracts.escrow);
     await deploy('FerryFill', [], contracts.fill);
     deployed = true;
     log?.info({ chainId, ...contracts, tokens }, 'devnet contracts deployed');
@@ -167,6 +177,19 @@ async function assertAttester(publicClient: PublicClient, contracts: DevnetContr
   if (onChain.toLowerCase() !== attester.toLowerCase()) {
     throw new Error(
       `devnet messenger ${contracts.messenger} trusts attester ${onChain}, expected ${attester}`,
+    );
+  }
+}
+
+/** A state file written before the escrow had a settle grace holds an escrow the worker cannot use. */
+async function assertEscrowHasGrace(publicClient: PublicClient, contracts: DevnetContracts) {
+  const { abi } = loadArtifact('FerryEscrow');
+  try {
+    await publicClient.readContract({ address: contracts.escrow, abi, functionName: 'settleGrace' });
+  } catch (cause) {
+    throw new Error(
+      `devnet escrow ${contracts.escrow} predates the settle grace; delete the devnet state file`,
+      { cause },
     );
   }
 }
@@ -247,6 +270,8 @@ export interface StartDevnetsOptions {
   demoWallets?: readonly Address[];
   /** Per wallet, token and chain, in base units; default 1,000,000 tokens. */
   demoAmount?: bigint;
+  /** The escrows' settle grace in seconds; default DEVNET_SETTLE_GRACE_SECONDS. */
+  settleGrace?: number;
   log?: ChainLogger;
 }
 
@@ -286,6 +311,7 @@ export async function startDevnets(options: StartDevnetsOptions): Promise<Devnet
         chainId,
         attester,
         mints: demoWallets.map((to) => ({ to, amount: demoAmount })),
+        ...(options.settleGrace === undefined ? {} : { settleGrace: options.settleGrace }),
         log,
       });
       chains.push({
