@@ -4,9 +4,13 @@ import { ANVIL_KEYS } from '../src/chains/devnet.ts';
 import {
   approveEscrow,
   balanceOf,
+  catchUpClock,
+  depositAs,
   fillOrder,
   increaseChainTime,
   refundAsOfferer,
+  setChainTime,
+  workerPasses,
 } from './support/chain-actors.ts';
 import { WORKER_ON } from './support/fixtures.ts';
 import { type Harness, startHarness } from './support/harness.ts';
@@ -30,6 +34,8 @@ describe('settlement on two anvil chains', () => {
   afterAll(async () => {
     await h?.close();
   });
+  const statusOf = async (orderId: string) =>
+    (await h.http('GET', `/api/v1/orders/${orderId}`, { apiKey: mm.apiKey })).body.data.status;
 
   it('happy path: the balances prove the swap', async () => {
     const input = 2_500_000n;
@@ -76,19 +82,32 @@ describe('settlement on two anvil chains', () => {
     expect(row).toMatchObject({ status: 'completed', dstChainTxHash: fillTx });
   });
 
-  it('failure path: without an allowance the order fails with a readable reason and nothing moves', async () => {
+  it('failure path: without an allowance the order waits until openDeadline, then fails and nothing moves', async () => {
     const input = 3_000_000n;
     await approveEscrow(h, h.chainA, h.usdcA, h.offerer, 0n);
     const before = await balanceOf(h, h.chainA, h.usdcA, h.offerer.address);
     const swap = await executeSwap(h, { mm, lp }, { input, output: 2_900_000n });
+    await h.app.worker!.stop();
+    try {
+      // The offerer's approval may still be in flight: the worker retries instead of failing at once.
+      await workerPasses(h, 3);
+      expect(await statusOf(swap.orderId)).toBe('created');
+      await setChainTime(h, h.chainA, swap.openDeadline + 1n);
+    } finally {
+      h.app.worker!.start();
+    }
     const failed = await waitForStatus(h, mm.apiKey, swap.orderId, 'failed');
-    expect(failed.failureReason).toMatch(/INSUFFICIENT_ALLOWANCE/);
+    expect(failed.failureReason).toMatch(/INSUFFICIENT_ALLOWANCE.*openDeadline/);
     expect(failed.details.srcChainTxHash).toBeNull();
     expect(await balanceOf(h, h.chainA, h.usdcA, h.offerer.address)).toBe(before);
+    // `failed` is final on chain too: nobody can deposit the order any more.
+    await approveEscrow(h, h.chainA, h.usdcA, h.offerer, input);
+    await expect(depositAs(h, lpWallet, swap.typedData, swap.signature)).rejects.toThrow(/OrderExpired/);
+    await catchUpClock(h);
   });
 
   // Last: it moves chain A's clock hours ahead, which later deposits (openDeadline) would notice.
-  it('refund path: no fill before the deadline returns the input to the offerer', async () => {
+  it('refund path: no fill before the deadline (and the grace) returns the input to the offerer', async () => {
     const input = 1_000_000n;
     await approveEscrow(h, h.chainA, h.usdcA, h.offerer, input);
     const swap = await executeSwap(h, { mm, lp }, { input, output: 990_000n });
@@ -99,10 +118,8 @@ describe('settlement on two anvil chains', () => {
     // refund yet (the worker passes run here deterministically, with the background loop stopped).
     await h.app.worker!.stop();
     await increaseChainTime(h, h.chainA, 3 * 3600);
-    for (let i = 0; i < 3; i++) await h.app.worker!.runOnce();
-    expect(
-      (await h.http('GET', `/api/v1/orders/${swap.orderId}`, { apiKey: mm.apiKey })).body.data.status,
-    ).toBe('deposited');
+    await workerPasses(h, 3);
+    expect(await statusOf(swap.orderId)).toBe('deposited');
     await increaseChainTime(h, h.chainB, 3 * 3600);
     h.app.worker!.start();
     const refunded = await waitForStatus(h, mm.apiKey, swap.orderId, 'refunded');
@@ -113,7 +130,7 @@ describe('settlement on two anvil chains', () => {
 
   it('an escrow refunded by the offerer itself is followed, without a transaction of Ferry', async () => {
     // The chains were moved 3 h ahead above; Ferry's clock follows so the new order's deadlines lie ahead of them.
-    h.clock.advance(3 * 3600);
+    await catchUpClock(h);
     const input = 1_000_000n;
     await approveEscrow(h, h.chainA, h.usdcA, h.offerer, input);
     const swap = await executeSwap(h, { mm, lp }, { input, output: 990_000n });

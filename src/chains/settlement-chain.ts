@@ -12,6 +12,7 @@ import {
 } from 'viem';
 import type { PrivateKeyAccount } from 'viem/accounts';
 import type { Address } from '../domain/address.ts';
+import type { EscrowStatus } from '../domain/settlement-decision.ts';
 import type { ChainRegistry } from './chain-registry.ts';
 import { loadArtifact } from './contract-artifacts.ts';
 import type { FerryOrder } from './ferry-order.ts';
@@ -21,7 +22,6 @@ const escrowAbi = loadArtifact('FerryEscrow').abi;
 const fillAbi = loadArtifact('FerryFill').abi;
 const messengerAbi = loadArtifact('AttesterMessenger').abi;
 
-export type EscrowStatus = 'none' | 'active' | 'settled' | 'refunded';
 const ESCROW_STATUS: readonly EscrowStatus[] = ['none', 'active', 'settled', 'refunded'];
 
 export interface ContractCall {
@@ -48,7 +48,15 @@ export interface FillRecord {
   readonly recipient: Address;
   readonly token: Address;
   readonly amount: bigint;
+  readonly blockNumber: bigint;
   readonly blockTimestamp: number;
+}
+
+/** The block at a chain's confirmations depth (the latest when confirmations is 1), and the head's number. */
+export interface SettledBlock {
+  readonly head: bigint;
+  readonly number: bigint;
+  readonly timestamp: bigint;
 }
 
 /** Thrown when a call would revert; `reason` is the contract's error name, readable by people. */
@@ -85,6 +93,7 @@ export function createSettlementChain({ registry }: { registry: ChainRegistry })
     }
     return existing;
   };
+  const graces = new Map<string, Promise<bigint>>();
   const contracts = (name: string) => {
     const chain = registry.chain(name);
     if (!chain) throw new Error(`chain ${name} is not in the registry`);
@@ -204,14 +213,43 @@ export function createSettlementChain({ registry }: { registry: ChainRegistry })
       return Number(block.timestamp);
     },
 
-    async escrowStatus(chain: string, orderHash: Hex): Promise<EscrowStatus> {
+    /** The escrow's record of the order, at `blockNumber` (default: the latest block). */
+    async escrowStatus(chain: string, orderHash: Hex, blockNumber?: bigint): Promise<EscrowStatus> {
       const status = await client(chain).readContract({
         address: contracts(chain).escrow,
         abi: escrowAbi,
         functionName: 'orderStatus',
         args: [orderHash],
+        ...(blockNumber === undefined ? {} : { blockNumber }),
       });
       return ESCROW_STATUS[Number(status)] ?? 'none';
+    },
+
+    /** The newest block buried under the chain's confirmations: facts read there are final for Ferry. */
+    async settledBlock(chain: string): Promise<SettledBlock> {
+      const c = client(chain);
+      const depth = BigInt(Math.max(1, registry.chain(chain)?.confirmations ?? 1));
+      const latest = await c.getBlock({ blockTag: 'latest' });
+      if (depth === 1n || latest.number < depth) {
+        return { head: latest.number, number: latest.number, timestamp: latest.timestamp };
+      }
+      const settled = await c.getBlock({ blockNumber: latest.number + 1n - depth });
+      return { head: latest.number, number: settled.number, timestamp: settled.timestamp };
+    },
+
+    /** The escrow's settle grace in seconds (immutable, so read once per chain). */
+    settleGrace(chain: string): Promise<bigint> {
+      let grace = graces.get(chain);
+      if (!grace) {
+        grace = client(chain).readContract({
+          address: contracts(chain).escrow,
+          abi: escrowAbi,
+          functionName: 'settleGrace',
+        }) as Promise<bigint>;
+        grace.catch(() => graces.delete(chain));
+        graces.set(chain, grace);
+      }
+      return grace;
     },
 
     async balanceAndAllowance(chain: string, token: Address, owner: Address) {
@@ -253,6 +291,7 @@ export function createSettlementChain({ registry }: { registry: ChainRegistry })
         recipient: log.args.recipient,
         token: log.args.outputToken,
         amount: log.args.outputAmount,
+        blockNumber: log.blockNumber,
         blockTimestamp: Number(block.timestamp),
       };
     },

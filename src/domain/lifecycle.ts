@@ -13,7 +13,8 @@ export const TERMINAL_ORDER_STATUSES: readonly OrderStatus[] = ['completed', 'fa
 
 const ORDER_TRANSITIONS: Readonly<Record<OrderStatus, readonly OrderStatus[]>> = {
   created: ['deposited', 'failed'],
-  deposited: ['filled', 'refunded'],
+  // deposited → completed when the escrow was settled on chain before Ferry saw the fill at depth.
+  deposited: ['filled', 'completed', 'refunded'],
   // filled → refunded only when the escrow was refunded on chain (e.g. by the offerer) before the settle landed.
   filled: ['completed', 'refunded'],
   completed: [],

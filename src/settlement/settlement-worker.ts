@@ -1,25 +1,33 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
-import type { Hex } from 'viem';
 import type { PrivateKeyAccount } from 'viem/accounts';
 import type { ChainRegistry } from '../chains/chain-registry.ts';
 import { fillAttestationTypedData } from '../chains/ferry-order.ts';
-import { RevertError, type SettlementChain } from '../chains/settlement-chain.ts';
+import { type EscrowOrder, RevertError, type SettlementChain } from '../chains/settlement-chain.ts';
 import type { Clock } from '../domain/clock.ts';
+import { canTransitionOrder } from '../domain/lifecycle.ts';
 import { publicOrderView } from '../domain/public-views.ts';
 import type { Order } from '../domain/records.ts';
+import {
+  decideSettlement,
+  fillProblems,
+  type RecordedAction,
+  type SettlementDecision,
+  type SettlementObservation,
+} from '../domain/settlement-decision.ts';
 import type { EventLog } from '../events/event-log.ts';
 import type { FerryDatabase } from '../store/database.ts';
 import { findOrder } from '../store/orders-store.ts';
 import { findQuote } from '../store/quotes-store.ts';
 import {
+  type ChainAction,
   claimOrders,
   findChainAction,
   type OrderChange,
   releaseOrder,
   transitionOrder,
 } from '../store/settlement-store.ts';
-import type { ChainActionExecutor } from './chain-action-executor.ts';
+import type { ActionOutcome, ChainActionExecutor } from './chain-action-executor.ts';
 import { escrowOrderFrom } from './order-terms.ts';
 
 export interface WorkerDeps {
@@ -40,12 +48,24 @@ export interface WorkerDeps {
 
 type StepResult = { readonly again: 'now' | 'soon' | 'later' };
 
+/** A sent action that reached its receipt is looked at again at once; one still in flight, soon. */
+function again(outcome: ActionOutcome): StepResult {
+  return outcome.status === 'success' || outcome.status === 'reverted' ? { again: 'now' } : { again: 'soon' };
+}
+
+function recordedAction(action: ChainAction | null): RecordedAction | null {
+  if (!action) return null;
+  const status =
+    action.status === 'confirmed' || action.status === 'reverted' ? action.status : ('recorded' as const);
+  return { status, txHash: action.tx_hash as `0x${string}` };
+}
+
 const ACTOR = 'settlement-worker';
 
 /**
- * Moves orders created → deposited → filled → completed, or to failed / refunded. Each step first
- * compares what was written down with the chain, and only then acts; every status change is one
- * database transaction together with its event.
+ * Moves orders created → deposited → filled → completed, or to failed / refunded. Each step observes both
+ * chains and the records, asks decideSettlement (src/domain/settlement-decision.ts) what to do, and does
+ * it; every status change goes through `move`, one database transaction together with its event.
  */
 export function createSettlementWorker(deps: WorkerDeps) {
   const { database, chain, actions, events, clock, log, relayer, attester } = deps;
@@ -58,6 +78,9 @@ export function createSettlementWorker(deps: WorkerDeps) {
   let stopped = false;
 
   async function move(order: Order, change: OrderChange): Promise<boolean> {
+    if (!canTransitionOrder(order.status, change.status)) {
+      throw new Error(`order ${order.id}: no transition ${order.status} → ${change.status}`);
+    }
     const now = clock.now();
     const moved = await database.transaction(async (trx) => {
       // A fill seen after a refund was written down must not be settled: the refund wins, on chain too.
@@ -80,191 +103,131 @@ export function createSettlementWorker(deps: WorkerDeps) {
     return moved !== null;
   }
 
-  async function deposit(order: Order, hash: Hex): Promise<StepResult> {
-    const quote = await findQuote(database.db, order.quoteId);
-    if (!quote) throw new Error(`order ${order.id} has no quote`);
-    const terms = escrowOrderFrom(quote.typedData);
-    const recorded = await actions.recorded(order.id, 'deposit');
-    if (!recorded) {
-      // Nothing was sent yet: this is the last moment to refuse cheaply, without spending gas.
-      const onChain = await chain.escrowStatus(order.inputChain, hash);
-      if (onChain !== 'none') {
-        // Deposited by someone else (anyone may relay the signed order): adopt it.
-        return (await move(order, { status: 'deposited' })) ? { again: 'now' } : { again: 'soon' };
-      }
-      if ((await chain.chainTime(order.inputChain)) > Number(terms.openDeadline)) {
-        await move(order, { status: 'failed', failureReason: 'the deposit deadline (openDeadline) passed' });
-        return { again: 'later' };
-      }
-      const { balance, allowance } = await chain.balanceAndAllowance(
-        order.inputChain,
-        order.inputToken,
-        order.offerer,
+  /** Reads what the decision needs for one order: both chains at their confirmations depth, and the records. */
+  async function observe(order: Order, terms: EscrowOrder): Promise<SettlementObservation> {
+    const hash = order.blockchainOrderId;
+    const open = order.status === 'deposited' || order.status === 'filled';
+    const [input, output, settleGrace, deposit, settle, refund] = await Promise.all([
+      chain.settledBlock(order.inputChain),
+      chain.settledBlock(order.outputChain),
+      chain.settleGrace(order.inputChain),
+      actions.recorded(order.id, 'deposit'),
+      actions.recorded(order.id, 'settle'),
+      actions.recorded(order.id, 'refund'),
+    ]);
+    const [escrow, fill] = await Promise.all([
+      chain.escrowStatus(order.inputChain, hash, input.number),
+      open ? chain.findFill(order.outputChain, hash, terms.filler) : null,
+    ]);
+    const base = {
+      status: order.status,
+      terms,
+      escrow,
+      inputTime: input.timestamp,
+      outputTime: output.timestamp,
+      settleGrace,
+      outputConfirmations: deps.registry.chain(order.outputChain)?.confirmations ?? 1,
+      actions: {
+        deposit: recordedAction(deposit),
+        settle: recordedAction(settle),
+        refund: recordedAction(refund),
+      },
+      fill: fill && {
+        ...fill,
+        blockTimestamp: BigInt(fill.blockTimestamp),
+        depth: Number(output.head - fill.blockNumber + 1n),
+      },
+      depositCheck: null,
+    } satisfies SettlementObservation;
+    if (order.status !== 'created' || escrow !== 'none' || deposit) return base;
+    return { ...base, depositCheck: await checkDeposit(order, terms, input.timestamp) };
+  }
+
+  /** The offerer's funds, and, when they suffice, whether the deposit would revert for another reason. */
+  async function checkDeposit(order: Order, terms: EscrowOrder, inputTime: bigint) {
+    const { balance, allowance } = await chain.balanceAndAllowance(
+      order.inputChain,
+      order.inputToken,
+      order.offerer,
+    );
+    const check = { balance, allowance, inputAmount: order.inputAmount, revert: null as string | null };
+    if (balance < order.inputAmount || allowance < order.inputAmount || inputTime > terms.openDeadline) {
+      return check;
+    }
+    try {
+      await chain.simulate(
+        chain.depositCall(order.inputChain, terms, order.signature),
+        relayer.address,
+        'escrow',
       );
-      if (balance < order.inputAmount) {
-        await move(order, {
-          status: 'failed',
-          failureReason: `INSUFFICIENT_BALANCE: the offerer holds ${balance} of the input token, below ${order.inputAmount}`,
-        });
-        return { again: 'later' };
-      }
-      if (allowance < order.inputAmount) {
-        await move(order, {
-          status: 'failed',
-          failureReason: `INSUFFICIENT_ALLOWANCE: the offerer approved ${allowance} of the input token to the escrow, below ${order.inputAmount}`,
-        });
-        return { again: 'later' };
-      }
-      const call = chain.depositCall(order.inputChain, terms, order.signature);
-      try {
-        await chain.simulate(call, relayer.address, 'escrow');
-      } catch (error) {
-        if (!(error instanceof RevertError)) throw error;
-        await move(order, { status: 'failed', failureReason: `deposit would revert: ${error.reason}` });
-        return { again: 'later' };
-      }
+    } catch (error) {
+      if (!(error instanceof RevertError)) throw error;
+      check.revert = error.reason;
     }
-    const call = chain.depositCall(order.inputChain, terms, order.signature);
-    const outcome = await actions.execute(order.id, 'deposit', call, relayer, 'created');
-    if (outcome.status === 'stale' || outcome.status === 'pending') return { again: 'soon' };
-    if (outcome.status === 'reverted') {
-      // A revert because the order is already in the escrow (deposited by another relayer) is not a failure.
-      if ((await chain.escrowStatus(order.inputChain, hash)) !== 'none') {
-        return (await move(order, { status: 'deposited' })) ? { again: 'now' } : { again: 'soon' };
-      }
-      await move(order, {
-        status: 'failed',
-        failureReason: `deposit transaction ${outcome.txHash} reverted`,
-      });
-      return { again: 'later' };
-    }
-    await move(order, { status: 'deposited', srcChainTxHash: outcome.txHash });
-    return { again: 'now' };
+    return check;
   }
 
-  /** The escrow was released by someone else (the offerer may refund after the deadline): follow the chain. */
-  async function adoptRelease(order: Order, hash: Hex): Promise<StepResult | null> {
-    const onChain = await chain.escrowStatus(order.inputChain, hash);
-    if (onChain === 'settled') {
-      await move(order, { status: 'completed', completedAt: clock.now() });
-      return { again: 'later' };
-    }
-    if (onChain === 'refunded') {
-      await move(order, {
-        status: 'refunded',
-        failureReason: 'the escrow was refunded to the offerer on chain',
-      });
-      return { again: 'later' };
-    }
-    return null;
-  }
-
-  /** A valid fill by the designated filler, final on the output chain, or null. */
-  async function validFill(order: Order, hash: Hex, terms: ReturnType<typeof escrowOrderFrom>) {
-    const fill = await chain.findFill(order.outputChain, hash, terms.filler);
-    if (!fill) return null;
-    const problems = [
-      fill.recipient.toLowerCase() !== order.recipient.toLowerCase() && 'recipient',
-      fill.token.toLowerCase() !== order.outputToken.toLowerCase() && 'token',
-      fill.amount !== order.outputAmount && 'amount',
-      fill.blockTimestamp > Number(terms.fillDeadline) && 'deadline',
-    ].filter(Boolean);
-    if (problems.length === 0) return fill;
-    // A fill with the wrong terms is never attested; the order will refund after its deadline.
-    log.warn(
-      { orderId: order.id, problems, fillTx: fill.txHash },
-      'fill does not match the order; not attesting',
-    );
-    return null;
-  }
-
-  async function awaitFill(order: Order, hash: Hex): Promise<StepResult> {
-    const quote = await findQuote(database.db, order.quoteId);
-    if (!quote) throw new Error(`order ${order.id} has no quote`);
-    const terms = escrowOrderFrom(quote.typedData);
-    const recordedRefund = await actions.recorded(order.id, 'refund');
-    if (!recordedRefund) {
-      const fill = await validFill(order, hash, terms);
-      if (fill) {
-        await move(order, { status: 'filled', dstChainTxHash: fill.txHash });
-        return { again: 'now' };
-      }
-      // Refund only once BOTH chains are past the deadline (the fill contract enforces it in output-chain
-      // time), and look for the fill once more: a fill that landed meanwhile must be settled, not refunded.
-      const [inputTime, outputTime] = await Promise.all([
-        chain.chainTime(order.inputChain),
-        chain.chainTime(order.outputChain),
-      ]);
-      if (Math.min(inputTime, outputTime) <= Number(terms.fillDeadline)) return { again: 'soon' };
-      if (await validFill(order, hash, terms)) return { again: 'now' };
-      const adopted = await adoptRelease(order, hash);
-      if (adopted) return adopted;
-    }
-    const outcome = await actions.execute(
-      order.id,
-      'refund',
-      chain.refundCall(order.inputChain, hash),
-      relayer,
-      'deposited',
-    );
-    if (outcome.status === 'stale' || outcome.status === 'pending') return { again: 'soon' };
-    if (outcome.status === 'reverted') {
-      const adopted = await adoptRelease(order, hash);
-      if (adopted) return adopted;
-      throw new Error(`refund transaction ${outcome.txHash} reverted`);
-    }
-    await move(order, {
-      status: 'refunded',
-      settlementTxHash: outcome.txHash,
-      failureReason: 'not filled before the fill deadline; the input was returned to the offerer',
-    });
-    return { again: 'later' };
-  }
-
-  async function settle(order: Order, hash: Hex): Promise<StepResult> {
+  async function attestAndSettle(order: Order) {
     const inputChain = deps.registry.chain(order.inputChain);
     if (!inputChain?.contracts.messenger) throw new Error(`chain ${order.inputChain} has no messenger`);
-    if (!(await actions.recorded(order.id, 'settle'))) {
-      const adopted = await adoptRelease(order, hash);
-      if (adopted) return adopted;
-    }
     const attestation = await attester.signTypedData(
       fillAttestationTypedData({
         messenger: inputChain.contracts.messenger,
         escrow: inputChain.contracts.escrow,
         inputChainId: inputChain.chainId,
-        orderHash: hash,
+        orderHash: order.blockchainOrderId,
       }),
     );
-    const outcome = await actions.execute(
-      order.id,
-      'settle',
-      chain.relayFillCall(order.inputChain, hash, attestation),
-      relayer,
-      'filled',
-    );
-    if (outcome.status === 'stale' || outcome.status === 'pending') return { again: 'soon' };
-    if (outcome.status === 'reverted') {
-      const adopted = await adoptRelease(order, hash);
-      if (adopted) return adopted;
-      throw new Error(`settle transaction ${outcome.txHash} reverted`);
+    const call = chain.relayFillCall(order.inputChain, order.blockchainOrderId, attestation);
+    return actions.execute(order.id, 'settle', call, relayer, order.status);
+  }
+
+  /** Carries out one decision. Chain actions only send; the next decision follows what they did on chain. */
+  async function act(order: Order, terms: EscrowOrder, decision: SettlementDecision): Promise<StepResult> {
+    const hash = order.blockchainOrderId;
+    switch (decision.kind) {
+      case 'deposit': {
+        const call = chain.depositCall(order.inputChain, terms, order.signature);
+        return again(await actions.execute(order.id, 'deposit', call, relayer, 'created'));
+      }
+      case 'attest-and-settle':
+        return again(await attestAndSettle(order));
+      case 'refund': {
+        const call = chain.refundCall(order.inputChain, hash);
+        return again(await actions.execute(order.id, 'refund', call, relayer, order.status));
+      }
+      case 'follow': {
+        const { kind: _, to, ...hashes } = decision;
+        const terminal = to === 'completed' ? { completedAt: clock.now() } : {};
+        return (await move(order, { status: to, ...hashes, ...terminal }))
+          ? { again: 'now' }
+          : { again: 'soon' };
+      }
+      case 'fail':
+        await move(order, { status: 'failed', failureReason: decision.reason });
+        return { again: 'later' };
+      case 'wait':
+        log.debug({ orderId: order.id, status: order.status, reason: decision.reason }, 'order waits');
+        return { again: 'soon' };
+      case 'done':
+        return { again: 'later' };
     }
-    await move(order, { status: 'completed', settlementTxHash: outcome.txHash, completedAt: clock.now() });
-    return { again: 'later' };
   }
 
   async function step(order: Order): Promise<StepResult> {
-    const hash = order.blockchainOrderId;
-    switch (order.status) {
-      case 'created':
-        return deposit(order, hash);
-      case 'deposited':
-        return awaitFill(order, hash);
-      case 'filled':
-        return settle(order, hash);
-      default:
-        return { again: 'later' };
+    const quote = await findQuote(database.db, order.quoteId);
+    if (!quote) throw new Error(`order ${order.id} has no quote`);
+    const terms = escrowOrderFrom(quote.typedData);
+    const observation = await observe(order, terms);
+    const problems = observation.fill && fillProblems(observation);
+    if (problems && !problems.every((p) => p === 'not at confirmations depth')) {
+      // A fill with the wrong terms is never attested; the order will refund after its deadline.
+      log.warn(
+        { orderId: order.id, problems, fillTx: observation.fill?.txHash },
+        'fill does not match the order',
+      );
     }
+    return act(order, terms, decideSettlement(observation));
   }
 
   async function runOnce(): Promise<number> {
@@ -276,7 +239,7 @@ export function createSettlementWorker(deps: WorkerDeps) {
       try {
         let current: Order | null = order;
         // Keep walking one order while each step succeeds at once, so a swap settles in one pass.
-        for (let i = 0; i < 4 && current; i++) {
+        for (let i = 0; i < 8 && current; i++) {
           const result = await step(current);
           if (result.again !== 'now') break;
           current = await findOrder(database.db, order.id);

@@ -1,6 +1,8 @@
 import { createPublicClient, createWalletClient, erc20Abi, type Hex, http } from 'viem';
 import type { PrivateKeyAccount } from 'viem/accounts';
 import { loadArtifact } from '../../src/chains/contract-artifacts.ts';
+import type { OrderTypedData } from '../../src/domain/order-typed-data.ts';
+import { escrowOrderFrom } from '../../src/settlement/order-terms.ts';
 import type { Harness } from './harness.ts';
 
 const fillAbi = loadArtifact('FerryFill').abi;
@@ -84,16 +86,56 @@ export async function increaseChainTime(h: Harness, chainName: string, seconds: 
   await c.public.request({ method: 'evm_mine' as never, params: [] as never });
 }
 
-/** The offerer takes its input back itself (refund is permissionless after the fill deadline). */
-export async function refundAsOfferer(h: Harness, orderHash: Hex): Promise<void> {
-  const c = clients(h, h.chainA, h.offerer);
+/** Mines one block on a devnet at exactly `timestamp` (unix seconds; must be after the latest block's). */
+export async function setChainTime(h: Harness, chainName: string, timestamp: bigint): Promise<void> {
+  const c = clients(h, chainName);
+  await c.public.request({
+    method: 'evm_setNextBlockTimestamp' as never,
+    params: [Number(timestamp)] as never,
+  });
+  await c.public.request({ method: 'evm_mine' as never, params: [] as never });
+}
+
+/** The timestamp of a devnet's latest block. */
+export async function chainTime(h: Harness, chainName: string): Promise<bigint> {
+  return (await clients(h, chainName).public.getBlock({ blockTag: 'latest' })).timestamp;
+}
+
+/**
+ * Calls the escrow as `caller` (the offerer by default) and waits for the receipt; a revert throws with the
+ * contract's error name in the message.
+ */
+async function escrowWrite(
+  h: Harness,
+  caller: PrivateKeyAccount,
+  call:
+    | { functionName: 'refund'; args: readonly [Hex] }
+    | { functionName: 'deposit'; args: readonly [unknown, Hex] },
+): Promise<Hex> {
+  const c = clients(h, h.chainA, caller);
   const hash = await c.wallet!.writeContract({
     address: c.chain.contracts.escrow,
     abi: loadArtifact('FerryEscrow').abi,
-    functionName: 'refund',
-    args: [orderHash],
-  });
-  await c.public.waitForTransactionReceipt({ hash });
+    ...(call as { functionName: string; args: readonly unknown[] }),
+  } as never);
+  const receipt = await c.public.waitForTransactionReceipt({ hash });
+  if (receipt.status !== 'success') throw new Error(`${call.functionName} ${hash} reverted`);
+  return hash;
+}
+
+/** The offerer (or `caller`) takes the input back itself: refund is permissionless once it opens. */
+export async function refundAsOfferer(h: Harness, orderHash: Hex, caller = h.offerer): Promise<Hex> {
+  return escrowWrite(h, caller, { functionName: 'refund', args: [orderHash] });
+}
+
+/** Anyone holding the offerer's signature may open the order in the escrow (what Ferry's worker does). */
+export async function depositAs(
+  h: Harness,
+  caller: PrivateKeyAccount,
+  typedData: OrderTypedData,
+  signature: Hex,
+): Promise<Hex> {
+  return escrowWrite(h, caller, { functionName: 'deposit', args: [escrowOrderFrom(typedData), signature] });
 }
 
 /** Moves tokens between wallets (to change a balance the API checks). */
@@ -106,4 +148,23 @@ export async function transferToken(
   amount: bigint,
 ) {
   await erc20Write(h, chainName, token, from, { functionName: 'transfer', args: [to, amount] });
+}
+
+/**
+ * Ferry's clock (the harness's manual clock) catches up with the devnets after a test moved their time
+ * forward, so the deadlines of new orders lie ahead of both chains again.
+ */
+export async function catchUpClock(h: Harness): Promise<void> {
+  const ahead = [await chainTime(h, h.chainA), await chainTime(h, h.chainB)];
+  const latest = ahead.reduce((a, b) => (a > b ? a : b));
+  const behind = Number(latest) - Math.floor(h.clock.now().getTime() / 1000);
+  if (behind > 0) h.clock.advance(behind + 1);
+}
+
+/** Runs `n` passes of the in-process worker (stopped by the caller), each after the orders are due again. */
+export async function workerPasses(h: Harness, n: number): Promise<void> {
+  for (let i = 0; i < n; i++) {
+    await new Promise((resolve) => setTimeout(resolve, h.config.worker.pollMs * 2));
+    await h.app.worker!.runOnce();
+  }
 }

@@ -1,4 +1,5 @@
 import { expect } from 'vitest';
+import type { OrderTypedData } from '../../src/domain/order-typed-data.ts';
 import type { Harness } from './harness.ts';
 
 /** Runs request → quote → accept → sign → swap over HTTP and returns the order's ids and typed data. */
@@ -37,7 +38,10 @@ export async function executeSwap(
   return {
     orderId: q.orderId as string,
     orderHash: swap.body.data.blockchainOrderId as `0x${string}`,
+    openDeadline: BigInt(q.typedData.message.openDeadline),
     fillDeadline: BigInt(q.typedData.message.fillDeadline),
+    typedData: q.typedData as OrderTypedData,
+    signature,
   };
 }
 

@@ -1,0 +1,241 @@
+import type { Address } from './address.ts';
+import type { OrderStatus } from './lifecycle.ts';
+
+/**
+ * The settlement lifecycle as one pure function: given an order and what was just observed on both chains,
+ * the next thing the worker must do. The worker observes and acts; every rule about money lives here.
+ */
+
+/** The escrow's record of an order on the input chain (FerryEscrow.orderStatus). */
+export type EscrowStatus = 'none' | 'active' | 'settled' | 'refunded';
+
+type Hex = `0x${string}`;
+
+/** The terms of the signed order the decision needs (the escrow's uint256 fields as bigint). */
+export interface SettlementTerms {
+  readonly recipient: Address;
+  readonly outputToken: Address;
+  readonly outputAmount: bigint;
+  readonly filler: Address;
+  readonly openDeadline: bigint;
+  readonly fillDeadline: bigint;
+}
+
+/** A `Filled` event of the designated filler on the output chain, as seen. */
+export interface ObservedFill {
+  readonly txHash: Hex;
+  readonly filler: Address;
+  readonly recipient: Address;
+  readonly token: Address;
+  readonly amount: bigint;
+  /** Timestamp of the block holding the fill. */
+  readonly blockTimestamp: bigint;
+  /** Blocks from the fill's block to the output chain's head, both counted (1 = in the latest block). */
+  readonly depth: number;
+}
+
+/** One chain action Ferry wrote down for this order (at most one per kind). */
+export interface RecordedAction {
+  readonly status: 'recorded' | 'confirmed' | 'reverted';
+  readonly txHash: Hex;
+}
+
+/**
+ * Everything observed for one order in one pass. Input-chain facts are read at one block that is already
+ * `confirmations` deep (so a fact the decision acts on cannot be reorged away); `inputTime` is that block's
+ * timestamp. `outputTime` is the timestamp of the output chain's block at its own confirmations depth.
+ */
+export interface SettlementObservation {
+  readonly status: OrderStatus;
+  readonly terms: SettlementTerms;
+  readonly escrow: EscrowStatus;
+  readonly inputTime: bigint;
+  readonly outputTime: bigint;
+  readonly settleGrace: bigint;
+  /** The output chain's confirmations: a fill counts at this depth. */
+  readonly outputConfirmations: number;
+  readonly actions: {
+    readonly deposit: RecordedAction | null;
+    readonly settle: RecordedAction | null;
+    readonly refund: RecordedAction | null;
+  };
+  /** The designated filler's fill, if one was seen (valid or not; the decision judges it). */
+  readonly fill: ObservedFill | null;
+  /**
+   * Read only for a `created` order with nothing deposited and no deposit of Ferry's written down: the
+   * offerer's balance and allowance, and the reason a deposit would revert now (null: it would not, or it
+   * was not simulated because the funds fall short).
+   */
+  readonly depositCheck: {
+    readonly balance: bigint;
+    readonly allowance: bigint;
+    readonly inputAmount: bigint;
+    readonly revert: string | null;
+  } | null;
+}
+
+export type FollowedStatus = 'deposited' | 'filled' | 'completed' | 'refunded';
+
+export type SettlementDecision =
+  /** Send Ferry's deposit, or drive the one already written down to its receipt. */
+  | { readonly kind: 'deposit' }
+  /** Sign the fill attestation and relay it (or drive the relay written down to its receipt). */
+  | { readonly kind: 'attest-and-settle' }
+  /** Send Ferry's refund, or drive the one written down to its receipt. */
+  | { readonly kind: 'refund' }
+  /** Move the order to the status the chains show. */
+  | {
+      readonly kind: 'follow';
+      readonly to: FollowedStatus;
+      readonly srcChainTxHash?: Hex;
+      readonly dstChainTxHash?: Hex;
+      readonly settlementTxHash?: Hex;
+      readonly failureReason?: string;
+    }
+  | { readonly kind: 'fail'; readonly reason: string }
+  /** Nothing to do now; `reason` says what the order waits for. */
+  | { readonly kind: 'wait'; readonly reason: string }
+  /** A terminal order: the worker has nothing left to do. */
+  | { readonly kind: 'done' };
+
+export type SettlementDecisionKind = SettlementDecision['kind'];
+
+const same = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
+
+/** Why a fill does not count (yet), or null when it is a valid fill at depth. */
+export function fillProblems(obs: Pick<SettlementObservation, 'terms' | 'fill' | 'outputConfirmations'>) {
+  const { fill, terms } = obs;
+  if (!fill) return ['no fill'];
+  const problems = [
+    !same(fill.filler, terms.filler) && 'filler',
+    !same(fill.recipient, terms.recipient) && 'recipient',
+    !same(fill.token, terms.outputToken) && 'token',
+    fill.amount !== terms.outputAmount && 'amount',
+    fill.blockTimestamp > terms.fillDeadline && 'after fillDeadline',
+    fill.depth < Math.max(1, obs.outputConfirmations) && 'not at confirmations depth',
+  ].filter((p): p is string => typeof p === 'string');
+  return problems.length === 0 ? null : problems;
+}
+
+/** A fill that pays the order in full, by its deadline, buried under the output chain's confirmations. */
+export function validFillAtDepth(obs: SettlementObservation): ObservedFill | null {
+  return fillProblems(obs) === null ? obs.fill : null;
+}
+
+/** The escrow's refund is open (input chain), and no valid fill can still appear (output chain). */
+export function refundIsDue(obs: SettlementObservation): boolean {
+  return obs.inputTime > obs.terms.fillDeadline + obs.settleGrace && obs.outputTime > obs.terms.fillDeadline;
+}
+
+export function decideSettlement(obs: SettlementObservation): SettlementDecision {
+  switch (obs.status) {
+    case 'created':
+      return decideCreated(obs);
+    case 'deposited':
+    case 'filled':
+      return decideOpen(obs);
+    case 'completed':
+    case 'failed':
+    case 'refunded':
+      return { kind: 'done' };
+  }
+}
+
+function decideCreated(obs: SettlementObservation): SettlementDecision {
+  const deposit = obs.actions.deposit;
+  if (obs.escrow !== 'none') {
+    // Ferry's own deposit still in flight: finish it first so the order keeps its transaction hash.
+    if (deposit?.status === 'recorded') return { kind: 'deposit' };
+    return {
+      kind: 'follow',
+      to: 'deposited',
+      ...(deposit?.status === 'confirmed' ? { srcChainTxHash: deposit.txHash } : {}),
+    };
+  }
+  // Past openDeadline in a block that is already final, with no deposit in it: no deposit can ever land, so
+  // failing cannot be contradicted later (this is the only way a `created` order fails on a shortfall).
+  if (obs.inputTime > obs.terms.openDeadline) {
+    return { kind: 'fail', reason: `${shortfallOrRevert(obs)}the deposit deadline (openDeadline) passed` };
+  }
+  if (deposit?.status === 'recorded') return { kind: 'deposit' };
+  if (deposit?.status === 'confirmed') return { kind: 'wait', reason: 'deposit not yet at depth' };
+  if (deposit?.status === 'reverted') {
+    // Ferry has spent its one deposit; someone else may still deposit until openDeadline.
+    return { kind: 'wait', reason: `deposit transaction ${deposit.txHash} reverted` };
+  }
+  const check = obs.depositCheck;
+  if (!check) return { kind: 'wait', reason: 'offerer funds not observed' };
+  const shortfall = shortfallReason(check);
+  // The offerer's approval (or incoming funds) may be in flight: retry until openDeadline.
+  if (shortfall) return { kind: 'wait', reason: shortfall };
+  if (check.revert) return { kind: 'fail', reason: `deposit would revert: ${check.revert}` };
+  return { kind: 'deposit' };
+}
+
+function shortfallReason(check: NonNullable<SettlementObservation['depositCheck']>): string | null {
+  if (check.balance < check.inputAmount) {
+    return `INSUFFICIENT_BALANCE: the offerer holds ${check.balance} of the input token, below ${check.inputAmount}`;
+  }
+  if (check.allowance < check.inputAmount) {
+    return `INSUFFICIENT_ALLOWANCE: the offerer approved ${check.allowance} of the input token to the escrow, below ${check.inputAmount}`;
+  }
+  return null;
+}
+
+function shortfallOrRevert(obs: SettlementObservation): string {
+  const shortfall = obs.depositCheck ? shortfallReason(obs.depositCheck) : null;
+  if (shortfall) return `${shortfall}; `;
+  if (obs.actions.deposit?.status === 'reverted') {
+    return `deposit transaction ${obs.actions.deposit.txHash} reverted; `;
+  }
+  return '';
+}
+
+/** `deposited` or `filled`: the escrow holds (or held) the input. */
+function decideOpen(obs: SettlementObservation): SettlementDecision {
+  const { settle, refund } = obs.actions;
+  const fill = validFillAtDepth(obs);
+  switch (obs.escrow) {
+    case 'settled':
+      return {
+        kind: 'follow',
+        to: 'completed',
+        ...(settle && settle.status !== 'reverted' ? { settlementTxHash: settle.txHash } : {}),
+        ...(fill && obs.status === 'deposited' ? { dstChainTxHash: fill.txHash } : {}),
+      };
+    case 'refunded': {
+      const ours = refund && refund.status !== 'reverted';
+      return {
+        kind: 'follow',
+        to: 'refunded',
+        ...(ours ? { settlementTxHash: refund.txHash } : {}),
+        failureReason: ours
+          ? 'not filled before the fill deadline; the input was returned to the offerer'
+          : 'the escrow was refunded to the offerer on chain',
+      };
+    }
+    case 'none':
+      // The deposit left the canonical chain after it was followed; only the chain can bring it back.
+      return { kind: 'wait', reason: 'the escrow no longer holds the deposit' };
+    case 'active':
+      break;
+  }
+  if (settle && refund) return { kind: 'wait', reason: 'both a settle and a refund are written down' };
+  if (settle) {
+    if (settle.status === 'reverted') return { kind: 'wait', reason: `settle ${settle.txHash} reverted` };
+    return { kind: 'attest-and-settle' };
+  }
+  if (refund) {
+    // A valid fill seen after a refund was written down: neither pay twice nor keep refunding blindly.
+    if (fill) return { kind: 'wait', reason: 'a refund is written down but a valid fill exists' };
+    if (refund.status === 'reverted') return { kind: 'wait', reason: `refund ${refund.txHash} reverted` };
+    return { kind: 'refund' };
+  }
+  if (fill) {
+    return obs.status === 'deposited'
+      ? { kind: 'follow', to: 'filled', dstChainTxHash: fill.txHash }
+      : { kind: 'attest-and-settle' };
+  }
+  if (refundIsDue(obs)) return { kind: 'refund' };
+  return { kind: 'wait', reason: 'waiting for a valid fill at depth or the refund time' };
+}
