@@ -155,9 +155,8 @@ export async function transferToken(
  * forward, so the deadlines of new orders lie ahead of both chains again.
  */
 export async function catchUpClock(h: Harness): Promise<void> {
-  const ahead = [await chainTime(h, h.chainA), await chainTime(h, h.chainB)];
-  const latest = ahead.reduce((a, b) => (a > b ? a : b));
-  const behind = Number(latest) - Math.floor(h.clock.now().getTime() / 1000);
+  const latest = Math.max(Number(await chainTime(h, h.chainA)), Number(await chainTime(h, h.chainB)));
+  const behind = latest - Math.floor(h.clock.now().getTime() / 1000);
   if (behind > 0) h.clock.advance(behind + 1);
 }
 
