@@ -4,7 +4,7 @@ import { type Browser, type BrowserContext, chromium, type Page } from 'playwrig
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ANVIL_KEYS } from '../src/chains/devnet.ts';
-import { approveEscrow, fillOrder } from './support/chain-actors.ts';
+import { approveEscrow, catchUpClock, fillOrder, setChainTime } from './support/chain-actors.ts';
 import { WORKER_ON } from './support/fixtures.ts';
 import { type Harness, startHarness } from './support/harness.ts';
 import { executeSwap, waitForStatus } from './support/swap-steps.ts';
@@ -187,8 +187,13 @@ describe.skipIf(!HAS_CHROMIUM)('explorer at GET / in a real browser', () => {
     const navigations: string[] = [];
     page.on('framenavigated', (frame) => navigations.push(frame.url()));
 
-    // No allowance for the escrow: the worker fails this order at the deposit, a live status change.
-    const { orderId } = await executeSwap(h, { mm, lp }, { input: 2_500_000n, output: 2_450_000n });
+    // No allowance for the escrow: once the input chain passes openDeadline the worker fails this order, a live
+    // status change.
+    const { orderId, openDeadline } = await executeSwap(
+      h,
+      { mm, lp },
+      { input: 2_500_000n, output: 2_450_000n },
+    );
     await row(page, orderId).waitFor({ timeout: 2000 });
     const cells = row(page, orderId).locator('td');
     expect(await cells.nth(1).locator('.amount').textContent()).toBe('2.5 USDC');
@@ -203,7 +208,9 @@ describe.skipIf(!HAS_CHROMIUM)('explorer at GET / in a real browser', () => {
     expect(await page.locator('#feed').getAttribute('aria-live')).toBe('polite');
     expect(await page.locator('#orders-count').textContent()).toBe('1 order');
 
+    await setChainTime(h, h.chainA, openDeadline + 1n);
     await waitForStatus(h, mm.apiKey, orderId, 'failed');
+    await catchUpClock(h);
     await page.locator(`#orders-body tr[data-order-id="${orderId}"][data-status="failed"]`).waitFor();
     await page.locator(`#feed li[data-type="order.updated"] a[href="#/orders/${orderId}"]`).waitFor();
     // The recent quotes took the quote live too.

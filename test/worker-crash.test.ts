@@ -56,6 +56,8 @@ describe('a worker killed at any step neither loses an order nor sends a transac
   }
 
   const stages = ['before-record', 'after-record', 'after-send', 'after-confirm'];
+  // Each case starts two worker processes; on a loaded machine a process start alone can take 10 s or more.
+  const CRASH_TEST_MS = 90_000;
 
   it.each(stages)(
     'killed %s:deposit, restarted: completes with one deposit and one settle',
@@ -82,34 +84,39 @@ describe('a worker killed at any step neither loses an order nor sends a transac
       }
       expect(await escrowEvents(swap.orderHash)).toEqual({ deposits: 1, settles: 1 });
     },
+    CRASH_TEST_MS,
   );
 
-  it.each(stages)('killed %s:settle, restarted: completes with one deposit and one settle', async (stage) => {
-    const input = 1_000_000n;
-    await approveEscrow(h, h.chainA, h.usdcA, h.offerer, input);
-    const swap = await executeSwap(h, { mm, lp }, { input, output: 990_000n });
-    const first = startWorkerProcess(h);
-    try {
-      await waitForStatus(h, mm.apiKey, swap.orderId, 'deposited', 30_000);
-    } finally {
-      await first.stop();
-    }
-    await fillOrder(h, lpWallet, {
-      chain: h.chainB,
-      orderHash: swap.orderHash,
-      token: h.usdcB,
-      amount: 990_000n,
-      recipient: h.otherWallet.address,
-      fillDeadline: swap.fillDeadline,
-    });
+  it.each(stages)(
+    'killed %s:settle, restarted: completes with one deposit and one settle',
+    async (stage) => {
+      const input = 1_000_000n;
+      await approveEscrow(h, h.chainA, h.usdcA, h.offerer, input);
+      const swap = await executeSwap(h, { mm, lp }, { input, output: 990_000n });
+      const first = startWorkerProcess(h);
+      try {
+        await waitForStatus(h, mm.apiKey, swap.orderId, 'deposited', 30_000);
+      } finally {
+        await first.stop();
+      }
+      await fillOrder(h, lpWallet, {
+        chain: h.chainB,
+        orderHash: swap.orderHash,
+        token: h.usdcB,
+        amount: 990_000n,
+        recipient: h.otherWallet.address,
+        fillDeadline: swap.fillDeadline,
+      });
 
-    await runCrashing([`${stage}:settle`]);
-    const worker = startWorkerProcess(h);
-    try {
-      await waitForStatus(h, mm.apiKey, swap.orderId, 'completed', 30_000);
-    } finally {
-      await worker.stop();
-    }
-    expect(await escrowEvents(swap.orderHash)).toEqual({ deposits: 1, settles: 1 });
-  });
+      await runCrashing([`${stage}:settle`]);
+      const worker = startWorkerProcess(h);
+      try {
+        await waitForStatus(h, mm.apiKey, swap.orderId, 'completed', 30_000);
+      } finally {
+        await worker.stop();
+      }
+      expect(await escrowEvents(swap.orderHash)).toEqual({ deposits: 1, settles: 1 });
+    },
+    CRASH_TEST_MS,
+  );
 });

@@ -13,21 +13,22 @@ import {
   parseEventLogs,
   parseSignature,
   type Transport,
+  type TypedDataDefinition,
   toHex,
   type WalletClient,
 } from 'viem';
 import { type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  buildOrderTypedData,
+  hashOrderTypedData,
+  ORDER_TYPE,
+  type OrderTerms,
+} from '../domain/order-typed-data.ts';
 import { type AnvilInstance, startAnvil } from './anvil-process.ts';
 import { loadArtifact } from './contract-artifacts.ts';
 import { ANVIL_KEYS, type DevnetDeployment, deployDevnetContracts, devnetChain } from './devnet.ts';
-import {
-  type FerryOrder,
-  fillAttestationTypedData,
-  hashOrder,
-  ORDER_TYPES,
-  orderTypedData,
-} from './ferry-order.ts';
+import { fillAttestationTypedData } from './fill-attestation.ts';
 
 const [deployerKey, attesterKey, offererKey, fillerKey, strangerKey] = ANVIL_KEYS;
 const attester = privateKeyToAccount(attesterKey);
@@ -112,7 +113,7 @@ const usdtB = () => B.deployment.tokens[1]?.address as Address;
 const escrow = () => A.deployment.contracts.escrow;
 const status = (hash: Hex) => read<number>(A, escrow(), escrowAbi, 'orderStatus', [hash]);
 
-async function makeOrder(overrides: Partial<FerryOrder> = {}): Promise<FerryOrder> {
+async function makeOrder(overrides: Partial<OrderTerms> = {}): Promise<OrderTerms> {
   const t = await now(A);
   nonce += 1n;
   return {
@@ -132,10 +133,15 @@ async function makeOrder(overrides: Partial<FerryOrder> = {}): Promise<FerryOrde
   };
 }
 
-const sign = (order: FerryOrder, key: Hex = offererKey) =>
-  privateKeyToAccount(key).signTypedData(orderTypedData(order, escrow()));
+const sign = (order: OrderTerms, key: Hex = offererKey) =>
+  // Signed exactly as the API serves it (uint256 as decimal strings), like a wallet would.
+  privateKeyToAccount(key).signTypedData(
+    buildOrderTypedData(order, escrow()) as unknown as TypedDataDefinition,
+  );
+const hashOrder = (order: OrderTerms, escrowAddress: Address) =>
+  hashOrderTypedData(buildOrderTypedData(order, escrowAddress));
 
-async function approveAndDeposit(order: FerryOrder, signature?: Hex) {
+async function approveAndDeposit(order: OrderTerms, signature?: Hex) {
   await send(A, offererKey, order.inputToken, tokenAbi, 'approve', [escrow(), order.inputAmount]);
   // Deposits are submitted by a third party (Ferry's worker); the offerer's signature is the authorisation.
   return send(A, deployerKey, escrow(), escrowAbi, 'deposit', [order, signature ?? (await sign(order))]);
@@ -156,7 +162,7 @@ async function attest(orderHash: Hex, key: Hex = attesterKey, escrowAddress: Add
   );
 }
 
-const fill = (order: FerryOrder, orderHash: Hex, key: Hex = fillerKey) =>
+const fill = (order: OrderTerms, orderHash: Hex, key: Hex = fillerKey) =>
   send(B, key, B.deployment.contracts.fill, fillAbi, 'fill', [
     orderHash,
     order.outputToken,
@@ -182,7 +188,7 @@ describe('FerryEscrow order hashing', () => {
     const order = await makeOrder();
     const expected = hashTypedData({
       domain: { name: 'Ferry', version: '1', chainId: INPUT_CHAIN_ID, verifyingContract: escrow() },
-      types: ORDER_TYPES,
+      types: { Order: ORDER_TYPE },
       primaryType: 'Order',
       message: order,
     });

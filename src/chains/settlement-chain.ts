@@ -12,10 +12,10 @@ import {
 } from 'viem';
 import type { PrivateKeyAccount } from 'viem/accounts';
 import type { Address } from '../domain/address.ts';
+import type { OrderTerms } from '../domain/order-typed-data.ts';
 import type { EscrowStatus } from '../domain/settlement-decision.ts';
 import type { ChainRegistry } from './chain-registry.ts';
 import { loadArtifact } from './contract-artifacts.ts';
-import type { FerryOrder } from './ferry-order.ts';
 import { publicClientFor } from './viem-client.ts';
 
 const escrowAbi = loadArtifact('FerryEscrow').abi;
@@ -67,9 +67,6 @@ export class RevertError extends Error {
   }
 }
 
-/** The order struct as the escrow takes it: the typed data's message with numbers as bigint. */
-export type EscrowOrder = FerryOrder;
-
 function revertReason(error: unknown): string | null {
   if (!(error instanceof BaseError)) return null;
   const reverted = error.walk((e) => e instanceof ContractFunctionRevertedError);
@@ -101,7 +98,7 @@ export function createSettlementChain({ registry }: { registry: ChainRegistry })
   };
 
   return {
-    depositCall(chain: string, order: EscrowOrder, signature: Hex): ContractCall {
+    depositCall(chain: string, order: OrderTerms, signature: Hex): ContractCall {
       return {
         chain,
         to: contracts(chain).escrow,

@@ -8,8 +8,8 @@ const address = fc
   .uint8Array({ minLength: 20, maxLength: 20 })
   .map((bytes) => getAddress(`0x${Buffer.from(bytes).toString('hex')}`) as Address);
 const uint256 = fc.bigInt({ min: 0n, max: 2n ** 256n - 1n });
-const chainId = fc.integer({ min: 1, max: 2 ** 31 });
-const seconds = fc.integer({ min: 0, max: 2 ** 40 });
+const chainId = fc.bigInt({ min: 1n, max: 2n ** 31n });
+const seconds = fc.bigInt({ min: 0n, max: 2n ** 40n });
 
 const terms: fc.Arbitrary<OrderTerms> = fc.record({
   offerer: address,

@@ -27,6 +27,11 @@ const DOMAIN_TYPE = [
 export const ORDER_DOMAIN_NAME = 'Ferry';
 export const ORDER_DOMAIN_VERSION = '1';
 
+/**
+ * An order's signed terms, the one shape the code uses for them: the escrow's `Order` struct with every uint256
+ * as bigint (what viem encodes for the contract). The stored and served form is OrderTypedData;
+ * buildOrderTypedData and orderTermsFrom convert between the two.
+ */
 export interface OrderTerms {
   readonly offerer: Address;
   readonly recipient: Address;
@@ -34,12 +39,14 @@ export interface OrderTerms {
   readonly outputToken: Address;
   readonly inputAmount: bigint;
   readonly outputAmount: bigint;
-  readonly inputChainId: number;
-  readonly outputChainId: number;
+  readonly inputChainId: bigint;
+  readonly outputChainId: bigint;
   readonly filler: Address;
   readonly nonce: bigint;
-  readonly openDeadline: number;
-  readonly fillDeadline: number;
+  /** Unix seconds (input-chain time); deposit() must happen at or before this. */
+  readonly openDeadline: bigint;
+  /** Unix seconds; fill() must happen at or before this (output-chain time), refund() only after it plus the grace. */
+  readonly fillDeadline: bigint;
 }
 
 /**
@@ -53,12 +60,13 @@ export interface OrderTypedData {
   readonly message: Record<(typeof ORDER_TYPE)[number]['name'], string>;
 }
 
+/** The typed data the offerer signs for `terms` in `escrow` (on the input chain), uint256 as decimal strings. */
 export function buildOrderTypedData(terms: OrderTerms, escrow: Address): OrderTypedData {
   return {
     domain: {
       name: ORDER_DOMAIN_NAME,
       version: ORDER_DOMAIN_VERSION,
-      chainId: terms.inputChainId,
+      chainId: Number(terms.inputChainId),
       verifyingContract: escrow,
     },
     types: { EIP712Domain: DOMAIN_TYPE, Order: ORDER_TYPE },
@@ -70,13 +78,32 @@ export function buildOrderTypedData(terms: OrderTerms, escrow: Address): OrderTy
       outputToken: terms.outputToken,
       inputAmount: terms.inputAmount.toString(),
       outputAmount: terms.outputAmount.toString(),
-      inputChainId: String(terms.inputChainId),
-      outputChainId: String(terms.outputChainId),
+      inputChainId: terms.inputChainId.toString(),
+      outputChainId: terms.outputChainId.toString(),
       filler: terms.filler,
       nonce: terms.nonce.toString(),
-      openDeadline: String(terms.openDeadline),
-      fillDeadline: String(terms.fillDeadline),
+      openDeadline: terms.openDeadline.toString(),
+      fillDeadline: terms.fillDeadline.toString(),
     },
+  };
+}
+
+/** The terms back from stored or served typed data (decimal strings to bigint). */
+export function orderTermsFrom(typedData: OrderTypedData): OrderTerms {
+  const m = typedData.message;
+  return {
+    offerer: m.offerer as Address,
+    recipient: m.recipient as Address,
+    inputToken: m.inputToken as Address,
+    outputToken: m.outputToken as Address,
+    inputAmount: BigInt(m.inputAmount),
+    outputAmount: BigInt(m.outputAmount),
+    inputChainId: BigInt(m.inputChainId),
+    outputChainId: BigInt(m.outputChainId),
+    filler: m.filler as Address,
+    nonce: BigInt(m.nonce),
+    openDeadline: BigInt(m.openDeadline),
+    fillDeadline: BigInt(m.fillDeadline),
   };
 }
 

@@ -1,5 +1,6 @@
 import type { Address } from './address.ts';
 import type { OrderStatus } from './lifecycle.ts';
+import type { OrderTerms } from './order-typed-data.ts';
 
 /**
  * The settlement lifecycle as one pure function: given an order and what was just observed on both chains,
@@ -11,15 +12,11 @@ export type EscrowStatus = 'none' | 'active' | 'settled' | 'refunded';
 
 type Hex = `0x${string}`;
 
-/** The terms of the signed order the decision needs (the escrow's uint256 fields as bigint). */
-export interface SettlementTerms {
-  readonly recipient: Address;
-  readonly outputToken: Address;
-  readonly outputAmount: bigint;
-  readonly filler: Address;
-  readonly openDeadline: bigint;
-  readonly fillDeadline: bigint;
-}
+/** The terms of the signed order the decision needs. */
+export type SettlementTerms = Pick<
+  OrderTerms,
+  'recipient' | 'outputToken' | 'outputAmount' | 'filler' | 'openDeadline' | 'fillDeadline'
+>;
 
 /** A `Filled` event of the designated filler on the output chain, as seen. */
 export interface ObservedFill {

@@ -2,10 +2,11 @@ import { randomBytes } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import type { PrivateKeyAccount } from 'viem/accounts';
 import type { ChainRegistry } from '../chains/chain-registry.ts';
-import { fillAttestationTypedData } from '../chains/ferry-order.ts';
-import { type EscrowOrder, RevertError, type SettlementChain } from '../chains/settlement-chain.ts';
+import { fillAttestationTypedData } from '../chains/fill-attestation.ts';
+import { RevertError, type SettlementChain } from '../chains/settlement-chain.ts';
 import type { Clock } from '../domain/clock.ts';
 import { canTransitionOrder } from '../domain/lifecycle.ts';
+import { type OrderTerms, orderTermsFrom } from '../domain/order-typed-data.ts';
 import { publicOrderView } from '../domain/public-views.ts';
 import type { Order } from '../domain/records.ts';
 import {
@@ -28,7 +29,6 @@ import {
   transitionOrder,
 } from '../store/settlement-store.ts';
 import type { ActionOutcome, ChainActionExecutor } from './chain-action-executor.ts';
-import { escrowOrderFrom } from './order-terms.ts';
 
 export interface WorkerDeps {
   readonly database: FerryDatabase;
@@ -104,7 +104,7 @@ export function createSettlementWorker(deps: WorkerDeps) {
   }
 
   /** Reads what the decision needs for one order: both chains at their confirmations depth, and the records. */
-  async function observe(order: Order, terms: EscrowOrder): Promise<SettlementObservation> {
+  async function observe(order: Order, terms: OrderTerms): Promise<SettlementObservation> {
     const hash = order.blockchainOrderId;
     const open = order.status === 'deposited' || order.status === 'filled';
     const [input, output, settleGrace, deposit, settle, refund] = await Promise.all([
@@ -144,7 +144,7 @@ export function createSettlementWorker(deps: WorkerDeps) {
   }
 
   /** The offerer's funds, and, when they suffice, whether the deposit would revert for another reason. */
-  async function checkDeposit(order: Order, terms: EscrowOrder, inputTime: bigint) {
+  async function checkDeposit(order: Order, terms: OrderTerms, inputTime: bigint) {
     const { balance, allowance } = await chain.balanceAndAllowance(
       order.inputChain,
       order.inputToken,
@@ -183,7 +183,7 @@ export function createSettlementWorker(deps: WorkerDeps) {
   }
 
   /** Carries out one decision. Chain actions only send; the next decision follows what they did on chain. */
-  async function act(order: Order, terms: EscrowOrder, decision: SettlementDecision): Promise<StepResult> {
+  async function act(order: Order, terms: OrderTerms, decision: SettlementDecision): Promise<StepResult> {
     const hash = order.blockchainOrderId;
     switch (decision.kind) {
       case 'deposit': {
@@ -217,7 +217,7 @@ export function createSettlementWorker(deps: WorkerDeps) {
   async function step(order: Order): Promise<StepResult> {
     const quote = await findQuote(database.db, order.quoteId);
     if (!quote) throw new Error(`order ${order.id} has no quote`);
-    const terms = escrowOrderFrom(quote.typedData);
+    const terms = orderTermsFrom(quote.typedData);
     const observation = await observe(order, terms);
     const problems = observation.fill && fillProblems(observation);
     if (problems && !problems.every((p) => p === 'not at confirmations depth')) {

@@ -1,8 +1,7 @@
 import { createPublicClient, createWalletClient, erc20Abi, type Hex, http } from 'viem';
 import type { PrivateKeyAccount } from 'viem/accounts';
 import { loadArtifact } from '../../src/chains/contract-artifacts.ts';
-import type { OrderTypedData } from '../../src/domain/order-typed-data.ts';
-import { escrowOrderFrom } from '../../src/settlement/order-terms.ts';
+import { type OrderTypedData, orderTermsFrom } from '../../src/domain/order-typed-data.ts';
 import type { Harness } from './harness.ts';
 
 const fillAbi = loadArtifact('FerryFill').abi;
@@ -135,7 +134,7 @@ export async function depositAs(
   typedData: OrderTypedData,
   signature: Hex,
 ): Promise<Hex> {
-  return escrowWrite(h, caller, { functionName: 'deposit', args: [escrowOrderFrom(typedData), signature] });
+  return escrowWrite(h, caller, { functionName: 'deposit', args: [orderTermsFrom(typedData), signature] });
 }
 
 /** Moves tokens between wallets (to change a balance the API checks). */
