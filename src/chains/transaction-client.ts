@@ -180,7 +180,8 @@ export function createTransactionClient(deps: {
   ): Promise<TxOutcome> {
     const hash = mined.tx.tx_hash as Hex;
     const confirmations = BigInt(Math.max(1, chainOf(action.chain).confirmations));
-    const latest = await client(action.chain).getBlockNumber();
+    // cacheTime 0: viem otherwise answers from a cache seconds old, and depth would lag.
+    const latest = await client(action.chain).getBlockNumber({ cacheTime: 0 });
     if (latest - mined.receipt.blockNumber + 1n < confirmations) {
       if (mined.tx.status !== 'mined') await setChainActionTxStatus(database.db, hash, 'mined', now());
       return { status: 'pending', txHash: hash };
