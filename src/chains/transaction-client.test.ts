@@ -1,5 +1,5 @@
 import { type Hex, keccak256, parseGwei, TransactionReceiptNotFoundError } from 'viem';
-import { generatePrivateKey, type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AnvilKnobs, anvilKnobs } from '../../test/support/anvil-knobs.ts';
 import { seedOrderRow } from '../../test/support/order-rows.ts';
