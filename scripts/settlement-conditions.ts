@@ -149,8 +149,13 @@ async function main() {
   });
   const mmKey = (await app.accounts.createApiKey(mm.id)).apiKey;
   const lpKey = (await app.accounts.createApiKey(lp.id)).apiKey;
-  const usdcA = chainA.tokens.find((t) => t.symbol === 'USDC')!.address;
-  const usdcB = chainB.tokens.find((t) => t.symbol === 'USDC')!.address;
+  const usdcOf = (chain: Chain) => {
+    const token = chain.tokens.find((t) => t.symbol === 'USDC');
+    if (!token) throw new Error(`no USDC on ${chain.name}`);
+    return token.address;
+  };
+  const usdcA = usdcOf(chainA);
+  const usdcB = usdcOf(chainB);
 
   async function api(method: string, urlPath: string, apiKey: string, body?: unknown) {
     const response = await fetch(`${baseUrl}${urlPath}`, {
@@ -158,6 +163,7 @@ async function main() {
       headers: { 'x-api-key': apiKey, ...(body ? { 'content-type': 'application/json' } : {}) },
       body: body ? JSON.stringify(body) : undefined,
     });
+    // biome-ignore lint/suspicious/noExplicitAny: API responses are read loosely in this script
     const json = (await response.json()) as { data: any };
     if (response.status >= 300)
       throw new Error(`${method} ${urlPath}: ${response.status} ${JSON.stringify(json)}`);
