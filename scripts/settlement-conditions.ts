@@ -134,6 +134,9 @@ async function main() {
     CHAIN_REGISTRY: '',
     WORKER: 'true',
     WORKER_POLL_MS: '200',
+    // The script polls order status several times a second for minutes.
+    RATE_LIMIT_API_KEY: '100000',
+    RATE_LIMIT_IP: '100000',
   });
   const app = await createApp({
     config,
@@ -175,7 +178,7 @@ async function main() {
       const order = await api('GET', `/api/v1/orders/${orderId}`, mmKey);
       if (order.status === status) return order;
       if (['failed', 'refunded'].includes(order.status)) throw new Error(`order ended ${order.status}`);
-      await sleep(100);
+      await sleep(200);
     }
     throw new Error(`order ${orderId} did not reach ${status}`);
   }
