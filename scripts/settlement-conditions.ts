@@ -106,6 +106,8 @@ async function sendUntilMined(client: PublicClient, account: PrivateKeyAccount, 
 }
 
 async function main() {
+  const notes: string[] = [];
+  let wipes = 0;
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ferry-conditions-'));
   const devnets = await startDevnets({ dataDir: path.join(dir, 'devnets'), ports: [0, 0] });
   const file: RegistryFile = {
@@ -203,7 +205,9 @@ async function main() {
           const receipt = await receiptOf(a, tx.tx_hash as Hex);
           if (!receipt) continue;
           const latest = await a.getBlockNumber({ cacheTime: 0 });
-          await rpcOf(a)('anvil_reorg', [Number(latest - receipt.blockNumber + 1n), []]);
+          const depth = Number(latest - receipt.blockNumber + 1n);
+          await rpcOf(a)('anvil_reorg', [depth, []]);
+          notes.push(`deposit reorged out (depth ${depth})`);
           done = true;
         }
       },
@@ -294,7 +298,14 @@ async function main() {
       `wiped mempools (700 ms, ${WIPE_SECONDS} s)`,
       () => {
         const stops = [a, b].map((c) =>
-          repeat(() => rpcOf(c)('anvil_dropAllTransactions'), 700, WIPE_SECONDS),
+          repeat(
+            async () => {
+              await rpcOf(c)('anvil_dropAllTransactions');
+              wipes++;
+            },
+            700,
+            WIPE_SECONDS,
+          ),
         );
         return async () => {
           await Promise.all(stops.map((stop) => stop()));
@@ -305,13 +316,19 @@ async function main() {
   ];
 
   const rows: string[] = [];
+  const note = () => {
+    const text = [...notes, ...(wipes ? [`${wipes} mempool wipes`] : [])].join('; ');
+    notes.length = 0;
+    wipes = 0;
+    return text;
+  };
   try {
     for (const [name, condition] of conditions) {
       try {
         const result = await timeOneSwap(condition);
-        rows.push(`| ${name} | ${result.seconds.toFixed(1)} s | ${result.depositTxs} |`);
+        rows.push(`| ${name} | ${result.seconds.toFixed(1)} s | ${result.depositTxs} | ${note()} |`);
       } catch (error) {
-        rows.push(`| ${name} | did not complete: ${(error as Error).message} | |`);
+        rows.push(`| ${name} | did not complete: ${(error as Error).message} | | ${note()} |`);
       }
       console.error(rows.at(-1));
     }
@@ -323,8 +340,8 @@ async function main() {
   console.log(
     `\nOne swap, POST /swaps → completed; ${BLOCK_SECONDS} s blocks, confirmations 2, replaceAfterSeconds 6\n`,
   );
-  console.log('| condition | time to completed | deposit transactions signed |');
-  console.log('|---|---|---|');
+  console.log('| condition | time to completed | deposit transactions signed | what happened |');
+  console.log('|---|---|---|---|');
   for (const row of rows) console.log(row);
 }
 
