@@ -5,12 +5,9 @@ import {
   encodeFunctionData,
   erc20Abi,
   type Hex,
-  keccak256,
   type PublicClient,
   parseEventLogs,
-  TransactionReceiptNotFoundError,
 } from 'viem';
-import type { PrivateKeyAccount } from 'viem/accounts';
 import type { Address } from '../domain/address.ts';
 import type { OrderTerms } from '../domain/order-typed-data.ts';
 import type { EscrowStatus } from '../domain/settlement-decision.ts';
@@ -28,18 +25,6 @@ export interface ContractCall {
   readonly chain: string;
   readonly to: Address;
   readonly data: Hex;
-}
-
-export interface SignedTx {
-  readonly hash: Hex;
-  readonly raw: Hex;
-}
-
-export interface PreparedTx {
-  readonly chainId: number;
-  readonly gas: bigint;
-  readonly maxFeePerGas: bigint;
-  readonly maxPriorityFeePerGas: bigint;
 }
 
 export interface FillRecord {
@@ -77,8 +62,8 @@ function revertReason(error: unknown): string | null {
 }
 
 /**
- * What the settlement worker needs from chains: reads, simulation, signing and broadcasting of its own
- * transactions. Signing is separate from sending so the worker can write a transaction down first.
+ * What the settlement worker reads from chains, the calls it makes and their simulation. Its transactions
+ * are signed, sent and replaced by the transaction client (transaction-client.ts).
  */
 export function createSettlementChain({ registry }: { registry: ChainRegistry }) {
   const clients = new Map<string, PublicClient>();
@@ -143,67 +128,6 @@ export function createSettlementChain({ registry }: { registry: ChainRegistry })
         throw error;
       }
     },
-
-    /** Gas and fees for the call: RPC work done before a nonce is taken, so no lock waits on the network. */
-    async prepare(call: ContractCall, from: Address): Promise<PreparedTx> {
-      const c = client(call.chain);
-      const [gas, fees] = await Promise.all([
-        c.estimateGas({ account: from, to: call.to, data: call.data }),
-        c.estimateFeesPerGas(),
-      ]);
-      return {
-        chainId: c.chain?.id as number,
-        gas: (gas * 12n) / 10n,
-        maxFeePerGas: fees.maxFeePerGas * 2n,
-        maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
-      };
-    },
-
-    /** Signs the call as a complete EIP-1559 transaction with an explicit nonce; local only, nothing is sent. */
-    async sign(
-      call: ContractCall,
-      account: PrivateKeyAccount,
-      nonce: number,
-      prepared: PreparedTx,
-    ): Promise<SignedTx> {
-      const raw = await account.signTransaction({
-        chainId: prepared.chainId,
-        type: 'eip1559',
-        to: call.to,
-        data: call.data,
-        nonce,
-        gas: prepared.gas,
-        maxFeePerGas: prepared.maxFeePerGas,
-        maxPriorityFeePerGas: prepared.maxPriorityFeePerGas,
-      });
-      return { raw, hash: keccak256(raw) };
-    },
-
-    /** Broadcasts a signed transaction. Re-sending one that the node already has is harmless and not an error. */
-    async broadcast(chain: string, tx: SignedTx): Promise<void> {
-      try {
-        await client(chain).sendRawTransaction({ serializedTransaction: tx.raw });
-      } catch (error) {
-        const known = await client(chain)
-          .getTransaction({ hash: tx.hash })
-          .then(() => true)
-          .catch(() => false);
-        if (!known) throw error;
-      }
-    },
-
-    async receipt(chain: string, hash: Hex): Promise<'success' | 'reverted' | null> {
-      try {
-        const r = await client(chain).getTransactionReceipt({ hash });
-        return r.status;
-      } catch (error) {
-        if (error instanceof TransactionReceiptNotFoundError) return null;
-        throw error;
-      }
-    },
-
-    pendingNonce: (chain: string, address: Address) =>
-      client(chain).getTransactionCount({ address, blockTag: 'pending' }),
 
     async chainTime(chain: string): Promise<number> {
       const block = await client(chain).getBlock({ blockTag: 'latest' });

@@ -1,12 +1,11 @@
+import type { TxCrashPoint } from '../chains/transaction-client.ts';
+
 /**
  * Named points in the worker where a test may kill the process (SIGKILL, no cleanup), to prove that a
- * crash anywhere loses no order and sends no transaction twice. Empty in production.
+ * crash anywhere loses no order and sends no transaction twice. Empty in production. The transaction
+ * client's points cover recording, sending and replacing a transaction.
  */
-export type CrashPoint =
-  | `before-record:${string}`
-  | `after-record:${string}`
-  | `after-send:${string}`
-  | `after-confirm:${string}`;
+export type CrashPoint = TxCrashPoint | `before-record:${string}` | `after-confirm:${string}`;
 
 export function createFaultInjector(points: readonly string[]) {
   const armed = new Set(points);

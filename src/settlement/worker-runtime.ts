@@ -2,6 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { privateKeyToAccount } from 'viem/accounts';
 import type { ChainRegistry } from '../chains/chain-registry.ts';
 import { createSettlementChain } from '../chains/settlement-chain.ts';
+import { createTransactionClient } from '../chains/transaction-client.ts';
 import type { Config } from '../config/config.ts';
 import type { Clock } from '../domain/clock.ts';
 import type { EventLog } from '../events/event-log.ts';
@@ -37,12 +38,14 @@ export function createWorkerRuntime(deps: {
     );
   }
   const chain = createSettlementChain({ registry: deps.registry });
-  const actions = createChainActionExecutor({
+  const faults = createFaultInjector(config.worker.faultInject);
+  const transactions = createTransactionClient({
+    registry: deps.registry,
     database: deps.database,
-    chain,
-    clock: deps.clock,
-    faults: createFaultInjector(config.worker.faultInject),
+    log: deps.log.child({ component: 'transactions' }),
+    faults,
   });
+  const actions = createChainActionExecutor({ database: deps.database, transactions, faults });
   return createSettlementWorker({
     database: deps.database,
     registry: deps.registry,

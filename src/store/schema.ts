@@ -128,10 +128,28 @@ export interface ChainActionsTable {
   nonce: number;
   tx_hash: string;
   raw_tx: string;
-  /** recorded (signed, maybe sent) → confirmed | reverted */
+  /** recorded (signed, maybe sent) → confirmed | reverted, or nonce-conflict (the nonce was taken by another) */
   status: string;
   created_at: number;
   updated_at: number;
+  /** When the current attempt started waiting to be mined: the replacement timer. */
+  waiting_since: number | null;
+  /** When the action first could not be raised further because of the chain's fee cap. */
+  fee_capped_at: number | null;
+}
+
+/** Every signed transaction of a chain action (replacements share its nonce); fees are decimal wei. */
+export interface ChainActionTxsTable {
+  tx_hash: string;
+  action_id: string;
+  attempt: number;
+  raw_tx: string;
+  max_fee_per_gas: string;
+  max_priority_fee_per_gas: string;
+  /** recorded → sent | underpriced → mined (below depth) → confirmed | reverted */
+  status: string;
+  created_at: number;
+  broadcast_at: number | null;
 }
 
 export interface ChainNoncesTable {
@@ -142,6 +160,7 @@ export interface ChainNoncesTable {
 
 export interface Database {
   chain_actions: ChainActionsTable;
+  chain_action_txs: ChainActionTxsTable;
   chain_nonces: ChainNoncesTable;
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
