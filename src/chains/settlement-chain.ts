@@ -4,21 +4,21 @@ import {
   decodeErrorResult,
   encodeFunctionData,
   erc20Abi,
+  getAddress,
   type Hex,
   keccak256,
   type PublicClient,
-  parseEventLogs,
   TransactionReceiptNotFoundError,
 } from 'viem';
 import type { PrivateKeyAccount } from 'viem/accounts';
 import type { Address } from '../domain/address.ts';
+import type { ChainFill } from '../domain/chain-fill.ts';
 import type { ChainRegistry } from './chain-registry.ts';
 import { loadArtifact } from './contract-artifacts.ts';
 import type { FerryOrder } from './ferry-order.ts';
 import { publicClientFor } from './viem-client.ts';
 
 const escrowAbi = loadArtifact('FerryEscrow').abi;
-const fillAbi = loadArtifact('FerryFill').abi;
 const messengerAbi = loadArtifact('AttesterMessenger').abi;
 
 export type EscrowStatus = 'none' | 'active' | 'settled' | 'refunded';
@@ -48,8 +48,12 @@ export interface FillRecord {
   readonly recipient: Address;
   readonly token: Address;
   readonly amount: bigint;
+  readonly blockNumber: bigint;
   readonly blockTimestamp: number;
 }
+
+/** Looks a fill up in the fill index (the store's `findChainFill`, bound to a database). */
+export type FillLookup = (chain: string, orderHash: Hex, filler: Address) => Promise<ChainFill | null>;
 
 /** Thrown when a call would revert; `reason` is the contract's error name, readable by people. */
 export class RevertError extends Error {
@@ -75,7 +79,7 @@ function revertReason(error: unknown): string | null {
  * What the settlement worker needs from chains: reads, simulation, signing and broadcasting of its own
  * transactions. Signing is separate from sending so the worker can write a transaction down first.
  */
-export function createSettlementChain({ registry }: { registry: ChainRegistry }) {
+export function createSettlementChain({ registry, fills }: { registry: ChainRegistry; fills: FillLookup }) {
   const clients = new Map<string, PublicClient>();
   const client = (name: string): PublicClient => {
     let existing = clients.get(name);
@@ -224,36 +228,22 @@ export function createSettlementChain({ registry }: { registry: ChainRegistry })
       return { balance, allowance };
     },
 
-    /** The designated filler's fill of `orderHash` on the output chain, read from its Filled event, or null. */
+    /**
+     * The designated filler's fill of `orderHash` on the output chain, or null. Answered from the fill index
+     * (bounded log scans that only ever read blocks at the chain's confirmations depth), so a fill that a reorg
+     * can still remove is never returned, and no lookup scans the chain.
+     */
     async findFill(chain: string, orderHash: Hex, filler: Address): Promise<FillRecord | null> {
-      const c = client(chain);
-      // Only a fill buried under the chain's configured confirmations counts: a reorged fill must never be
-      // attested. (fromBlock 0 suits devnets; a production registry would need a start block per chain.)
-      const confirmations = BigInt(Math.max(1, registry.chain(chain)?.confirmations ?? 1));
-      const latest = await c.getBlockNumber();
-      if (latest + 1n < confirmations) return null;
-      const logs = await c.getLogs({
-        address: contracts(chain).fill,
-        event: fillAbi.find((x) => x.type === 'event' && x.name === 'Filled') as never,
-        args: { orderHash, filler } as never,
-        fromBlock: 0n,
-        toBlock: latest + 1n - confirmations,
-      });
-      const parsed = parseEventLogs({ abi: fillAbi, logs, eventName: 'Filled' }) as unknown as Array<{
-        transactionHash: Hex;
-        blockNumber: bigint;
-        args: { filler: Address; recipient: Address; outputToken: Address; outputAmount: bigint };
-      }>;
-      const log = parsed[0];
-      if (!log) return null;
-      const block = await c.getBlock({ blockNumber: log.blockNumber });
+      const fill = await fills(chain, orderHash, filler);
+      if (!fill) return null;
       return {
-        txHash: log.transactionHash,
-        filler: log.args.filler,
-        recipient: log.args.recipient,
-        token: log.args.outputToken,
-        amount: log.args.outputAmount,
-        blockTimestamp: Number(block.timestamp),
+        txHash: fill.txHash,
+        filler: getAddress(fill.filler),
+        recipient: fill.recipient,
+        token: fill.token,
+        amount: fill.amount,
+        blockNumber: fill.blockNumber,
+        blockTimestamp: fill.blockTimestamp,
       };
     },
   };
