@@ -63,6 +63,8 @@ export interface DevnetDeployment {
   chainId: number;
   contracts: DevnetContracts;
   tokens: DevnetToken[];
+  /** The block the first Ferry contract was deployed in: log scans start there (0 when it cannot be told). */
+  startBlock: bigint;
   /** False when the contracts were already on chain (state restored from a state file). */
   deployed: boolean;
 }
@@ -124,8 +126,10 @@ export async function deployDevnetContracts(options: DeployDevnetOptions): Promi
   const codes = await Promise.all(planned.map((address) => publicClient.getCode({ address })));
   const present = codes.filter((code) => code !== undefined && code !== '0x').length;
   let deployed = false;
+  let startBlock = 0n;
   if (present === planned.length) {
     await assertAttester(publicClient, contracts, attester);
+    startBlock = await restoredDeploymentBlock(publicClient, account.address, tokenSpecs.length);
     log?.info({ chainId, ...contracts }, 'devnet contracts already deployed');
   } else {
     const nonce = await publicClient.getTransactionCount({ address: account.address });
@@ -142,11 +146,12 @@ export async function deployDevnetContracts(options: DeployDevnetOptions): Promi
       if (receipt.status !== 'success' || receipt.contractAddress?.toLowerCase() !== expected.toLowerCase()) {
         throw new Error(`deploying ${name} on chain ${chainId} failed (tx ${hash})`);
       }
+      return receipt.blockNumber;
     };
     for (const [i, spec] of tokenSpecs.entries()) {
       await deploy('TestStablecoin', [spec.name, spec.symbol], planned[i] as Address);
     }
-    await deploy('AttesterMessenger', [attester], contracts.messenger);
+    startBlock = await deploy('AttesterMessenger', [attester], contracts.messenger);
     await deploy('FerryEscrow', [contracts.messenger], contracts.escrow);
     await deploy('FerryFill', [], contracts.fill);
     deployed = true;
@@ -154,7 +159,29 @@ export async function deployDevnetContracts(options: DeployDevnetOptions): Promi
   }
 
   await topUp(options.mints ?? [], tokens, { publicClient, wallet, chainId, log });
-  return { chainId, contracts, tokens, deployed };
+  return { chainId, contracts, tokens, deployed, startBlock };
+}
+
+/**
+ * On a chain restored from a state file the deployment receipts are not at hand; the messenger's deployment is
+ * the deployer's transaction with nonce `tokenCount`, mined alone in block `tokenCount + 1` by the automining
+ * deployment. If that block says otherwise (or is not kept), scans start at 0: slower, never wrong.
+ */
+async function restoredDeploymentBlock(
+  publicClient: PublicClient,
+  deployer: Address,
+  tokenCount: number,
+): Promise<bigint> {
+  const blockNumber = BigInt(tokenCount + 1);
+  try {
+    const block = await publicClient.getBlock({ blockNumber, includeTransactions: true });
+    const creates = block.transactions.some(
+      (tx) => tx.from.toLowerCase() === deployer.toLowerCase() && tx.nonce === tokenCount && tx.to === null,
+    );
+    return creates ? blockNumber : 0n;
+  } catch {
+    return 0n;
+  }
 }
 
 async function assertAttester(publicClient: PublicClient, contracts: DevnetContracts, attester: Address) {
@@ -222,6 +249,7 @@ export interface DevnetChainConfig {
   chainId: number;
   rpcUrl: string;
   confirmations: number;
+  startBlock: bigint;
   contracts: DevnetContracts;
   explorerUrl: string | undefined;
   tokens: DevnetToken[];
@@ -247,6 +275,11 @@ export interface StartDevnetsOptions {
   demoWallets?: readonly Address[];
   /** Per wallet, token and chain, in base units; default 1,000,000 tokens. */
   demoAmount?: bigint;
+  /**
+   * Seconds between blocks once the contracts are deployed; 0 (default) mines each transaction at once. The
+   * deployment itself always automines, so contract addresses and the start block stay deterministic.
+   */
+  blockTime?: number;
   log?: ChainLogger;
 }
 
@@ -288,11 +321,13 @@ export async function startDevnets(options: StartDevnetsOptions): Promise<Devnet
         mints: demoWallets.map((to) => ({ to, amount: demoAmount })),
         log,
       });
+      if (options.blockTime) await startIntervalMining(anvil.rpcUrl, chainId, options.blockTime, log);
       chains.push({
         name,
         chainId,
         rpcUrl: anvil.rpcUrl,
         confirmations: 1,
+        startBlock: deployment.startBlock,
         contracts: deployment.contracts,
         explorerUrl: undefined,
         tokens: deployment.tokens,
@@ -303,4 +338,15 @@ export async function startDevnets(options: StartDevnetsOptions): Promise<Devnet
     await stop();
     throw err;
   }
+}
+
+/** Switches an anvil from mining each transaction at once to one block every `seconds` (automine off). */
+async function startIntervalMining(rpcUrl: string, chainId: number, seconds: number, log?: ChainLogger) {
+  const testClient = createTestClient({
+    mode: 'anvil',
+    chain: devnetChain(chainId, rpcUrl),
+    transport: http(rpcUrl),
+  });
+  await testClient.setIntervalMining({ interval: seconds });
+  log?.info({ chainId, blockTimeSeconds: seconds }, 'devnet interval mining on');
 }
