@@ -4,7 +4,11 @@ import path from 'node:path';
 import { pino } from 'pino';
 import { privateKeyToAccount } from 'viem/accounts';
 import { createApp, type FerryAppInstance } from '../../src/app.ts';
-import { type ChainRegistry, createChainRegistry } from '../../src/chains/chain-registry.ts';
+import {
+  type ChainRegistry,
+  createChainRegistry,
+  type RegistryFile,
+} from '../../src/chains/chain-registry.ts';
 import { ANVIL_KEYS, DEVNET_ATTESTER_KEY, type Devnets, startDevnets } from '../../src/chains/devnet.ts';
 import { devnetRegistryFile } from '../../src/chains/devnet-registry.ts';
 import { type Config, loadConfig } from '../../src/config/config.ts';
@@ -70,10 +74,21 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export async function startHarness(overrides: Partial<Config> = {}): Promise<Harness> {
+export interface HarnessOptions {
+  /** Changes the devnets' registry before Ferry starts (e.g. RPC URLs through a fault proxy, confirmations). */
+  registry?: (file: RegistryFile, devnets: Devnets) => RegistryFile | Promise<RegistryFile>;
+}
+
+export async function startHarness(
+  overrides: Partial<Config> = {},
+  options: HarnessOptions = {},
+): Promise<Harness> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ferry-test-'));
   const devnets = await startDevnets({ dataDir: path.join(dir, 'devnets'), ports: [0, 0] });
-  const registry = createChainRegistry(devnetRegistryFile(devnets));
+  const registryFileContent = options.registry
+    ? await options.registry(devnetRegistryFile(devnets), devnets)
+    : devnetRegistryFile(devnets);
+  const registry = createChainRegistry(registryFileContent);
   const database = await createTestDatabaseUrl(path.join(dir, 'ferry.sqlite'));
   const clock = new ManualClock();
   const config = loadConfig(
@@ -91,7 +106,7 @@ export async function startHarness(overrides: Partial<Config> = {}): Promise<Har
   const log = pino({ level: process.env.FERRY_TEST_LOG ?? 'silent' });
   const workerKeys = { relayer: DEVNET_ATTESTER_KEY, attester: DEVNET_ATTESTER_KEY };
   const registryFile = path.join(dir, 'chains.json');
-  fs.writeFileSync(registryFile, JSON.stringify(devnetRegistryFile(devnets)));
+  fs.writeFileSync(registryFile, JSON.stringify(registryFileContent));
   let app = await createApp({ config, registry, clock, log, workerKeys });
   let baseUrl = await app.listen();
 
