@@ -107,3 +107,27 @@ export async function transferToken(
 ) {
   await erc20Write(h, chainName, token, from, { functionName: 'transfer', args: [to, amount] });
 }
+
+/** Mines `blocks` empty blocks on a devnet at once. */
+export async function mineBlocks(h: Harness, chainName: string, blocks: number): Promise<void> {
+  const c = clients(h, chainName);
+  await c.public.request({ method: 'anvil_mine' as never, params: [`0x${blocks.toString(16)}`] as never });
+}
+
+/**
+ * Replaces the newest `depth` blocks of a devnet with as many empty ones (anvil_reorg with no transactions to
+ * re-include): whatever those blocks held leaves the chain, and its transactions do not return to the mempool.
+ */
+export async function reorgChain(h: Harness, chainName: string, depth: number): Promise<void> {
+  const c = clients(h, chainName);
+  await c.public.request({ method: 'anvil_reorg' as never, params: [depth, []] as never });
+}
+
+/** The block number of a mined transaction, or null when no canonical block holds it. */
+export async function minedIn(h: Harness, chainName: string, hash: Hex): Promise<bigint | null> {
+  try {
+    return (await clients(h, chainName).public.getTransactionReceipt({ hash })).blockNumber;
+  } catch {
+    return null;
+  }
+}
