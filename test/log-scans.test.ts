@@ -9,7 +9,7 @@ import { executeSwap, waitForStatus } from './support/swap-steps.ts';
 
 /**
  * Ferry's log scans against an RPC that behaves like a public one: eth_getLogs over more than 500 blocks is
- * refused, one request in ten is dropped, and both chains are more than 2,000 blocks past the deployment, so the
+ * refused, one request in ten is dropped, every answer is a little late, and both chains are more than 2,000 blocks past the deployment, so the
  * scan must page and halve its range.
  */
 
@@ -60,6 +60,7 @@ describe('bounded log scans through a faulty RPC', () => {
               upstream: chain.rpcUrl,
               maxLogRange: RPC_LIMIT,
               dropEvery: 10,
+              latencyMs: 5,
             });
             proxies.push(proxy);
             upstreams.push(chain.rpcUrl);

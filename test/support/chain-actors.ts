@@ -8,16 +8,18 @@ const fillAbi = loadArtifact('FerryFill').abi;
 function clients(h: Harness, chainName: string, account?: PrivateKeyAccount) {
   const chain = h.registry.chain(chainName);
   if (!chain) throw new Error(`no chain ${chainName}`);
+  // The other parties talk to the devnet itself, even when Ferry's registry sends Ferry through a fault proxy.
+  const rpcUrl = h.devnets.chains.find((c) => c.name === chainName)?.rpcUrl ?? chain.rpcUrl;
   const viemChain = {
     id: chain.chainId,
     name: chain.name,
     nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
-    rpcUrls: { default: { http: [chain.rpcUrl] } },
+    rpcUrls: { default: { http: [rpcUrl] } },
   };
   return {
     chain,
-    public: createPublicClient({ chain: viemChain, transport: http(chain.rpcUrl) }),
-    wallet: account ? createWalletClient({ account, chain: viemChain, transport: http(chain.rpcUrl) }) : null,
+    public: createPublicClient({ chain: viemChain, transport: http(rpcUrl) }),
+    wallet: account ? createWalletClient({ account, chain: viemChain, transport: http(rpcUrl) }) : null,
   };
 }
 
