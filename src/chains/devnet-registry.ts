@@ -10,6 +10,7 @@ export function devnetRegistryFile(devnets: Devnets): RegistryFile {
       rpcUrl: chain.rpcUrl,
       rpcUrlPublic: true,
       confirmations: chain.confirmations,
+      startBlock: Number(chain.startBlock),
       contracts: {
         escrow: chain.contracts.escrow,
         fill: chain.contracts.fill,

@@ -57,6 +57,8 @@ describe('startDevnets', () => {
       ['USDT', 6],
     ]);
     for (const chain of first) expect(chain.rpcUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    // Two tokens in blocks 1 and 2, then the messenger: Ferry's log scans start at block 3.
+    expect(first.map((c) => c.startBlock)).toEqual([3n, 3n]);
 
     const before = await snapshot(devnets);
     for (const chain of before) {
@@ -80,5 +82,21 @@ describe('startDevnets', () => {
       first.map((c) => [c.contracts, c.tokens]),
     );
     expect(await snapshot(devnets)).toEqual(before);
+    // Restored from state, the deployment block is found again rather than reset to 0.
+    expect(devnets.chains.map((c) => c.startBlock)).toEqual([3n, 3n]);
+  });
+
+  it('with a block time, deploys at once and then mines on an interval instead of per transaction', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'ferry-devnet-interval-'));
+    const interval = await startDevnets({ dataDir: dir, ports: [0, 0], demoWallets: [demo], blockTime: 2 });
+    try {
+      const chain = interval.chains[0];
+      expect(chain?.startBlock).toBe(3n);
+      const test = createTestClient({ mode: 'anvil', transport: http(chain?.rpcUrl as string) });
+      expect(await test.getAutomine()).toBe(false);
+    } finally {
+      await interval.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

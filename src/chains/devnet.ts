@@ -63,6 +63,8 @@ export interface DevnetDeployment {
   chainId: number;
   contracts: DevnetContracts;
   tokens: DevnetToken[];
+  /** The block the first Ferry contract was deployed in: log scans start there (0 when it cannot be told). */
+  startBlock: bigint;
   /** False when the contracts were already on chain (state restored from a state file). */
   deployed: boolean;
 }
@@ -132,9 +134,11 @@ export async function deployDevnetContracts(options: DeployDevnetOptions): Promi
   const codes = await Promise.all(planned.map((address) => publicClient.getCode({ address })));
   const present = codes.filter((code) => code !== undefined && code !== '0x').length;
   let deployed = false;
+  let startBlock = 0n;
   if (present === planned.length) {
     await assertAttester(publicClient, contracts, attester);
     await assertEscrowHasGrace(publicClient, contracts);
+    startBlock = await restoredDeploymentBlock(publicClient, account.address, tokenSpecs.length);
     log?.info({ chainId, ...contracts }, 'devnet contracts already deployed');
   } else {
     const nonce = await publicClient.getTransactionCount({ address: account.address });
@@ -151,11 +155,12 @@ export async function deployDevnetContracts(options: DeployDevnetOptions): Promi
       if (receipt.status !== 'success' || receipt.contractAddress?.toLowerCase() !== expected.toLowerCase()) {
         throw new Error(`deploying ${name} on chain ${chainId} failed (tx ${hash})`);
       }
+      return receipt.blockNumber;
     };
     for (const [i, spec] of tokenSpecs.entries()) {
       await deploy('TestStablecoin', [spec.name, spec.symbol], planned[i] as Address);
     }
-    await deploy('AttesterMessenger', [attester], contracts.messenger);
+    startBlock = await deploy('AttesterMessenger', [attester], contracts.messenger);
     const grace = BigInt(options.settleGrace ?? DEVNET_SETTLE_GRACE_SECONDS);
     await deploy('FerryEscrow', [contracts.messenger, grace], contracts.escrow);
     await deploy('FerryFill', [], contracts.fill);
@@ -164,7 +169,29 @@ export async function deployDevnetContracts(options: DeployDevnetOptions): Promi
   }
 
   await topUp(options.mints ?? [], tokens, { publicClient, wallet, chainId, log });
-  return { chainId, contracts, tokens, deployed };
+  return { chainId, contracts, tokens, deployed, startBlock };
+}
+
+/**
+ * On a chain restored from a state file the deployment receipts are not at hand; the messenger's deployment is
+ * the deployer's transaction with nonce `tokenCount`, mined alone in block `tokenCount + 1` by the automining
+ * deployment. If that block says otherwise (or is not kept), scans start at 0: slower, never wrong.
+ */
+async function restoredDeploymentBlock(
+  publicClient: PublicClient,
+  deployer: Address,
+  tokenCount: number,
+): Promise<bigint> {
+  const blockNumber = BigInt(tokenCount + 1);
+  try {
+    const block = await publicClient.getBlock({ blockNumber, includeTransactions: true });
+    const creates = block.transactions.some(
+      (tx) => tx.from.toLowerCase() === deployer.toLowerCase() && tx.nonce === tokenCount && tx.to === null,
+    );
+    return creates ? blockNumber : 0n;
+  } catch {
+    return 0n;
+  }
 }
 
 async function assertAttester(publicClient: PublicClient, contracts: DevnetContracts, attester: Address) {
@@ -245,6 +272,7 @@ export interface DevnetChainConfig {
   chainId: number;
   rpcUrl: string;
   confirmations: number;
+  startBlock: bigint;
   contracts: DevnetContracts;
   explorerUrl: string | undefined;
   tokens: DevnetToken[];
@@ -272,6 +300,11 @@ export interface StartDevnetsOptions {
   demoAmount?: bigint;
   /** The escrows' settle grace in seconds; default DEVNET_SETTLE_GRACE_SECONDS. */
   settleGrace?: number;
+  /**
+   * Seconds between blocks once the contracts are deployed; 0 (default) mines each transaction at once. The
+   * deployment itself always automines, so contract addresses and the start block stay deterministic.
+   */
+  blockTime?: number;
   log?: ChainLogger;
 }
 
@@ -314,11 +347,13 @@ export async function startDevnets(options: StartDevnetsOptions): Promise<Devnet
         ...(options.settleGrace === undefined ? {} : { settleGrace: options.settleGrace }),
         log,
       });
+      if (options.blockTime) await startIntervalMining(anvil.rpcUrl, chainId, options.blockTime, log);
       chains.push({
         name,
         chainId,
         rpcUrl: anvil.rpcUrl,
         confirmations: 1,
+        startBlock: deployment.startBlock,
         contracts: deployment.contracts,
         explorerUrl: undefined,
         tokens: deployment.tokens,
@@ -329,4 +364,15 @@ export async function startDevnets(options: StartDevnetsOptions): Promise<Devnet
     await stop();
     throw err;
   }
+}
+
+/** Switches an anvil from mining each transaction at once to one block every `seconds` (automine off). */
+async function startIntervalMining(rpcUrl: string, chainId: number, seconds: number, log?: ChainLogger) {
+  const testClient = createTestClient({
+    mode: 'anvil',
+    chain: devnetChain(chainId, rpcUrl),
+    transport: http(rpcUrl),
+  });
+  await testClient.setIntervalMining({ interval: seconds });
+  log?.info({ chainId, blockTimeSeconds: seconds }, 'devnet interval mining on');
 }

@@ -4,11 +4,12 @@ import {
   decodeErrorResult,
   encodeFunctionData,
   erc20Abi,
+  getAddress,
   type Hex,
   type PublicClient,
-  parseEventLogs,
 } from 'viem';
 import type { Address } from '../domain/address.ts';
+import type { ChainFill } from '../domain/chain-fill.ts';
 import type { OrderTerms } from '../domain/order-typed-data.ts';
 import type { EscrowStatus } from '../domain/settlement-decision.ts';
 import type { ChainRegistry } from './chain-registry.ts';
@@ -16,7 +17,6 @@ import { loadArtifact } from './contract-artifacts.ts';
 import { publicClientFor } from './viem-client.ts';
 
 const escrowAbi = loadArtifact('FerryEscrow').abi;
-const fillAbi = loadArtifact('FerryFill').abi;
 const messengerAbi = loadArtifact('AttesterMessenger').abi;
 
 const ESCROW_STATUS: readonly EscrowStatus[] = ['none', 'active', 'settled', 'refunded'];
@@ -44,6 +44,9 @@ export interface SettledBlock {
   readonly timestamp: bigint;
 }
 
+/** Looks a fill up in the fill index (the store's `findChainFill`, bound to a database). */
+export type FillLookup = (chain: string, orderHash: Hex, filler: Address) => Promise<ChainFill | null>;
+
 /** Thrown when a call would revert; `reason` is the contract's error name, readable by people. */
 export class RevertError extends Error {
   constructor(readonly reason: string) {
@@ -65,7 +68,7 @@ function revertReason(error: unknown): string | null {
  * What the settlement worker reads from chains, the calls it makes and their simulation. Its transactions
  * are signed, sent and replaced by the transaction client (transaction-client.ts).
  */
-export function createSettlementChain({ registry }: { registry: ChainRegistry }) {
+export function createSettlementChain({ registry, fills }: { registry: ChainRegistry; fills: FillLookup }) {
   const clients = new Map<string, PublicClient>();
   const client = (name: string): PublicClient => {
     let existing = clients.get(name);
@@ -183,37 +186,22 @@ export function createSettlementChain({ registry }: { registry: ChainRegistry })
       return { balance, allowance };
     },
 
-    /** The designated filler's fill of `orderHash` on the output chain, read from its Filled event, or null. */
+    /**
+     * The designated filler's fill of `orderHash` on the output chain, or null. Answered from the fill index
+     * (bounded log scans that only ever read blocks at the chain's confirmations depth), so a fill that a reorg
+     * can still remove is never returned, and no lookup scans the chain.
+     */
     async findFill(chain: string, orderHash: Hex, filler: Address): Promise<FillRecord | null> {
-      const c = client(chain);
-      // Only a fill buried under the chain's configured confirmations counts: a reorged fill must never be
-      // attested. (fromBlock 0 suits devnets; a production registry would need a start block per chain.)
-      const confirmations = BigInt(Math.max(1, registry.chain(chain)?.confirmations ?? 1));
-      const latest = await c.getBlockNumber();
-      if (latest + 1n < confirmations) return null;
-      const logs = await c.getLogs({
-        address: contracts(chain).fill,
-        event: fillAbi.find((x) => x.type === 'event' && x.name === 'Filled') as never,
-        args: { orderHash, filler } as never,
-        fromBlock: 0n,
-        toBlock: latest + 1n - confirmations,
-      });
-      const parsed = parseEventLogs({ abi: fillAbi, logs, eventName: 'Filled' }) as unknown as Array<{
-        transactionHash: Hex;
-        blockNumber: bigint;
-        args: { filler: Address; recipient: Address; outputToken: Address; outputAmount: bigint };
-      }>;
-      const log = parsed[0];
-      if (!log) return null;
-      const block = await c.getBlock({ blockNumber: log.blockNumber });
+      const fill = await fills(chain, orderHash, filler);
+      if (!fill) return null;
       return {
-        txHash: log.transactionHash,
-        filler: log.args.filler,
-        recipient: log.args.recipient,
-        token: log.args.outputToken,
-        amount: log.args.outputAmount,
-        blockNumber: log.blockNumber,
-        blockTimestamp: Number(block.timestamp),
+        txHash: fill.txHash,
+        filler: getAddress(fill.filler),
+        recipient: fill.recipient,
+        token: fill.token,
+        amount: fill.amount,
+        blockNumber: fill.blockNumber,
+        blockTimestamp: fill.blockTimestamp,
       };
     },
   };

@@ -1,4 +1,5 @@
 import { type Command, InvalidArgumentError } from 'commander';
+import { loadConfig } from '../config/config.ts';
 import { runDemo } from '../demo/run-demo.ts';
 import { MAX_SPREAD_BPS } from '../lp/pricing.ts';
 
@@ -34,7 +35,10 @@ export function registerDemoCommand(program: Command): void {
           process.exit(2);
         }
         try {
+          // The demo's own settings are fixed; only the devnets' block time comes from the environment.
+          const { devnetBlockTime } = loadConfig();
           await runDemo({
+            blockTime: devnetBlockTime,
             dataDir: opts.dataDir,
             inputAmount: BigInt(opts.amount),
             spreadBps: opts.spreadBps,

@@ -76,7 +76,8 @@ program
   .action(async () => {
     const cfg = config();
     const chains = await resolveRegistry({ ...cfg, chainRegistryPath: null }, createLogger(cfg));
-    console.log(JSON.stringify({ chains: chains.registry.chains }, null, 2));
+    // The registry file itself (usable as CHAIN_REGISTRY): the parsed registry holds bigints JSON cannot print.
+    console.log(JSON.stringify(chains.file, null, 2));
     const stop = async () => {
       await chains.stop();
       process.exit(0);

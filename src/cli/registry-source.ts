@@ -1,7 +1,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { FastifyBaseLogger } from 'fastify';
-import { type ChainRegistry, createChainRegistry, loadChainRegistryFile } from '../chains/chain-registry.ts';
+import {
+  type ChainRegistry,
+  createChainRegistry,
+  loadChainRegistryFile,
+  type RegistryFile,
+} from '../chains/chain-registry.ts';
 import { DEVNET_ATTESTER_KEY, startDevnets } from '../chains/devnet.ts';
 import { devnetRegistryFile } from '../chains/devnet-registry.ts';
 import type { Config } from '../config/config.ts';
@@ -14,18 +19,25 @@ import type { WorkerKeys } from '../settlement/worker-runtime.ts';
 export async function resolveRegistry(
   config: Config,
   log: FastifyBaseLogger,
-): Promise<{ registry: ChainRegistry; stop: () => Promise<void>; workerKeys?: WorkerKeys }> {
+): Promise<{
+  registry: ChainRegistry;
+  /** The registry file written for the devnets (null when it came from CHAIN_REGISTRY). */
+  file: RegistryFile | null;
+  stop: () => Promise<void>;
+  workerKeys?: WorkerKeys;
+}> {
   if (config.chainRegistryPath) {
-    return { registry: loadChainRegistryFile(config.chainRegistryPath), stop: async () => {} };
+    return { registry: loadChainRegistryFile(config.chainRegistryPath), file: null, stop: async () => {} };
   }
   const devnets = await startDevnets({
     dataDir: path.join(config.dataDir, 'devnets'),
     ports: config.devnetPorts,
+    blockTime: config.devnetBlockTime,
     log,
   });
   const file = devnetRegistryFile(devnets);
   fs.writeFileSync(path.join(config.dataDir, 'chains.json'), `${JSON.stringify(file, null, 2)}\n`);
   // On the devnets the worker may use anvil's well-known account 1, which the messenger trusts.
   const workerKeys = { relayer: DEVNET_ATTESTER_KEY, attester: DEVNET_ATTESTER_KEY };
-  return { registry: createChainRegistry(file), stop: () => devnets.stop(), workerKeys };
+  return { registry: createChainRegistry(file), file, stop: () => devnets.stop(), workerKeys };
 }

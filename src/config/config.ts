@@ -9,6 +9,8 @@ export interface Config {
   /** Path of a chain registry file; null means "start the built-in devnets". */
   readonly chainRegistryPath: string | null;
   readonly devnetPorts: readonly [number, number];
+  /** Seconds between blocks on the built-in devnets; 0 mines each transaction at once. */
+  readonly devnetBlockTime: number;
   readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   readonly redisUrl: string | null;
   /** Prefix of every Redis key and channel, so several deployments (or test runs) can share one Redis. */
@@ -115,6 +117,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     dataDir,
     chainRegistryPath: env.CHAIN_REGISTRY ? path.resolve(env.CHAIN_REGISTRY) : null,
     devnetPorts: [int('DEVNET_PORT_A', 8545, 1, 65535), int('DEVNET_PORT_B', 8546, 1, 65535)],
+    devnetBlockTime: int('DEVNET_BLOCK_TIME', 0, 0, 3600),
     logLevel,
     redisUrl,
     redisKeyPrefix: env.REDIS_KEY_PREFIX || 'ferry:',

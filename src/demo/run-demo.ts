@@ -28,6 +28,8 @@ export interface DemoOptions {
   spreadBps: number;
   /** Ferry's own logs (info) and the LP bot's info lines; otherwise only the bot's warnings are shown. */
   verbose?: boolean;
+  /** Seconds between devnet blocks (DEVNET_BLOCK_TIME); default 0, each transaction mined at once. */
+  blockTime?: number;
   print(line: string): void;
 }
 
@@ -87,7 +89,11 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
 
   const work = async (): Promise<DemoResult> => {
     print(`Ferry demo: one cross-chain swap on two local devnets (data in ${dir})`);
-    devnets = await startDevnets({ dataDir: path.join(dir, 'devnets'), ports: [0, 0] });
+    devnets = await startDevnets({
+      dataDir: path.join(dir, 'devnets'),
+      ports: [0, 0],
+      blockTime: options.blockTime ?? 0,
+    });
     const registry = createChainRegistry(devnetRegistryFile(devnets));
     const [chainA, chainB] = registry.chains;
     if (!chainA || !chainB) throw new DemoError('the devnets did not come up as two chains');

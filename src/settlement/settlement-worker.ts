@@ -29,6 +29,7 @@ import {
   transitionOrder,
 } from '../store/settlement-store.ts';
 import type { ActionOutcome, ChainActionExecutor } from './chain-action-executor.ts';
+import type { FillIndexer } from './fill-indexer.ts';
 
 export interface WorkerDeps {
   readonly database: FerryDatabase;
@@ -44,6 +45,8 @@ export interface WorkerDeps {
   readonly attester: PrivateKeyAccount;
   readonly pollMs: number;
   readonly leaseMs?: number;
+  /** Reads new fills into the fill index before each pass, so `findFill` sees them (fill-indexer.ts). */
+  readonly fillIndexer?: FillIndexer;
 }
 
 type StepResult = { readonly again: 'now' | 'soon' | 'later' };
@@ -231,6 +234,7 @@ export function createSettlementWorker(deps: WorkerDeps) {
   }
 
   async function runOnce(): Promise<number> {
+    await deps.fillIndexer?.catchUp();
     const now = Date.now();
     const claimed = await claimOrders(database.db, owner, now, leaseMs, 20);
     for (const { order, attempts } of claimed) {

@@ -1,14 +1,17 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { privateKeyToAccount } from 'viem/accounts';
 import type { ChainRegistry } from '../chains/chain-registry.ts';
+import { createFillLogSource } from '../chains/fill-log-source.ts';
 import { createSettlementChain } from '../chains/settlement-chain.ts';
 import { createTransactionClient } from '../chains/transaction-client.ts';
 import type { Config } from '../config/config.ts';
 import type { Clock } from '../domain/clock.ts';
 import type { EventLog } from '../events/event-log.ts';
 import type { FerryDatabase } from '../store/database.ts';
+import { findChainFill } from '../store/log-scan-store.ts';
 import { createChainActionExecutor } from './chain-action-executor.ts';
 import { createFaultInjector } from './fault-injector.ts';
+import { createFillIndexer } from './fill-indexer.ts';
 import { createSettlementWorker, type SettlementWorker } from './settlement-worker.ts';
 
 export interface WorkerKeys {
@@ -37,7 +40,18 @@ export function createWorkerRuntime(deps: {
       'the settlement worker needs RELAYER_PRIVATE_KEY and ATTESTER_PRIVATE_KEY with a CHAIN_REGISTRY (or set WORKER=false)',
     );
   }
-  const chain = createSettlementChain({ registry: deps.registry });
+  const log = deps.log.child({ component: 'settlement' });
+  const chain = createSettlementChain({
+    registry: deps.registry,
+    fills: (name, orderHash, filler) => findChainFill(deps.database.db, name, orderHash, filler),
+  });
+  const fillIndexer = createFillIndexer({
+    database: deps.database,
+    registry: deps.registry,
+    source: createFillLogSource({ registry: deps.registry }),
+    clock: deps.clock,
+    log,
+  });
   const faults = createFaultInjector(config.worker.faultInject);
   const transactions = createTransactionClient({
     registry: deps.registry,
@@ -53,7 +67,8 @@ export function createWorkerRuntime(deps: {
     actions,
     events: deps.events,
     clock: deps.clock,
-    log: deps.log.child({ component: 'settlement' }),
+    log,
+    fillIndexer,
     relayer: privateKeyToAccount(relayerKey),
     attester: privateKeyToAccount(attesterKey),
     pollMs: config.worker.pollMs,

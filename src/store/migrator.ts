@@ -4,6 +4,7 @@ import { initialMigration } from './migrations/0001-initial.ts';
 import { settlementMigration } from './migrations/0002-settlement.ts';
 import { expiryIndexesMigration } from './migrations/0003-expiry-indexes.ts';
 import { chainActionTxsMigration } from './migrations/0004-chain-action-txs.ts';
+import { logCursorsMigration } from './migrations/0005-log-cursors.ts';
 
 /** Migrations live in code (not scanned from disk) so both dialects and bundlers see the same list. */
 function provider(dialect: FerryDatabase['dialect']): MigrationProvider {
@@ -14,6 +15,7 @@ function provider(dialect: FerryDatabase['dialect']): MigrationProvider {
         '0002-settlement': settlementMigration,
         '0003-expiry-indexes': expiryIndexesMigration,
         '0004-chain-action-txs': chainActionTxsMigration,
+        '0005-log-cursors': logCursorsMigration,
       };
     },
   };

@@ -158,7 +158,33 @@ export interface ChainNoncesTable {
   next_nonce: number;
 }
 
+export interface LogCursorsTable {
+  chain: string;
+  /** What is scanned, e.g. `fill:<contract address>`: one cursor per contract event. */
+  scope: string;
+  next_block: number;
+  last_block_hash: string | null;
+  updated_at: number;
+}
+
+export interface ChainFillsTable {
+  chain: string;
+  tx_hash: string;
+  log_index: number;
+  order_hash: string;
+  filler: string;
+  recipient: string;
+  token: string;
+  amount: string;
+  block_number: number;
+  block_hash: string;
+  /** Unix seconds (chain time). */
+  block_timestamp: number;
+}
+
 export interface Database {
+  log_cursors: LogCursorsTable;
+  chain_fills: ChainFillsTable;
   chain_actions: ChainActionsTable;
   chain_action_txs: ChainActionTxsTable;
   chain_nonces: ChainNoncesTable;

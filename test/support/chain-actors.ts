@@ -9,16 +9,18 @@ const fillAbi = loadArtifact('FerryFill').abi;
 function clients(h: Harness, chainName: string, account?: PrivateKeyAccount) {
   const chain = h.registry.chain(chainName);
   if (!chain) throw new Error(`no chain ${chainName}`);
+  // The other parties talk to the devnet itself, even when Ferry's registry sends Ferry through a fault proxy.
+  const rpcUrl = h.devnets.chains.find((c) => c.name === chainName)?.rpcUrl ?? chain.rpcUrl;
   const viemChain = {
     id: chain.chainId,
     name: chain.name,
     nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
-    rpcUrls: { default: { http: [chain.rpcUrl] } },
+    rpcUrls: { default: { http: [rpcUrl] } },
   };
   return {
     chain,
-    public: createPublicClient({ chain: viemChain, transport: http(chain.rpcUrl) }),
-    wallet: account ? createWalletClient({ account, chain: viemChain, transport: http(chain.rpcUrl) }) : null,
+    public: createPublicClient({ chain: viemChain, transport: http(rpcUrl) }),
+    wallet: account ? createWalletClient({ account, chain: viemChain, transport: http(rpcUrl) }) : null,
   };
 }
 
@@ -164,5 +166,29 @@ export async function workerPasses(h: Harness, n: number): Promise<void> {
   for (let i = 0; i < n; i++) {
     await new Promise((resolve) => setTimeout(resolve, h.config.worker.pollMs * 2));
     await h.app.worker!.runOnce();
+  }
+}
+
+/** Mines `blocks` empty blocks on a devnet at once. */
+export async function mineBlocks(h: Harness, chainName: string, blocks: number): Promise<void> {
+  const c = clients(h, chainName);
+  await c.public.request({ method: 'anvil_mine' as never, params: [`0x${blocks.toString(16)}`] as never });
+}
+
+/**
+ * Replaces the newest `depth` blocks of a devnet with as many empty ones (anvil_reorg with no transactions to
+ * re-include): whatever those blocks held leaves the chain, and its transactions do not return to the mempool.
+ */
+export async function reorgChain(h: Harness, chainName: string, depth: number): Promise<void> {
+  const c = clients(h, chainName);
+  await c.public.request({ method: 'anvil_reorg' as never, params: [depth, []] as never });
+}
+
+/** The block number of a mined transaction, or null when no canonical block holds it. */
+export async function minedIn(h: Harness, chainName: string, hash: Hex): Promise<bigint | null> {
+  try {
+    return (await clients(h, chainName).public.getTransactionReceipt({ hash })).blockNumber;
+  } catch {
+    return null;
   }
 }

@@ -77,17 +77,23 @@ export interface Harness {
 /** Registry fields set on every devnet chain (e.g. a short `replaceAfterSeconds`). */
 export type ChainOverrides = Partial<Omit<RegistryFile['chains'][number], 'name' | 'chainId' | 'rpcUrl'>>;
 
+export interface HarnessOptions {
+  /** Registry fields set on every devnet chain. */
+  chains?: ChainOverrides;
+  /** Changes the devnets' registry before Ferry starts (e.g. RPC URLs through a fault proxy, confirmations). */
+  registry?: (file: RegistryFile, devnets: Devnets) => RegistryFile | Promise<RegistryFile>;
+}
+
 export async function startHarness(
   overrides: Partial<Config> = {},
-  options: { chains?: ChainOverrides } = {},
+  options: HarnessOptions = {},
 ): Promise<Harness> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ferry-test-'));
   const devnets = await startDevnets({ dataDir: path.join(dir, 'devnets'), ports: [0, 0] });
   const base = devnetRegistryFile(devnets);
-  const registryContent: RegistryFile = {
-    chains: base.chains.map((chain) => ({ ...chain, ...options.chains })),
-  };
-  const registry = createChainRegistry(registryContent);
+  const withChains: RegistryFile = { chains: base.chains.map((chain) => ({ ...chain, ...options.chains })) };
+  const registryFileContent = options.registry ? await options.registry(withChains, devnets) : withChains;
+  const registry = createChainRegistry(registryFileContent);
   const database = await createTestDatabaseUrl(path.join(dir, 'ferry.sqlite'));
   const clock = new ManualClock();
   const config = loadConfig(
@@ -105,7 +111,7 @@ export async function startHarness(
   const log = pino({ level: process.env.FERRY_TEST_LOG ?? 'silent' });
   const workerKeys = { relayer: DEVNET_ATTESTER_KEY, attester: DEVNET_ATTESTER_KEY };
   const registryFile = path.join(dir, 'chains.json');
-  fs.writeFileSync(registryFile, JSON.stringify(registryContent));
+  fs.writeFileSync(registryFile, JSON.stringify(registryFileContent));
   let app = await createApp({ config, registry, clock, log, workerKeys });
   let baseUrl = await app.listen();
 

@@ -1,0 +1,24 @@
+import type { Address } from './address.ts';
+
+/** One Filled event of a fill contract, as read from a block at the chain's confirmations depth. */
+export interface ChainFill {
+  readonly chain: string;
+  readonly txHash: `0x${string}`;
+  readonly logIndex: number;
+  readonly orderHash: `0x${string}`;
+  readonly filler: Address;
+  readonly recipient: Address;
+  readonly token: Address;
+  readonly amount: bigint;
+  readonly blockNumber: bigint;
+  readonly blockHash: `0x${string}`;
+  /** Unix seconds, chain time. */
+  readonly blockTimestamp: number;
+}
+
+/** Where a log scan stands on one chain for one contract event: the next block to read. */
+export interface LogCursor {
+  readonly nextBlock: bigint;
+  /** Hash of block `nextBlock - 1` as it was read; null when unknown (a fresh or rewound cursor). */
+  readonly lastBlockHash: `0x${string}` | null;
+}

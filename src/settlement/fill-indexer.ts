@@ -1,0 +1,140 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { Chain, ChainRegistry } from '../chains/chain-registry.ts';
+import type { FillLogSource } from '../chains/fill-log-source.ts';
+import { LogRangeTooLargeError } from '../chains/log-range-error.ts';
+import type { LogCursor } from '../domain/chain-fill.ts';
+import type { Clock } from '../domain/clock.ts';
+import type { FerryDatabase } from '../store/database.ts';
+import {
+  deleteChainFillsFrom,
+  insertChainFills,
+  moveLogCursor,
+  readLogCursor,
+} from '../store/log-scan-store.ts';
+
+/** Ranges read per chain per call, so one pass over a long-idle chain does not hold up settlement for long. */
+const MAX_RANGES_PER_CALL = 20;
+/** After this many accepted ranges in a row, a range halved by the RPC grows back by a quarter. */
+const GROW_AFTER = 4;
+/** How far back a scan restarts when the last block it read has left the chain. */
+const REWIND_BLOCKS = 64n;
+
+/** The cursor scope of a chain's fill contract: a new contract address gets a scan of its own. */
+export const fillScope = (chain: Chain) => `fill:${chain.contracts.fill.toLowerCase()}`;
+
+/**
+ * Reads the Filled events of every registry chain's fill contract into the database: from the chain's
+ * `startBlock`, in ranges of at most `maxLogRange` blocks (halved while the RPC refuses a range as too large),
+ * and only up to the block at the chain's confirmations depth, so a fill that a shallow reorg can still remove is
+ * never stored. Each range's fills and the cursor move in one transaction: a restart resumes at the cursor.
+ */
+export function createFillIndexer(deps: {
+  database: FerryDatabase;
+  registry: ChainRegistry;
+  source: FillLogSource;
+  clock: Clock;
+  log: FastifyBaseLogger;
+}) {
+  const { database, registry, source, clock, log } = deps;
+  const ranges = new Map<string, { size: number; accepted: number }>();
+
+  function rangeOf(chain: Chain) {
+    let range = ranges.get(chain.name);
+    if (!range) {
+      range = { size: chain.maxLogRange, accepted: 0 };
+      ranges.set(chain.name, range);
+    }
+    return range;
+  }
+
+  /** Stores one range; false when another worker moved the cursor first (the caller reads it again). */
+  async function commit(
+    chain: Chain,
+    from: LogCursor | null,
+    to: LogCursor,
+    fills: Parameters<typeof insertChainFills>[1],
+  ) {
+    const key = { chain: chain.name, scope: fillScope(chain) };
+    return database.transaction(async (trx) => {
+      if (!(await moveLogCursor(trx, key, from, to, clock.now().getTime()))) return false;
+      await insertChainFills(trx, fills);
+      return true;
+    });
+  }
+
+  async function rewind(chain: Chain, cursor: LogCursor) {
+    const back = cursor.nextBlock - REWIND_BLOCKS;
+    const to = back > chain.startBlock ? back : chain.startBlock;
+    log.warn(
+      { chain: chain.name, from: String(cursor.nextBlock), to: String(to) },
+      'a block already scanned left the chain (reorg deeper than the confirmations); rescanning',
+    );
+    const key = { chain: chain.name, scope: fillScope(chain) };
+    await database.transaction(async (trx) => {
+      if (
+        !(await moveLogCursor(
+          trx,
+          key,
+          cursor,
+          { nextBlock: to, lastBlockHash: null },
+          clock.now().getTime(),
+        ))
+      )
+        return;
+      await deleteChainFillsFrom(trx, chain.name, to);
+    });
+  }
+
+  async function catchUpChain(chain: Chain): Promise<void> {
+    const head = await source.head(chain.name);
+    // The last block at the confirmations depth: with 1 confirmation that is the head itself.
+    const safe = head + 1n - BigInt(Math.max(1, chain.confirmations));
+    const range = rangeOf(chain);
+    let stored = await readLogCursor(database.db, chain.name, fillScope(chain));
+    for (let i = 0; i < MAX_RANGES_PER_CALL; i++) {
+      const next = stored?.nextBlock ?? chain.startBlock;
+      if (next > safe) return;
+      const last = next + BigInt(range.size) - 1n;
+      const toBlock = last < safe ? last : safe;
+      let read: Awaited<ReturnType<FillLogSource['fills']>>;
+      try {
+        read = await source.fills(chain.name, next, toBlock);
+      } catch (error) {
+        if (!(error instanceof LogRangeTooLargeError) || range.size === 1) throw error;
+        range.size = Math.max(1, Math.floor(range.size / 2));
+        range.accepted = 0;
+        log.debug({ chain: chain.name, range: range.size }, 'log range refused; halved');
+        continue;
+      }
+      if (++range.accepted >= GROW_AFTER && range.size < chain.maxLogRange) {
+        range.size = Math.min(chain.maxLogRange, Math.ceil(range.size * 1.25));
+        range.accepted = 0;
+      }
+      if (stored?.lastBlockHash && read.fromParentHash.toLowerCase() !== stored.lastBlockHash.toLowerCase()) {
+        await rewind(chain, stored);
+        stored = await readLogCursor(database.db, chain.name, fillScope(chain));
+        continue;
+      }
+      await commit(chain, stored, { nextBlock: toBlock + 1n, lastBlockHash: read.toHash }, read.fills);
+      stored = await readLogCursor(database.db, chain.name, fillScope(chain));
+    }
+  }
+
+  return {
+    /**
+     * Brings every chain's fill index up to its confirmed head (or MAX_RANGES_PER_CALL ranges further). A chain
+     * whose RPC fails is logged and skipped: the others still advance, and the next call retries it.
+     */
+    async catchUp(): Promise<void> {
+      await Promise.all(
+        registry.chains.map((chain) =>
+          catchUpChain(chain).catch((error: unknown) => {
+            log.warn({ err: error, chain: chain.name }, 'fill log scan failed; will retry');
+          }),
+        ),
+      );
+    },
+  };
+}
+
+export type FillIndexer = ReturnType<typeof createFillIndexer>;

@@ -1,0 +1,121 @@
+import type { Selectable } from 'kysely';
+import type { Address } from '../domain/address.ts';
+import type { ChainFill, LogCursor } from '../domain/chain-fill.ts';
+import type { Executor } from './db-types.ts';
+import type { ChainFillsTable } from './schema.ts';
+
+export async function readLogCursor(db: Executor, chain: string, scope: string): Promise<LogCursor | null> {
+  const row = await db
+    .selectFrom('log_cursors')
+    .select(['next_block', 'last_block_hash'])
+    .where('chain', '=', chain)
+    .where('scope', '=', scope)
+    .executeTakeFirst();
+  if (!row) return null;
+  return {
+    nextBlock: BigInt(row.next_block),
+    lastBlockHash: (row.last_block_hash as `0x${string}` | null) ?? null,
+  };
+}
+
+/**
+ * Moves the cursor from `from` to `to` (compare-and-set: false, and nothing written, when another worker moved
+ * it first; `from` null means no cursor exists yet). Call it in the transaction that stores the scanned range's
+ * fills, so the cursor never runs ahead of what was stored.
+ */
+export async function moveLogCursor(
+  db: Executor,
+  key: { chain: string; scope: string },
+  from: LogCursor | null,
+  to: LogCursor,
+  now: number,
+): Promise<boolean> {
+  const values = {
+    next_block: Number(to.nextBlock),
+    last_block_hash: to.lastBlockHash,
+    updated_at: now,
+  };
+  if (from === null) {
+    const inserted = await db
+      .insertInto('log_cursors')
+      .values({ chain: key.chain, scope: key.scope, ...values })
+      .onConflict((oc) => oc.columns(['chain', 'scope']).doNothing())
+      .executeTakeFirst();
+    return (inserted.numInsertedOrUpdatedRows ?? 0n) > 0n;
+  }
+  const updated = await db
+    .updateTable('log_cursors')
+    .set(values)
+    .where('chain', '=', key.chain)
+    .where('scope', '=', key.scope)
+    .where('next_block', '=', Number(from.nextBlock))
+    .executeTakeFirst();
+  return updated.numUpdatedRows > 0n;
+}
+
+export async function insertChainFills(db: Executor, fills: readonly ChainFill[]): Promise<void> {
+  if (fills.length === 0) return;
+  await db
+    .insertInto('chain_fills')
+    .values(
+      fills.map((f) => ({
+        chain: f.chain,
+        tx_hash: f.txHash.toLowerCase(),
+        log_index: f.logIndex,
+        order_hash: f.orderHash.toLowerCase(),
+        filler: f.filler.toLowerCase(),
+        recipient: f.recipient,
+        token: f.token,
+        amount: f.amount.toString(),
+        block_number: Number(f.blockNumber),
+        block_hash: f.blockHash.toLowerCase(),
+        block_timestamp: f.blockTimestamp,
+      })),
+    )
+    .onConflict((oc) => oc.columns(['chain', 'tx_hash', 'log_index']).doNothing())
+    .execute();
+}
+
+/** Forgets the fills read from `fromBlock` on: those blocks left the chain (a reorg deeper than expected). */
+export async function deleteChainFillsFrom(db: Executor, chain: string, fromBlock: bigint): Promise<void> {
+  await db
+    .deleteFrom('chain_fills')
+    .where('chain', '=', chain)
+    .where('block_number', '>=', Number(fromBlock))
+    .execute();
+}
+
+function toChainFill(row: Selectable<ChainFillsTable>): ChainFill {
+  return {
+    chain: row.chain,
+    txHash: row.tx_hash as `0x${string}`,
+    logIndex: Number(row.log_index),
+    orderHash: row.order_hash as `0x${string}`,
+    filler: row.filler as Address,
+    recipient: row.recipient as Address,
+    token: row.token as Address,
+    amount: BigInt(row.amount),
+    blockNumber: BigInt(row.block_number),
+    blockHash: row.block_hash as `0x${string}`,
+    blockTimestamp: Number(row.block_timestamp),
+  };
+}
+
+/** The earliest stored fill of `orderHash` by `filler` on `chain`, or null. */
+export async function findChainFill(
+  db: Executor,
+  chain: string,
+  orderHash: string,
+  filler: string,
+): Promise<ChainFill | null> {
+  const row = await db
+    .selectFrom('chain_fills')
+    .selectAll()
+    .where('chain', '=', chain)
+    .where('order_hash', '=', orderHash.toLowerCase())
+    .where('filler', '=', filler.toLowerCase())
+    .orderBy('block_number')
+    .orderBy('log_index')
+    .executeTakeFirst();
+  return row ? toChainFill(row) : null;
+}
