@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { pino } from 'pino';
+import { type ChainClock, createChainClock } from './chains/chain-clock.ts';
 import { type ChainGateway, createChainGateway } from './chains/chain-gateway.ts';
 import type { ChainRegistry } from './chains/chain-registry.ts';
 import { type Config, redactUrl } from './config/config.ts';
@@ -28,6 +29,7 @@ export interface FerryAppInstance {
   /** The settlement worker when WORKER is on (started by listen), else null. */
   readonly worker: SettlementWorker | null;
   readonly accounts: ReturnType<typeof createAccountService>;
+  readonly chainClock: ChainClock;
   /** Listens on config.host:config.port (port 0 picks a free one) and returns the base URL. */
   listen(): Promise<string>;
   /** Drains: readiness fails, in-flight requests finish, then the database closes. */
@@ -60,12 +62,14 @@ export async function createApp(options: {
 
   const events = createEventLog();
   const realtime = await createRealtime({ config, database, events, log });
+  const chainClock = createChainClock({ registry, clock, refreshMs: config.chainClockRefreshMs, log });
   const deps: ServiceDeps = {
     config,
     database,
     clock,
     registry,
     chains: options.chains ?? createChainGateway({ registry, clock, balanceCacheMs: config.balanceCacheMs }),
+    chainClock,
     events,
     log,
   };
@@ -96,7 +100,10 @@ export async function createApp(options: {
     sweeper,
     worker,
     accounts: createAccountService({ database, clock }),
+    chainClock,
     async listen() {
+      // Deadlines of the first quotes already follow the chains' clocks (an unreachable chain does not block).
+      await chainClock.start();
       const address = await server.listen({ host: config.host, port: config.port });
       sweeper.start();
       worker?.start();
@@ -104,6 +111,7 @@ export async function createApp(options: {
     },
     async close() {
       draining = true;
+      chainClock.stop();
       await sweeper.stop();
       await worker?.stop();
       await server.close();
