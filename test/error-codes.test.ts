@@ -1,6 +1,9 @@
+import fs from 'node:fs';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { createSiweMessage } from 'viem/siwe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApp } from '../src/app.ts';
+import { createChainRegistry } from '../src/chains/chain-registry.ts';
 import { balanceOf, transferToken } from './support/chain-actors.ts';
 import { createQuote, createQuoteRequest, expectError, quoteRequestBody } from './support/fixtures.ts';
 import { type Harness, startHarness } from './support/harness.ts';
@@ -867,6 +870,33 @@ describe('error codes', () => {
       await transferToken(h, h.chainB, h.usdcB, h.offerer, filler, 990_000n);
       await createQuote(h, lp.apiKey, requestId, '990000');
       expect(await quotesOf(requestId)).toBe(1);
+    });
+
+    it("SERVICE_UNAVAILABLE: the output chain's RPC down at quote time → 503 with Retry-After, nothing stored", async () => {
+      // A second instance on the same database whose registry points the output chain at a closed port.
+      const file = JSON.parse(fs.readFileSync(h.registryFile, 'utf8'));
+      file.chains.find((c: { name: string }) => c.name === h.chainB).rpcUrl = 'http://127.0.0.1:1';
+      const app = await createApp({ config: h.config, registry: createChainRegistry(file), clock: h.clock });
+      const baseUrl = await app.listen();
+      try {
+        const mm = await h.createAccount('moneyMover');
+        const lp = await h.createAccount('liquidityProvider');
+        const requestId = await createQuoteRequest(h, mm.apiKey);
+        const res = await fetch(`${baseUrl}/api/v1/quotes`, {
+          method: 'POST',
+          headers: { 'x-api-key': lp.apiKey, 'content-type': 'application/json' },
+          body: JSON.stringify({ quoteRequestId: requestId, outputAmount: '990000' }),
+        });
+        expect(res.status).toBe(503);
+        expect(res.headers.get('retry-after')).toBe('5');
+        const body = (await res.json()) as { code: string };
+        expect(body.code).toBe('SERVICE_UNAVAILABLE');
+        expect(JSON.stringify(body)).not.toContain('127.0.0.1:1');
+        expect(await quotesOf(requestId)).toBe(0);
+        expect(await eventsOf(lp.id)).toBe(0);
+      } finally {
+        await app.close();
+      }
     });
   });
 
