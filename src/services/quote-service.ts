@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Address } from '../domain/address.ts';
-import { parseAmount } from '../domain/amount.ts';
+import { exceedsPremium, parseAmount } from '../domain/amount.ts';
 import { AppError, fieldError } from '../domain/app-error.ts';
 import { unixSeconds } from '../domain/clock.ts';
 import { newId } from '../domain/ids.ts';
@@ -33,7 +33,7 @@ export function createQuoteService(deps: ServiceDeps) {
 
   /**
    * An LP could otherwise win a request with an absurd price it never means to fill, locking the offerer's funds
-   * until the deadline. Exact in bigint: output * 10^inDec * 10^4 <= input * (10^4 + bps) * 10^outDec.
+   * until the deadline.
    */
   function checkPremium(request: QuoteRequest, outputAmount: bigint): void {
     const inToken = registry.token(request.inputChain, request.inputToken);
@@ -45,10 +45,10 @@ export function createQuoteService(deps: ServiceDeps) {
         'the request names a token that is no longer supported',
       );
     }
-    const bps = BigInt(config.maxQuotePremiumBps);
-    const scaledOutput = outputAmount * 10n ** BigInt(inToken.decimals) * 10_000n;
-    const ceiling = request.inputAmount * (10_000n + bps) * 10n ** BigInt(outToken.decimals);
-    if (scaledOutput > ceiling) {
+    const input = { amount: request.inputAmount, decimals: inToken.decimals };
+    if (
+      exceedsPremium(input, { amount: outputAmount, decimals: outToken.decimals }, config.maxQuotePremiumBps)
+    ) {
       throw fieldError(
         'VALIDATION_ERROR',
         'body.outputAmount',
