@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { pino } from 'pino';
-import { type ChainClock, createChainClock } from './chains/chain-clock.ts';
+import { createChainClock } from './chains/chain-clock.ts';
 import { type ChainGateway, createChainGateway } from './chains/chain-gateway.ts';
 import type { ChainRegistry } from './chains/chain-registry.ts';
 import { type Config, redactUrl } from './config/config.ts';
@@ -29,7 +29,6 @@ export interface FerryAppInstance {
   /** The settlement worker when WORKER is on (started by listen), else null. */
   readonly worker: SettlementWorker | null;
   readonly accounts: ReturnType<typeof createAccountService>;
-  readonly chainClock: ChainClock;
   /** Listens on config.host:config.port (port 0 picks a free one) and returns the base URL. */
   listen(): Promise<string>;
   /** Drains: readiness fails, in-flight requests finish, then the database closes. */
@@ -100,7 +99,6 @@ export async function createApp(options: {
     sweeper,
     worker,
     accounts: createAccountService({ database, clock }),
-    chainClock,
     async listen() {
       // Deadlines of the first quotes already follow the chains' clocks (an unreachable chain does not block).
       await chainClock.start();
