@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { pino } from 'pino';
+import { createChainClock } from './chains/chain-clock.ts';
 import { type ChainGateway, createChainGateway } from './chains/chain-gateway.ts';
 import type { ChainRegistry } from './chains/chain-registry.ts';
 import { type Config, redactUrl } from './config/config.ts';
@@ -60,12 +61,14 @@ export async function createApp(options: {
 
   const events = createEventLog();
   const realtime = await createRealtime({ config, database, events, log });
+  const chainClock = createChainClock({ registry, clock, refreshMs: config.chainClockRefreshMs, log });
   const deps: ServiceDeps = {
     config,
     database,
     clock,
     registry,
     chains: options.chains ?? createChainGateway({ registry, clock, balanceCacheMs: config.balanceCacheMs }),
+    chainClock,
     events,
     log,
   };
@@ -97,6 +100,8 @@ export async function createApp(options: {
     worker,
     accounts: createAccountService({ database, clock }),
     async listen() {
+      // Deadlines of the first quotes already follow the chains' clocks (an unreachable chain does not block).
+      await chainClock.start();
       const address = await server.listen({ host: config.host, port: config.port });
       sweeper.start();
       worker?.start();
@@ -104,6 +109,7 @@ export async function createApp(options: {
     },
     async close() {
       draining = true;
+      chainClock.stop();
       await sweeper.stop();
       await worker?.stop();
       await server.close();

@@ -396,6 +396,43 @@ describe('authorization matrix of endpoints 1-10', () => {
     });
   });
 
+  describe("the offerer's signature goes to the money mover only", () => {
+    // With the signature anyone can deposit the order into the escrow, so the liquidity provider never sees it.
+    const signatureHex = () => f.signature.slice(2).toLowerCase();
+
+    it('the money mover reads it on the order and in its list', async () => {
+      const one = await h.http('GET', `/api/v1/orders/${f.orderId}`, { apiKey: mm.apiKey });
+      expect(one.status).toBe(200);
+      expect(one.body.data.signature.toLowerCase()).toBe(f.signature.toLowerCase());
+      const list = await h.http('GET', '/api/v1/orders?includeQuote=true', { apiKey: mm.apiKey });
+      expect(list.body.data.orders[0].signature.toLowerCase()).toBe(f.signature.toLowerCase());
+    });
+
+    it.each([
+      `/api/v1/orders/{orderId}`,
+      '/api/v1/orders',
+      '/api/v1/orders?includeQuote=true',
+      '/api/v1/orders?accountType=liquidityProvider&includeQuote=true',
+      `/api/v1/quotes/{quoteId}`,
+      '/api/v1/quotes?status=accepted',
+    ])('the liquidity provider does not: GET %s', async (path) => {
+      const url = path.replace(/\{(\w+)\}/g, (_m, key: keyof Fixtures) => f[key]);
+      const res = await h.http('GET', url, { apiKey: lp.apiKey });
+      expect(res.status).toBe(200);
+      const text = JSON.stringify(res.body).toLowerCase();
+      expect(text).toContain(f.orderId.toLowerCase());
+      expect(text).not.toContain(signatureHex());
+      const orders = res.body.data.orders ?? (res.body.data.orderId ? [res.body.data] : []);
+      for (const order of orders) expect(order).not.toHaveProperty('signature');
+    });
+
+    it('no event (the source of every SSE and WebSocket message) carries it', async () => {
+      const rows = await h.app.database.db.selectFrom('events').selectAll().execute();
+      expect(rows.length).toBeGreaterThan(0);
+      expect(JSON.stringify(rows).toLowerCase()).not.toContain(signatureHex());
+    });
+  });
+
   it('no rejected call above changed anything', async () => {
     expect(await snapshot()).toEqual(baseline);
   });

@@ -242,6 +242,10 @@ describe('typed client SDK (ferry/client) against a running Ferry', () => {
     const invalid = await apiError(mm.quoteRequests.create(requestInput('1.5')));
     expect(invalid).toMatchObject({ status: 400, code: 'VALIDATION_ERROR' });
     expect(invalid.details.map((d) => d.path)).toEqual(['body.inputAmount']);
+    const dust = await apiError(mm.quoteRequests.create(requestInput('999999')));
+    expect(dust).toMatchObject({ status: 400, code: 'AMOUNT_TOO_SMALL' });
+    expect(isFerryApiError(dust, 'AMOUNT_TOO_SMALL')).toBe(true);
+    expect(dust.details.map((d) => d.path)).toEqual(['body.inputAmount']);
     const badChain = await apiError(mm.quoteRequests.create({ ...requestInput(), outputChain: 'nowhere' }));
     expect(badChain).toMatchObject({ status: 400, code: 'INVALID_CHAIN' });
     expect(badChain.details.map((d) => d.path)).toEqual(['body.outputChain']);

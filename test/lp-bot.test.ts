@@ -6,7 +6,7 @@ import { ANVIL_KEYS } from '../src/chains/devnet.ts';
 import { createFerryApi } from '../src/lp/ferry-api.ts';
 import { type BotLog, createLpBot } from '../src/lp/lp-bot.ts';
 import { quoteOutputAmount } from '../src/lp/pricing.ts';
-import { approveEscrow, balanceOf } from './support/chain-actors.ts';
+import { approveEscrow, balanceOf, increaseChainTime, refundAsOfferer } from './support/chain-actors.ts';
 import { createQuoteRequest, WORKER_ON } from './support/fixtures.ts';
 import { type Harness, startHarness } from './support/harness.ts';
 import { waitForStatus } from './support/swap-steps.ts';
@@ -53,7 +53,7 @@ describe('reference LP bot against a running Ferry', () => {
   let h: Harness;
   let mm: { id: string; apiKey: string };
   let lp: { id: string; apiKey: string };
-  const newBot = (rpcUrls?: Record<string, string>) => {
+  const newBot = (rpcUrls?: Record<string, string>, fillMarginSeconds?: number) => {
     const rec = recordingLog();
     const bot = createLpBot({
       api: createFerryApi({ baseUrl: h.baseUrl, apiKey: lp.apiKey }),
@@ -61,6 +61,7 @@ describe('reference LP bot against a running Ferry', () => {
       spreadBps: SPREAD,
       log: rec.log,
       rpcUrls,
+      ...(fillMarginSeconds === undefined ? {} : { fillMarginSeconds }),
     });
     return { bot, lines: rec.lines };
   };
@@ -221,5 +222,78 @@ describe('reference LP bot against a running Ferry', () => {
     const report = await bot.runOnce();
     expect(report.quoted.map((q) => q.quoteRequestId)).toContain(qrId);
     expect((await quotesOf(qrId)).map((q) => q.outputAmount)).toEqual(['1496250']);
+  });
+
+  /** A request quoted by `bot`, accepted, signed and deposited by the worker; the worker is then held. */
+  async function depositedOrder(bot: ReturnType<typeof newBot>['bot'], input: bigint) {
+    await approveEscrow(h, h.chainA, h.usdcA, h.offerer, input);
+    const qrId = await createRequest(input);
+    const mine = (await bot.runOnce()).quoted.find((q) => q.quoteRequestId === qrId);
+    expect(mine).toBeDefined();
+    const q = (await h.http('GET', `/api/v1/quotes/${mine!.quoteId}`, { apiKey: mm.apiKey })).body.data;
+    expect((await h.http('POST', `/api/v1/quotes/${q.quoteId}/accept`, { apiKey: mm.apiKey })).status).toBe(
+      200,
+    );
+    const signature = await h.offerer.signTypedData(q.typedData);
+    const swap = await h.http('POST', '/api/v1/swaps', {
+      apiKey: mm.apiKey,
+      body: { orderId: q.orderId, quoteId: q.quoteId, signature },
+    });
+    expect(swap.status).toBe(201);
+    await waitForStatus(h, mm.apiKey, q.orderId, 'deposited');
+    await h.app.worker!.stop();
+    return {
+      orderId: q.orderId as string,
+      orderHash: swap.body.data.blockchainOrderId as `0x${string}`,
+      fillDeadline: Number(q.typedData.message.fillDeadline),
+    };
+  }
+
+  it('does not fill within --fill-margin-seconds of fillDeadline; with the default margin it does', async () => {
+    // A margin longer than the whole fill window: the order is always inside it.
+    const margin =
+      h.config.quoteValiditySeconds + h.config.openWindowSeconds + h.config.fillWindowSeconds + 60;
+    const careful = newBot(undefined, margin);
+    try {
+      const order = await depositedOrder(careful.bot, 1_000_000n);
+      const report = await careful.bot.runOnce();
+      expect(report.filled).toEqual([]);
+      expect(report.errors).toEqual([]);
+      expect(careful.lines.find((l) => l.obj.orderHash === order.orderHash)?.msg).toBe(
+        `not filling: within ${margin} s of the fill deadline (the order will be refunded)`,
+      );
+      // The same order, a bot with the default 60 s margin: far from the deadline, it fills.
+      const { bot } = newBot();
+      expect((await bot.runOnce()).filled.map((f) => f.orderHash)).toContain(order.orderHash);
+    } finally {
+      h.app.worker!.start();
+    }
+  });
+
+  // Last: it moves the input chain's clock far ahead, for good.
+  it('checks the escrow just before filling: an order refunded on chain is not filled', async () => {
+    const { bot, lines } = newBot();
+    try {
+      const order = await depositedOrder(bot, 1_000_000n);
+      const recipientBefore = await balanceOf(h, h.chainB, h.usdcB, h.otherWallet.address);
+      // The input chain passes the deadline (and any refund grace) while the output chain does not: the offerer
+      // takes its input back, and Ferry's API still says `deposited` (its worker is held).
+      const chainA = createPublicClient({ transport: http(h.registry.chain(h.chainA)!.rpcUrl) });
+      const nowA = Number((await chainA.getBlock({ blockTag: 'latest' })).timestamp);
+      await increaseChainTime(h, h.chainA, order.fillDeadline - nowA + 2 * 86_400);
+      await refundAsOfferer(h, order.orderHash);
+      const listed = await h.http('GET', `/api/v1/orders/${order.orderId}`, { apiKey: lp.apiKey });
+      expect(listed.body.data.status).toBe('deposited');
+
+      const report = await bot.runOnce();
+      expect(report.filled).toEqual([]);
+      expect(report.errors).toEqual([]);
+      expect(
+        lines.find((l) => l.obj.orderHash === order.orderHash && l.msg.startsWith('not filling'))?.msg,
+      ).toBe('not filling: the escrow holds the order as refunded, not active');
+      expect(await balanceOf(h, h.chainB, h.usdcB, h.otherWallet.address)).toBe(recipientBefore);
+    } finally {
+      h.app.worker!.start();
+    }
   });
 });

@@ -94,7 +94,9 @@ export class Seeder {
     const mm = await service.createAccount({ type: 'moneyMover', name: 'Bench integrator', address: null });
     const lps = [];
     for (let i = 0; i < lpCount; i++) {
-      const address = randomAddress();
+      // Ferry refuses a quote its fill address cannot cover: every bench LP fills from the same funded devnet
+      // wallet (anvil account 4, 1,000,000 USDC per chain).
+      const address = privateKeyToAccount(ANVIL_KEYS[4]).address;
       const lp = await service.createAccount({
         type: 'liquidityProvider',
         name: `Bench LP ${i + 1}`,

@@ -128,6 +128,24 @@ export function createChainRegistry(file: RegistryFile): ChainRegistry {
   };
 }
 
+/**
+ * What `address` is to Ferry when it is the zero address, a Ferry contract (escrow, fill, messenger) or a
+ * token of any registry chain, else null. Such an address can never be a swap's recipient: tokens sent there
+ * are burned or stuck (a contract does not forward them).
+ */
+export function reservedAddressRole(registry: ChainRegistry, address: string): string | null {
+  const wanted = address.toLowerCase();
+  if (/^0x0{40}$/.test(wanted)) return 'the zero address';
+  for (const chain of registry.chains) {
+    for (const [role, contract] of Object.entries(chain.contracts)) {
+      if (contract?.toLowerCase() === wanted) return `Ferry's ${role} contract on ${chain.name}`;
+    }
+    const token = chain.tokens.find((t) => t.address.toLowerCase() === wanted);
+    if (token) return `the ${token.symbol} token contract on ${chain.name}`;
+  }
+  return null;
+}
+
 export function loadChainRegistryFile(filePath: string): ChainRegistry {
   let parsed: unknown;
   try {

@@ -18,7 +18,11 @@ export function registerDemoCommand(program: Command): void {
       '--data-dir <dir>',
       'keep the devnet state and database here (default: a temp dir, removed after)',
     )
-    .option('--amount <baseUnits>', 'USDC to swap, in base units (6 decimals)', '25000000')
+    .option(
+      '--amount <baseUnits>',
+      'USDC to swap, in base units (6 decimals; at least the token minAmount, 1000000 on the devnets)',
+      '25000000',
+    )
     .option('--spread-bps <n>', "the LP bot's spread", intIn(0, MAX_SPREAD_BPS), 30)
     .option('--timeout <seconds>', 'give up after this long', intIn(1, 3600), 60)
     .option('--verbose', "also print Ferry's logs and the LP bot's actions")

@@ -1,7 +1,7 @@
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { pino } from 'pino';
 import { createFerryApi } from '../lp/ferry-api.ts';
-import { createLpBot } from '../lp/lp-bot.ts';
+import { createLpBot, DEFAULT_FILL_MARGIN_SECONDS } from '../lp/lp-bot.ts';
 import { MAX_SPREAD_BPS } from '../lp/pricing.ts';
 
 const intIn = (name: string, min: number, max: number) => (value: string) => {
@@ -13,6 +13,7 @@ const intIn = (name: string, min: number, max: number) => (value: string) => {
 };
 const parseSpread = intIn('spread', 0, MAX_SPREAD_BPS);
 const parsePoll = intIn('poll interval', 100, 3_600_000);
+const parseMargin = intIn('fill margin', 0, 86_400);
 const parseKey = (value: string) => {
   // The value never goes into the message: it is a secret.
   if (!/^0x[0-9a-fA-F]{64}$/.test(value))
@@ -36,6 +37,7 @@ interface LpFlags {
   privateKey?: `0x${string}`;
   spreadBps?: number;
   pollMs: number;
+  fillMarginSeconds: number;
   rpcUrl?: Record<string, string>;
   once?: boolean;
   stream: boolean;
@@ -62,6 +64,15 @@ export function registerLpCommand(program: Command): void {
     )
     .addOption(
       new Option('--poll-ms <n>', 'poll interval in ms').env('LP_POLL_MS').argParser(parsePoll).default(2000),
+    )
+    .addOption(
+      new Option(
+        '--fill-margin-seconds <n>',
+        "do not fill an order this close to its fillDeadline (on the output chain's clock)",
+      )
+        .env('LP_FILL_MARGIN_SECONDS')
+        .argParser(parseMargin)
+        .default(DEFAULT_FILL_MARGIN_SECONDS),
     )
     .addOption(
       new Option(
@@ -93,6 +104,7 @@ export function registerLpCommand(program: Command): void {
         log,
         rpcUrls: flags.rpcUrl,
         stream: flags.stream,
+        fillMarginSeconds: flags.fillMarginSeconds,
       });
       log.info(
         { api: flags.apiUrl, fillAddress: bot.address, spreadBps, pollMs, stream: flags.stream },

@@ -8,7 +8,9 @@ export type ClientErrorCode = 'NETWORK_ERROR' | 'UNEXPECTED_RESPONSE';
 export type FerryErrorCode = ErrorCode | ClientErrorCode;
 
 /**
- * Every failed call of the SDK throws this: the HTTP status, Ferry's machine-readable `code`, the field `details`
+ * Every failed call of the SDK throws this (`code` is one of Ferry's codes, generated from the OpenAPI document,
+ * e.g. `AMOUNT_TOO_SMALL` for an inputAmount below the token's minAmount, or `INSUFFICIENT_BALANCE` for a quote
+ * the liquidity provider's fill address cannot cover): the HTTP status, Ferry's machine-readable `code`, the field `details`
  * (`path` prefixed by `body.`, `query.`, `params.` or `headers.`) and, on a 429 or 503, `retryAfter` in seconds.
  */
 export class FerryApiError extends Error {

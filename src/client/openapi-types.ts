@@ -451,7 +451,7 @@ export type paths = {
         put?: never;
         /**
          * Create a quote request
-         * @description Asks liquidity providers to quote a cross-chain swap. The offerer must hold inputAmount of inputToken on inputChain (422 INSUFFICIENT_BALANCE otherwise; a reading that covered an earlier request of the same offerer may answer for BALANCE_CACHE_MS, 1 s by default, and the deposit checks on chain again). The request stays open for 120 s by default.
+         * @description Asks liquidity providers to quote a cross-chain swap. The offerer must hold inputAmount of inputToken on inputChain (422 INSUFFICIENT_BALANCE otherwise; a reading that covered an earlier request of the same offerer may answer for BALANCE_CACHE_MS, 1 s by default, and the deposit checks on chain again). The request stays open for 120 s by default. inputAmount below the input token's minAmount (GET /api/public/chains) is 400 AMOUNT_TOO_SMALL; a recipient that is the zero address, a Ferry contract or a registry token is 400 VALIDATION_ERROR.
          */
         post: {
             parameters: {
@@ -930,7 +930,7 @@ export type paths = {
         put?: never;
         /**
          * Quote an open request
-         * @description A liquidity provider offers outputAmount for an open request. The response carries the EIP-712 typed data the offerer will sign. One active quote per provider per request.
+         * @description A liquidity provider offers outputAmount for an open request. The response carries the EIP-712 typed data the offerer will sign; its deadlines count from the chains' clocks. One active quote per provider per request. outputAmount, in the input token's decimals, may exceed inputAmount by at most MAX_QUOTE_PREMIUM_BPS (400 VALIDATION_ERROR), and the provider's fill address must hold it on the output chain (422 INSUFFICIENT_BALANCE, same BALANCE_CACHE_MS rule as the offerer's check).
          */
         post: {
             parameters: {
@@ -1129,7 +1129,25 @@ export type paths = {
                     };
                 };
                 /** @description Every error the API answers has this body */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error the API answers has this body */
                 429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error the API answers has this body */
+                503: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -1678,7 +1696,8 @@ export type paths = {
                                     quoteId: string;
                                     quoteRequestId: string;
                                     blockchainOrderId: string;
-                                    signature: string;
+                                    /** @description The offerer's EIP-712 signature. Served to the order's money mover only; absent for the liquidity provider (with it, anyone could deposit the order into the escrow). */
+                                    signature?: string;
                                     /** @enum {unknown} */
                                     status: "created" | "deposited" | "filled" | "completed" | "failed" | "refunded";
                                     moneyMoverAccountId: string;
@@ -1825,7 +1844,8 @@ export type paths = {
                                     quoteId: string;
                                     quoteRequestId: string;
                                     blockchainOrderId: string;
-                                    signature: string;
+                                    /** @description The offerer's EIP-712 signature. Served to the order's money mover only; absent for the liquidity provider (with it, anyone could deposit the order into the escrow). */
+                                    signature?: string;
                                     /** @enum {unknown} */
                                     status: "created" | "deposited" | "filled" | "completed" | "failed" | "refunded";
                                     moneyMoverAccountId: string;
@@ -2088,7 +2108,8 @@ export type paths = {
                                     quoteId: string;
                                     quoteRequestId: string;
                                     blockchainOrderId: string;
-                                    signature: string;
+                                    /** @description The offerer's EIP-712 signature. Served to the order's money mover only; absent for the liquidity provider (with it, anyone could deposit the order into the escrow). */
+                                    signature?: string;
                                     /** @enum {unknown} */
                                     status: "created" | "deposited" | "filled" | "completed" | "failed" | "refunded";
                                     moneyMoverAccountId: string;
@@ -2305,7 +2326,8 @@ export type paths = {
                                 quoteId: string;
                                 quoteRequestId: string;
                                 blockchainOrderId: string;
-                                signature: string;
+                                /** @description The offerer's EIP-712 signature. Served to the order's money mover only; absent for the liquidity provider (with it, anyone could deposit the order into the escrow). */
+                                signature?: string;
                                 /** @enum {unknown} */
                                 status: "created" | "deposited" | "filled" | "completed" | "failed" | "refunded";
                                 moneyMoverAccountId: string;
@@ -2951,6 +2973,8 @@ export type paths = {
                                          */
                                         address: string;
                                         decimals: number;
+                                        /** @description Smallest inputAmount accepted with this token as input, in base units (smaller: 400 AMOUNT_TOO_SMALL) */
+                                        minAmount: string;
                                     }[];
                                 }[];
                             };
@@ -3125,7 +3149,7 @@ export type components = {
              * @description Machine-readable code
              * @enum {unknown}
              */
-            code: "VALIDATION_ERROR" | "INVALID_TOKEN" | "INVALID_CHAIN" | "INVALID_SIGNATURE" | "UNAUTHORIZED" | "FORBIDDEN" | "ORDER_NOT_FOUND" | "QUOTE_NOT_FOUND" | "QUOTE_REQUEST_NOT_FOUND" | "NOT_FOUND" | "QUOTE_NOT_ACTIVE" | "QUOTE_REQUEST_CLOSED" | "IDEMPOTENCY_KEY_REUSED" | "CONFLICT" | "QUOTE_EXPIRED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "INSUFFICIENT_BALANCE" | "RATE_LIMITED" | "STREAM_LIMIT" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
+            code: "VALIDATION_ERROR" | "INVALID_TOKEN" | "INVALID_CHAIN" | "INVALID_SIGNATURE" | "AMOUNT_TOO_SMALL" | "UNAUTHORIZED" | "FORBIDDEN" | "ORDER_NOT_FOUND" | "QUOTE_NOT_FOUND" | "QUOTE_REQUEST_NOT_FOUND" | "NOT_FOUND" | "QUOTE_NOT_ACTIVE" | "QUOTE_REQUEST_CLOSED" | "IDEMPOTENCY_KEY_REUSED" | "CONFLICT" | "QUOTE_EXPIRED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "INSUFFICIENT_BALANCE" | "RATE_LIMITED" | "STREAM_LIMIT" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
             details: {
                 /** @description Offending field, prefixed by its location: body., query., params., headers. */
                 path: string;

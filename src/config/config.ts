@@ -33,6 +33,10 @@ export interface Config {
   readonly quoteValiditySeconds: number;
   readonly openWindowSeconds: number;
   readonly fillWindowSeconds: number;
+  /** A quote's output, in the input token's decimals, may exceed the input by at most this many basis points. */
+  readonly maxQuotePremiumBps: number;
+  /** How often each chain's latest block time is read, to compute deadlines on the chain's clock. */
+  readonly chainClockRefreshMs: number;
   readonly sessionTtlSeconds: number;
   readonly siweDomains: readonly string[];
   readonly rateLimits: { readonly apiKey: number; readonly session: number; readonly ip: number };
@@ -134,6 +138,8 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     quoteValiditySeconds: int('QUOTE_VALIDITY_SECONDS', 60, 10, 600),
     openWindowSeconds: int('OPEN_WINDOW_SECONDS', 600, 60, 86_400),
     fillWindowSeconds: int('FILL_WINDOW_SECONDS', 1800, 60, 7 * 86_400),
+    maxQuotePremiumBps: int('MAX_QUOTE_PREMIUM_BPS', 1000, 0, 1_000_000),
+    chainClockRefreshMs: int('CHAIN_CLOCK_REFRESH_MS', 5000, 100, 300_000),
     sessionTtlSeconds: int('SESSION_TTL_SECONDS', 86_400, 60, 30 * 86_400),
     siweDomains: (env.SIWE_DOMAINS || `${host}:${port},localhost:${port}`)
       .split(',')

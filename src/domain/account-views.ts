@@ -1,4 +1,5 @@
 import { effectiveQuoteRequestStatus, effectiveQuoteStatus } from './lifecycle.ts';
+import type { Principal } from './principal.ts';
 import type { Order, Quote, QuoteRequest } from './records.ts';
 
 /** Wire shapes of the authenticated API (interface-spec.md): amounts as strings, times as ISO 8601 UTC. */
@@ -55,13 +56,18 @@ export function quoteEnvelope(quote: Quote, qr: QuoteRequest, now: Date) {
   };
 }
 
-export function orderView(order: Order) {
+/**
+ * An order as `viewer` sees it. The offerer's signature goes to the order's money mover only: with it anyone can
+ * deposit the order into the escrow, and a liquidity provider who did so could bypass Ferry's own checks
+ * (e.g. deposit an order Ferry has failed). So for the liquidity provider the field is absent.
+ */
+export function orderView(order: Order, viewer: Pick<Principal, 'accountId'>) {
   return {
     orderId: order.id,
     quoteId: order.quoteId,
     quoteRequestId: order.quoteRequestId,
     blockchainOrderId: order.blockchainOrderId,
-    signature: order.signature,
+    ...(viewer.accountId === order.moneyMoverAccountId ? { signature: order.signature } : {}),
     status: order.status,
     moneyMoverAccountId: order.moneyMoverAccountId,
     liquidityProviderAccountId: order.liquidityProviderAccountId,

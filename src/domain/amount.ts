@@ -19,3 +19,18 @@ export function parseAmount(value: string, path: string): bigint {
   if (amount > MAX_UINT256) throw fieldError('VALIDATION_ERROR', path, 'must not exceed 2^256-1');
   return amount;
 }
+
+/**
+ * Whether `output` (in `outputDecimals`) exceeds `input` (in `inputDecimals`) by more than `premiumBps` basis
+ * points, once both are on the same scale. Exact: output · 10^inDec · 10^4 > input · (10^4 + bps) · 10^outDec, so
+ * nothing is rounded away, whatever the decimals.
+ */
+export function exceedsPremium(
+  input: { amount: bigint; decimals: number },
+  output: { amount: bigint; decimals: number },
+  premiumBps: number,
+): boolean {
+  const scaledOutput = output.amount * 10n ** BigInt(input.decimals) * 10_000n;
+  const ceiling = input.amount * (10_000n + BigInt(premiumBps)) * 10n ** BigInt(output.decimals);
+  return scaledOutput > ceiling;
+}

@@ -15,6 +15,11 @@ import type { PrivateKeyAccount } from 'viem/accounts';
 import { loadArtifact } from '../chains/contract-artifacts.ts';
 
 const fillAbi = loadArtifact('FerryFill').abi;
+const escrowAbi = loadArtifact('FerryEscrow').abi;
+
+/** The escrow's `orderStatus` values, in order (0 None, 1 Active, 2 Settled, 3 Refunded). */
+export const ESCROW_STATUSES = ['none', 'active', 'settled', 'refunded'] as const;
+export type EscrowStatus = (typeof ESCROW_STATUSES)[number];
 
 export interface EvmChain {
   name: string;
@@ -86,6 +91,22 @@ export async function hasFilled(c: ChainClients, fillContract: Address, orderHas
     functionName: 'filled',
     args: [orderHash, filler],
   })) as boolean;
+}
+
+/** What the input chain's escrow holds for `orderHash` right now. */
+export async function escrowStatus(c: ChainClients, escrow: Address, orderHash: Hex): Promise<EscrowStatus> {
+  const raw = await c.public.readContract({
+    address: escrow,
+    abi: escrowAbi,
+    functionName: 'orderStatus',
+    args: [orderHash],
+  });
+  return ESCROW_STATUSES[Number(raw)] ?? 'none';
+}
+
+/** The chain's latest block timestamp (unix seconds): the clock its contracts check deadlines against. */
+export async function chainTime(c: ChainClients): Promise<bigint> {
+  return (await c.public.getBlock({ blockTag: 'latest' })).timestamp;
 }
 
 export interface FillTerms {

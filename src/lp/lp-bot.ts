@@ -1,6 +1,15 @@
 import { getAddress, type Hex } from 'viem';
 import { type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts';
-import { balanceOf, type ChainClients, chainClients, hasFilled, receiptStatus, sendFill } from './evm.ts';
+import {
+  balanceOf,
+  type ChainClients,
+  chainClients,
+  chainTime,
+  escrowStatus,
+  hasFilled,
+  receiptStatus,
+  sendFill,
+} from './evm.ts';
 import {
   type ChainInfo,
   type FerryApi,
@@ -38,7 +47,14 @@ export interface LpBotOptions {
    * Polling stays on as the fallback, so nothing is missed while the socket reconnects.
    */
   stream?: boolean;
+  /**
+   * Seconds before `fillDeadline` (on the output chain's clock) after which the bot no longer fills (default 60):
+   * a fill mined after the deadline reverts, and one mined just before it races the offerer's refund.
+   */
+  fillMarginSeconds?: number;
 }
+
+export const DEFAULT_FILL_MARGIN_SECONDS = 60;
 
 export interface PassReport {
   quoted: { quoteRequestId: string; quoteId: string; outputAmount: string }[];
@@ -60,6 +76,7 @@ export function createLpBot(options: LpBotOptions) {
   const { api, log, spreadBps } = options;
   const account: PrivateKeyAccount = privateKeyToAccount(options.privateKey);
   const timeWindow = options.timeWindowSeconds ?? 600;
+  const fillMargin = BigInt(options.fillMarginSeconds ?? DEFAULT_FILL_MARGIN_SECONDS);
   // Validates the spread once, up front.
   quoteOutputAmount(1n, spreadBps, { input: 0, output: 0 });
 
@@ -227,11 +244,32 @@ export function createLpBot(options: LpBotOptions) {
       });
     }
     const fillDeadline = BigInt(message.fillDeadline);
-    if (BigInt(Math.floor(Date.now() / 1000)) > fillDeadline) {
-      return done('not filling: fill deadline passed (the order will be refunded)', 'warn');
+    // The fill contract checks the output chain's block time; an idle chain's latest block can be old, so the
+    // local clock is the floor.
+    const now = BigInt(Math.floor(Date.now() / 1000));
+    const outputTime = await chainTime(c);
+    if ((outputTime > now ? outputTime : now) + fillMargin > fillDeadline) {
+      return done(
+        `not filling: within ${fillMargin} s of the fill deadline (the order will be refunded)`,
+        'warn',
+        { fillDeadline: fillDeadline.toString(), chainTime: outputTime.toString() },
+      );
     }
     if (await hasFilled(c, hex(info.fill), orderHash, account.address)) {
       return done('already filled by this wallet', 'info', { filler: account.address });
+    }
+    // Only an order the escrow holds `Active` can pay the fill back; anything else would be a gift.
+    const inputInfo = await chain(order.details.inputChain);
+    if (!inputInfo) return done('not filling: unknown input chain', 'error');
+    const escrow = await escrowStatus(clientsFor(inputInfo), hex(inputInfo.escrow), orderHash);
+    if (escrow !== 'active') {
+      const msg = `not filling: the escrow holds the order as ${escrow}, not active`;
+      // `none` may be a deposit not yet visible to this RPC: look again next pass. Settled or refunded is final.
+      if (escrow === 'none') {
+        log.warn({ orderId: order.orderId, orderHash, escrow }, msg);
+        return;
+      }
+      return done(msg, 'warn', { escrow });
     }
 
     const outputAmount = BigInt(order.details.outputAmount);

@@ -1,3 +1,4 @@
+import { reservedAddressRole } from '../chains/chain-registry.ts';
 import { type Address, normalizeAddress, sameAddress } from '../domain/address.ts';
 import { parseAmount } from '../domain/amount.ts';
 import { AppError, fieldError } from '../domain/app-error.ts';
@@ -36,7 +37,7 @@ export function createQuoteRequestService(deps: ServiceDeps) {
       }
     };
     const offerer = attempt(() => normalizeAddress(input.offerer, 'body.offerer'));
-    const recipient = attempt(() => normalizeAddress(input.recipient, 'body.recipient'));
+    const recipient = attempt(() => checkRecipient(input.recipient));
     const inputAmount = attempt(() => parseAmount(input.inputAmount, 'body.inputAmount'));
     const inputToken = attempt(() =>
       checkToken(input.inputChain, input.inputToken, 'inputChain', 'inputToken'),
@@ -44,12 +45,15 @@ export function createQuoteRequestService(deps: ServiceDeps) {
     const outputToken = attempt(() =>
       checkToken(input.outputChain, input.outputToken, 'outputChain', 'outputToken'),
     );
+    if (inputAmount !== undefined && inputToken !== undefined) {
+      attempt(() => checkMinAmount(input.inputChain, inputToken, inputAmount));
+    }
     if (problems.length > 0) {
       // One summary for the whole body; the most specific code wins so clients can branch on it.
       const code =
         problems.find((p) => p.code === 'INVALID_CHAIN')?.code ??
         problems.find((p) => p.code === 'INVALID_TOKEN')?.code ??
-        'VALIDATION_ERROR';
+        (problems.every((p) => p.code === 'AMOUNT_TOO_SMALL') ? 'AMOUNT_TOO_SMALL' : 'VALIDATION_ERROR');
       throw new AppError(
         code,
         problems.length === 1
@@ -68,6 +72,31 @@ export function createQuoteRequestService(deps: ServiceDeps) {
       inputChain: input.inputChain,
       outputChain: input.outputChain,
     };
+  }
+
+  function checkRecipient(raw: string): Address {
+    const recipient = normalizeAddress(raw, 'body.recipient');
+    const role = reservedAddressRole(registry, recipient);
+    if (role !== null) {
+      throw fieldError(
+        'VALIDATION_ERROR',
+        'body.recipient',
+        `must not be ${role}: tokens sent there could never be spent`,
+      );
+    }
+    return recipient;
+  }
+
+  /** Every order costs the relayer gas on two chains, so dust is refused (the token's registry minAmount). */
+  function checkMinAmount(chainName: string, tokenAddress: Address, amount: bigint): void {
+    const token = registry.token(chainName, tokenAddress);
+    if (token && amount < token.minAmount) {
+      throw fieldError(
+        'AMOUNT_TOO_SMALL',
+        'body.inputAmount',
+        `must be at least ${token.minAmount} base units of ${token.symbol} on ${chainName} (the minimum swap)`,
+      );
+    }
   }
 
   function checkToken(chainName: string, token: string, chainField: string, tokenField: string) {

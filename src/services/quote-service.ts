@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Address } from '../domain/address.ts';
-import { parseAmount } from '../domain/amount.ts';
+import { exceedsPremium, parseAmount } from '../domain/amount.ts';
 import { AppError, fieldError } from '../domain/app-error.ts';
 import { unixSeconds } from '../domain/clock.ts';
 import { newId } from '../domain/ids.ts';
@@ -29,7 +29,45 @@ export interface QuoteWithRequest {
 }
 
 export function createQuoteService(deps: ServiceDeps) {
-  const { database, clock, registry, events, config } = deps;
+  const { database, clock, registry, events, config, chains, chainClock } = deps;
+
+  /**
+   * An LP could otherwise win a request with an absurd price it never means to fill, locking the offerer's funds
+   * until the deadline.
+   */
+  function checkPremium(request: QuoteRequest, outputAmount: bigint): void {
+    const inToken = registry.token(request.inputChain, request.inputToken);
+    const outToken = registry.token(request.outputChain, request.outputToken);
+    if (!inToken || !outToken) {
+      throw fieldError(
+        'INVALID_TOKEN',
+        'body.quoteRequestId',
+        'the request names a token that is no longer supported',
+      );
+    }
+    const input = { amount: request.inputAmount, decimals: inToken.decimals };
+    if (
+      exceedsPremium(input, { amount: outputAmount, decimals: outToken.decimals }, config.maxQuotePremiumBps)
+    ) {
+      throw fieldError(
+        'VALIDATION_ERROR',
+        'body.outputAmount',
+        `must not exceed the input amount by more than ${config.maxQuotePremiumBps} bps (in the input token's decimals)`,
+      );
+    }
+  }
+
+  /** A quote the LP's fill address cannot cover would lock the offerer's funds until the deadline for nothing. */
+  async function checkCoverage(request: QuoteRequest, filler: Address, outputAmount: bigint): Promise<void> {
+    const held = await chains.balanceOf(request.outputChain, request.outputToken, filler, outputAmount);
+    if (held < outputAmount) {
+      throw fieldError(
+        'INSUFFICIENT_BALANCE',
+        'body.outputAmount',
+        `the fill address ${filler} holds ${held} base units of the output token on ${request.outputChain}, less than ${outputAmount}`,
+      );
+    }
+  }
 
   async function loadVisible(principal: Principal, id: string): Promise<QuoteWithRequest> {
     const quote = await findQuote(database.db, id);
@@ -83,9 +121,19 @@ export function createQuoteService(deps: ServiceDeps) {
           'the request names a chain that is no longer supported',
         );
       }
+      checkPremium(request, outputAmount);
+      const filler = account.address as Address;
+      await checkCoverage(request, filler, outputAmount);
+      const validFor = input.validFor ?? config.quoteValiditySeconds;
       const startTime = unixSeconds(now);
-      const endTime = startTime + (input.validFor ?? config.quoteValiditySeconds);
-      const openDeadline = endTime + config.openWindowSeconds;
+      const endTime = startTime + validFor;
+      // The contracts compare deadlines with block.timestamp, so they count from each chain's clock: the deposit
+      // on the input chain's, the fill on the later of both (it must still hold on the output chain, and refund
+      // opens on the input chain only after it).
+      const inputNow = chainClock.now(request.inputChain);
+      const bothNow = Math.max(inputNow, chainClock.now(request.outputChain));
+      const openDeadline = inputNow + validFor + config.openWindowSeconds;
+      const fillDeadline = bothNow + validFor + config.openWindowSeconds + config.fillWindowSeconds;
       const typedData = buildOrderTypedData(
         {
           offerer: request.offerer,
@@ -96,10 +144,10 @@ export function createQuoteService(deps: ServiceDeps) {
           outputAmount,
           inputChainId: BigInt(inputChain.chainId),
           outputChainId: BigInt(outputChain.chainId),
-          filler: account.address as Address,
+          filler,
           nonce: BigInt(`0x${randomBytes(16).toString('hex')}`),
           openDeadline: BigInt(openDeadline),
-          fillDeadline: BigInt(openDeadline + config.fillWindowSeconds),
+          fillDeadline: BigInt(fillDeadline),
         },
         inputChain.contracts.escrow,
       );

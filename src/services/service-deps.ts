@@ -1,4 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
+import type { ChainClock } from '../chains/chain-clock.ts';
 import type { ChainGateway } from '../chains/chain-gateway.ts';
 import type { ChainRegistry } from '../chains/chain-registry.ts';
 import type { Config } from '../config/config.ts';
@@ -13,6 +14,8 @@ export interface ServiceDeps {
   readonly clock: Clock;
   readonly registry: ChainRegistry;
   readonly chains: ChainGateway;
+  /** Each chain's time, for deadlines the contracts check (no RPC call per use). */
+  readonly chainClock: ChainClock;
   readonly events: EventLog;
   readonly log: FastifyBaseLogger;
 }

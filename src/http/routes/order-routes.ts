@@ -67,8 +67,8 @@ export function registerOrderRoutes(
         const withQuote = result.quotes.get(order.id);
         views.push(
           withQuote
-            ? { ...orderView(order), quote: quoteView(withQuote.quote, withQuote.request, now) }
-            : orderView(order),
+            ? { ...orderView(order, principal), quote: quoteView(withQuote.quote, withQuote.request, now) }
+            : orderView(order, principal),
         );
       }
       return {
@@ -98,8 +98,9 @@ export function registerOrderRoutes(
       },
     },
     async (request) => {
-      const order = await orders.get(principalOf(request), request.params.id);
-      return { message: 'order', data: orderView(order) };
+      const principal = principalOf(request);
+      const order = await orders.get(principal, request.params.id);
+      return { message: 'order', data: orderView(order, principal) };
     },
   );
 }

@@ -30,7 +30,15 @@ const ChainViewSchema = Type.Object({
   explorerUrl: Type.Optional(Type.String()),
   rpcUrl: Type.Optional(Type.String()),
   tokens: Type.Array(
-    Type.Object({ symbol: Type.String(), address: AddressSchema, decimals: Type.Integer() }),
+    Type.Object({
+      symbol: Type.String(),
+      address: AddressSchema,
+      decimals: Type.Integer(),
+      minAmount: Type.String({
+        description:
+          'Smallest inputAmount accepted with this token as input, in base units (smaller: 400 AMOUNT_TOO_SMALL)',
+      }),
+    }),
   ),
 });
 
@@ -197,7 +205,7 @@ export function registerPublicRoutes(
           confirmations: c.confirmations,
           ...(c.explorerUrl ? { explorerUrl: c.explorerUrl } : {}),
           ...(c.rpcUrlPublic ? { rpcUrl: c.rpcUrl } : {}),
-          tokens: c.tokens.map((t) => ({ ...t })),
+          tokens: c.tokens.map((t) => ({ ...t, minAmount: t.minAmount.toString() })),
         })),
       },
     }),

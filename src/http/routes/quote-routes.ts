@@ -29,7 +29,7 @@ export function registerQuoteRoutes(
         tags: ['Quotes'],
         summary: 'Quote an open request',
         description:
-          'A liquidity provider offers outputAmount for an open request. The response carries the EIP-712 typed data the offerer will sign. One active quote per provider per request.',
+          "A liquidity provider offers outputAmount for an open request. The response carries the EIP-712 typed data the offerer will sign; its deadlines count from the chains' clocks. One active quote per provider per request. outputAmount, in the input token's decimals, may exceed inputAmount by at most MAX_QUOTE_PREMIUM_BPS (400 VALIDATION_ERROR), and the provider's fill address must hold it on the output chain (422 INSUFFICIENT_BALANCE, same BALANCE_CACHE_MS rule as the offerer's check).",
         security: ACCOUNT_SECURITY,
         body: Type.Object(
           {
@@ -43,7 +43,7 @@ export function registerQuoteRoutes(
         ),
         response: {
           201: envelope(QuoteEnvelopeSchema),
-          ...errorResponses(400, 401, 403, 404, 409, 413, 415, 429),
+          ...errorResponses(400, 401, 403, 404, 409, 413, 415, 422, 429, 503),
         },
       },
     },

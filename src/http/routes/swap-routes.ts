@@ -41,14 +41,19 @@ export function registerSwapRoutes(app: FerryApp, { swaps }: { swaps: SwapServic
       },
     },
     async (request, reply) => {
-      const { order, created } = await swaps.execute(principalOf(request), {
+      const principal = principalOf(request);
+      const { order, created } = await swaps.execute(principal, {
         ...request.body,
         signature: request.body.signature as `0x${string}`,
       });
       reply.code(created ? 201 : 200);
       return {
         message: created ? 'swap executed' : 'swap already executed',
-        data: { orderId: order.id, blockchainOrderId: order.blockchainOrderId, order: orderView(order) },
+        data: {
+          orderId: order.id,
+          blockchainOrderId: order.blockchainOrderId,
+          order: orderView(order, principal),
+        },
       };
     },
   );

@@ -82,7 +82,12 @@ export const OrderSchema = Type.Object({
   quoteId: Type.String(),
   quoteRequestId: Type.String(),
   blockchainOrderId: Type.String(),
-  signature: Type.String(),
+  signature: Type.Optional(
+    Type.String({
+      description:
+        "The offerer's EIP-712 signature. Served to the order's money mover only; absent for the liquidity provider (with it, anyone could deposit the order into the escrow).",
+    }),
+  ),
   status: OrderStatusSchema,
   moneyMoverAccountId: Type.String(),
   liquidityProviderAccountId: Type.String(),
