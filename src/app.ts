@@ -4,7 +4,6 @@ import { type ChainGateway, createChainGateway } from './chains/chain-gateway.ts
 import type { ChainRegistry } from './chains/chain-registry.ts';
 import { type Config, redactUrl } from './config/config.ts';
 import { type Clock, systemClock } from './domain/clock.ts';
-import { createEventLog } from './events/event-log.ts';
 import { createRealtime } from './events/realtime.ts';
 import type { FerryApp } from './http/app-types.ts';
 import { createServer } from './http/server.ts';
@@ -58,15 +57,13 @@ export async function createApp(options: {
   const applied = await migrateToLatest(database);
   log.info({ database: redactUrl(config.databaseUrl), applied }, 'database ready');
 
-  const events = createEventLog();
-  const realtime = await createRealtime({ config, database, events, log });
+  const realtime = await createRealtime({ config, database, log });
   const deps: ServiceDeps = {
     config,
     database,
     clock,
     registry,
     chains: options.chains ?? createChainGateway({ registry, clock, balanceCacheMs: config.balanceCacheMs }),
-    events,
     log,
   };
   const quotes = createQuoteService(deps);
@@ -81,7 +78,7 @@ export async function createApp(options: {
     quoteRequests: createQuoteRequestService(deps),
     quotes,
     swaps: createSwapService({ ...deps, quotes }),
-    orders: createOrderService(deps),
+    orders: createOrderService({ ...deps, eventVersion: () => realtime.fanout.version }),
     isDraining: () => draining,
     realtime,
   });

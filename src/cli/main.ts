@@ -6,7 +6,6 @@ import { type Config, ConfigError, loadConfig, redactUrl } from '../config/confi
 import { AppError } from '../domain/app-error.ts';
 import { systemClock } from '../domain/clock.ts';
 import { ACCOUNT_TYPES, type AccountType } from '../domain/principal.ts';
-import { createEventLog } from '../events/event-log.ts';
 import { publishEventNotices } from '../events/event-notices.ts';
 import { createRedisClient } from '../events/redis-client.ts';
 import { createAccountService } from '../services/account-service.ts';
@@ -96,11 +95,10 @@ program
     const registry = loadChainRegistryFile(cfg.chainRegistryPath);
     const database = createDatabase(cfg);
     await migrateToLatest(database);
-    const events = createEventLog();
     // With Redis, announce this worker's events so API instances stream them at once, not at their next poll.
     const redis = cfg.redisUrl ? createRedisClient(cfg.redisUrl, log, 'worker-notices') : null;
-    if (redis) publishEventNotices(events, redis, cfg.redisKeyPrefix, log);
-    const worker = createWorkerRuntime({ config: cfg, registry, database, events, clock: systemClock, log });
+    if (redis) publishEventNotices(database, redis, cfg.redisKeyPrefix, log);
+    const worker = createWorkerRuntime({ config: cfg, registry, database, clock: systemClock, log });
     worker.start();
     log.info({ owner: worker.owner }, 'settlement worker started');
     const stop = async () => {

@@ -11,18 +11,17 @@ const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
  * Writes down what the clock already decided: open requests and active quotes past their time become
  * `expired`, each with its event. Readers never wait for it (they judge expiry on the clock themselves).
  */
-export function createExpirySweeper({ database, clock, events, log, config }: ServiceDeps) {
+export function createExpirySweeper({ database, clock, log, config }: ServiceDeps) {
   let timer: NodeJS.Timeout | null = null;
   let running: Promise<number> | null = null;
 
   async function sweepOnce(): Promise<number> {
     const now = clock.now();
-    const count = await database.transaction(async (trx) => {
-      // Both updates before any event append: append takes the event-ordering lock (see event-log.ts).
+    const count = await database.transaction(async (trx, uow) => {
       const requests = await expireDueQuoteRequests(trx, now, BATCH);
       const quotes = await expireDueQuotes(trx, now, BATCH);
       for (const qr of requests) {
-        await events.append(trx, {
+        uow.emit({
           type: 'quoteRequest.expired',
           occurredAt: now,
           data: publicQuoteRequestView(qr),
@@ -32,7 +31,7 @@ export function createExpirySweeper({ database, clock, events, log, config }: Se
       for (const quote of quotes) {
         const request = await findQuoteRequest(trx, quote.quoteRequestId);
         if (!request) continue;
-        await events.append(trx, {
+        uow.emit({
           type: 'quote.expired',
           occurredAt: now,
           data: publicQuoteView(quote, request, now),
@@ -42,7 +41,6 @@ export function createExpirySweeper({ database, clock, events, log, config }: Se
       return requests.length + quotes.length;
     });
     await deleteIdempotencyKeysBefore(database.db, new Date(now.getTime() - IDEMPOTENCY_TTL_MS));
-    if (count > 0) events.committed();
     return count;
   }
 

@@ -4,18 +4,26 @@ import type { OrderStatus } from '../domain/lifecycle.ts';
 import { type Page, type PageRequest, toPage } from '../domain/pagination.ts';
 import type { AccountType, Principal } from '../domain/principal.ts';
 import type { Order, Quote, QuoteRequest } from '../domain/records.ts';
-import { latestEventId, listOrderEvents } from '../store/events-store.ts';
+import { listOrderEvents } from '../store/events-store.ts';
 import { findOrder, listAccountOrders, listPublicOrders } from '../store/orders-store.ts';
 import { findQuoteRequest } from '../store/quote-requests-store.ts';
 import { findQuote, recentQuotes } from '../store/quotes-store.ts';
 import type { ServiceDeps } from './service-deps.ts';
 import { VersionedCache } from './versioned-cache.ts';
 
-export function createOrderService({ database }: ServiceDeps) {
+export function createOrderService({
+  database,
+  eventVersion,
+}: ServiceDeps & {
+  /** The process's event version (event-fanout.ts): moves with every local commit and every tailed event. */
+  eventVersion: () => number;
+}) {
   // The public listing is the same for every anonymous caller and is read far more often than orders change:
   // pages are kept until the next event (bench/README.md: 50 wide rows and a count per request otherwise).
-  // Every change of an order the public can see commits in one transaction with its event (event-log.ts), so
-  // the newest event id moves whenever the listing may have changed, and only then: one index lookup.
+  // Every change of an order the public can see commits in one unit of work with its event (database.ts), so
+  // the event version moves whenever the listing may have changed: a hit costs no database round trip. A change
+  // made through another instance shows once this instance's tailer has read its event (the Redis notice wakes
+  // it at once), the same moment its stream clients see it.
   const publicPages = new VersionedCache<Page<Order>>(256);
   const isParty = (principal: Principal, order: Order) =>
     order.moneyMoverAccountId === principal.accountId ||
@@ -57,7 +65,7 @@ export function createOrderService({ database }: ServiceDeps) {
     },
 
     async listPublic(address: Address | null, page: PageRequest): Promise<Page<Order>> {
-      const version = await latestEventId(database.db);
+      const version = eventVersion();
       return publicPages.get(`${address ?? '*'}:${page.page}:${page.pageSize}`, version, async () => {
         const result = await listPublicOrders(database.db, address, page);
         return toPage(result.items, result.total, page);

@@ -3,7 +3,6 @@ import type { ChainGateway } from '../chains/chain-gateway.ts';
 import type { ChainRegistry } from '../chains/chain-registry.ts';
 import type { Config } from '../config/config.ts';
 import type { Clock } from '../domain/clock.ts';
-import type { EventLog } from '../events/event-log.ts';
 import type { FerryDatabase } from '../store/database.ts';
 
 /** What every service factory receives: wired once in createApp, never read from globals. */
@@ -13,6 +12,5 @@ export interface ServiceDeps {
   readonly clock: Clock;
   readonly registry: ChainRegistry;
   readonly chains: ChainGateway;
-  readonly events: EventLog;
   readonly log: FastifyBaseLogger;
 }

@@ -1,4 +1,3 @@
-import type { Transaction } from 'kysely';
 import type { Hex } from 'viem';
 import type { PrivateKeyAccount } from 'viem/accounts';
 import type { ContractCall, SettlementChain } from '../chains/settlement-chain.ts';
@@ -6,12 +5,12 @@ import type { Clock } from '../domain/clock.ts';
 import { newId } from '../domain/ids.ts';
 import type { OrderStatus } from '../domain/lifecycle.ts';
 import type { FerryDatabase } from '../store/database.ts';
-import type { Database } from '../store/schema.ts';
 import {
   allocateNonce,
   type ChainActionKind,
   findChainAction,
   insertChainAction,
+  mayRecord,
   setChainActionStatus,
 } from '../store/settlement-store.ts';
 import type { FaultInjector } from './fault-injector.ts';
@@ -23,29 +22,6 @@ export type ActionOutcome =
   | { readonly status: 'pending'; readonly txHash: Hex };
 
 const RECEIPT_WAIT_MS = 15_000;
-
-/** The order still has `expectStatus`, and a release (settle or refund) has no rival written down. */
-async function mayRecord(
-  trx: Transaction<Database>,
-  dialect: FerryDatabase['dialect'],
-  orderId: string,
-  kind: ChainActionKind,
-  expectStatus: OrderStatus,
-): Promise<boolean> {
-  let query = trx.selectFrom('orders').select('status').where('id', '=', orderId);
-  // The row lock serialises this check with status transitions made by other workers.
-  if (dialect === 'postgres') query = query.forUpdate();
-  const order = await query.executeTakeFirst();
-  if (order?.status !== expectStatus) return false;
-  if (kind === 'deposit') return true;
-  const rival = await trx
-    .selectFrom('chain_actions')
-    .select('id')
-    .where('order_id', '=', orderId)
-    .where('kind', '=', kind === 'settle' ? 'refund' : 'settle')
-    .executeTakeFirst();
-  return rival === undefined;
-}
 
 /**
  * Sends the one transaction of kind `kind` for an order, crash-safely: the signed transaction is written

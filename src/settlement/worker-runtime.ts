@@ -4,7 +4,6 @@ import type { ChainRegistry } from '../chains/chain-registry.ts';
 import { createSettlementChain } from '../chains/settlement-chain.ts';
 import type { Config } from '../config/config.ts';
 import type { Clock } from '../domain/clock.ts';
-import type { EventLog } from '../events/event-log.ts';
 import type { FerryDatabase } from '../store/database.ts';
 import { createChainActionExecutor } from './chain-action-executor.ts';
 import { createFaultInjector } from './fault-injector.ts';
@@ -23,7 +22,6 @@ export function createWorkerRuntime(deps: {
   config: Config;
   registry: ChainRegistry;
   database: FerryDatabase;
-  events: EventLog;
   clock: Clock;
   log: FastifyBaseLogger;
   defaultKeys?: WorkerKeys;
@@ -48,7 +46,6 @@ export function createWorkerRuntime(deps: {
     registry: deps.registry,
     chain,
     actions,
-    events: deps.events,
     clock: deps.clock,
     log: deps.log.child({ component: 'settlement' }),
     relayer: privateKeyToAccount(relayerKey),
