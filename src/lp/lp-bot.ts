@@ -1,6 +1,13 @@
 import { getAddress, type Hex } from 'viem';
 import { type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts';
-import { balanceOf, type ChainClients, chainClients, hasFilled, receiptStatus, sendFill } from './evm.ts';
+import {
+  balanceOf,
+  type ChainClients,
+  chainClients,
+  hasFilled,
+  receiptStatus,
+  sendFill,
+} from '../chains/lp-chain-clients.ts';
 import {
   type ChainInfo,
   type FerryApi,
