@@ -1,4 +1,5 @@
 import { publicQuoteRequestView, publicQuoteView } from '../domain/public-views.ts';
+import { createPeriodicJob } from '../process/periodic-job.ts';
 import { deleteIdempotencyKeysBefore } from '../store/idempotency-store.ts';
 import { expireDueQuoteRequests, findQuoteRequest } from '../store/quote-requests-store.ts';
 import { expireDueQuotes } from '../store/quotes-store.ts';
@@ -12,9 +13,6 @@ const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
  * `expired`, each with its event. Readers never wait for it (they judge expiry on the clock themselves).
  */
 export function createExpirySweeper({ database, clock, log, config }: ServiceDeps) {
-  let timer: NodeJS.Timeout | null = null;
-  let running: Promise<number> | null = null;
-
   async function sweepOnce(): Promise<number> {
     const now = clock.now();
     const count = await database.transaction(async (trx, uow) => {
@@ -44,25 +42,17 @@ export function createExpirySweeper({ database, clock, log, config }: ServiceDep
     return count;
   }
 
+  const job = createPeriodicJob({
+    name: 'expiry sweep',
+    intervalMs: config.expirySweepMs,
+    run: sweepOnce,
+    log,
+  });
   return {
     /** One pass; tests call it after moving their clock. */
-    sweep(): Promise<number> {
-      running ??= sweepOnce().finally(() => {
-        running = null;
-      });
-      return running;
-    },
-    start() {
-      timer = setInterval(() => {
-        this.sweep().catch((error: unknown) => log.warn({ err: error }, 'expiry sweep failed; will retry'));
-      }, config.expirySweepMs);
-      timer.unref();
-    },
-    async stop() {
-      if (timer) clearInterval(timer);
-      timer = null;
-      await running;
-    },
+    sweep: job.runOnce,
+    start: job.start,
+    stop: job.stop,
   };
 }
 
