@@ -6,8 +6,8 @@ import type { AccountType, Principal } from '../domain/principal.ts';
 import type { Order, Quote, QuoteRequest } from '../domain/records.ts';
 import { listOrderEvents } from '../store/events-store.ts';
 import { findOrder, listAccountOrders, listPublicOrders } from '../store/orders-store.ts';
-import { findQuoteRequest } from '../store/quote-requests-store.ts';
-import { findQuote, recentQuotes } from '../store/quotes-store.ts';
+import { findQuoteRequests } from '../store/quote-requests-store.ts';
+import { findQuotes, recentQuotes } from '../store/quotes-store.ts';
 import type { ServiceDeps } from './service-deps.ts';
 import { VersionedCache } from './versioned-cache.ts';
 
@@ -55,9 +55,17 @@ export function createOrderService({
       );
       const quotes = new Map<string, { quote: Quote; request: QuoteRequest }>();
       if (query.includeQuote) {
+        const byId = await findQuotes(
+          database.db,
+          result.items.map((order) => order.quoteId),
+        );
+        const requests = await findQuoteRequests(
+          database.db,
+          result.items.map((order) => order.quoteRequestId),
+        );
         for (const order of result.items) {
-          const quote = await findQuote(database.db, order.quoteId);
-          const request = quote ? await findQuoteRequest(database.db, quote.quoteRequestId) : null;
+          const quote = byId.get(order.quoteId);
+          const request = requests.get(order.quoteRequestId);
           if (quote && request) quotes.set(order.id, { quote, request });
         }
       }
@@ -81,12 +89,14 @@ export function createOrderService({
 
     async recentQuotes(limit: number) {
       const quotes = await recentQuotes(database.db, limit);
-      const out = [];
-      for (const quote of quotes) {
-        const request = await findQuoteRequest(database.db, quote.quoteRequestId);
-        if (request) out.push({ quote, request });
-      }
-      return out;
+      const requests = await findQuoteRequests(
+        database.db,
+        quotes.map((quote) => quote.quoteRequestId),
+      );
+      return quotes.flatMap((quote) => {
+        const request = requests.get(quote.quoteRequestId);
+        return request ? [{ quote, request }] : [];
+      });
     },
   };
 }

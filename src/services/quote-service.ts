@@ -11,7 +11,11 @@ import type { Principal } from '../domain/principal.ts';
 import { publicQuoteView } from '../domain/public-views.ts';
 import type { Quote, QuoteRequest } from '../domain/records.ts';
 import { findAccount } from '../store/accounts-store.ts';
-import { findQuoteRequest, markQuoteRequestAccepted } from '../store/quote-requests-store.ts';
+import {
+  findQuoteRequest,
+  findQuoteRequests,
+  markQuoteRequestAccepted,
+} from '../store/quote-requests-store.ts';
 import {
   expireStaleQuoteOfProvider,
   findQuote,
@@ -169,13 +173,10 @@ export function createQuoteService(deps: ServiceDeps) {
         },
         page,
       );
-      const requests = new Map<string, QuoteRequest>();
-      for (const quote of result.items) {
-        if (!requests.has(quote.quoteRequestId)) {
-          const request = await findQuoteRequest(database.db, quote.quoteRequestId);
-          if (request) requests.set(request.id, request);
-        }
-      }
+      const requests = await findQuoteRequests(
+        database.db,
+        result.items.map((quote) => quote.quoteRequestId),
+      );
       const items = result.items.flatMap((quote) => {
         const request = requests.get(quote.quoteRequestId);
         return request ? [{ quote, request }] : [];
