@@ -66,10 +66,17 @@ export function createEventFanout(options: {
           }
         }
       }
+      // The backoff restarts whenever events got through: it only grows while one transaction holds everything.
+      if (batch.length > 0 || !heldBack) resetRetry();
       if (heldBack) retrySoon();
-      else retryMs = HELD_BACK_RETRY_MS;
       if (batch.length < PAGE || heldBack || stopped) return;
     }
+  }
+
+  function resetRetry(): void {
+    retryMs = HELD_BACK_RETRY_MS;
+    if (retry) clearTimeout(retry);
+    retry = null;
   }
 
   function retrySoon(): void {
