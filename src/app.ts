@@ -5,10 +5,12 @@ import { type ChainGateway, createChainGateway } from './chains/chain-gateway.ts
 import type { ChainRegistry } from './chains/chain-registry.ts';
 import { type Config, redactUrl } from './config/config.ts';
 import { type Clock, systemClock } from './domain/clock.ts';
-import { createEventLog } from './events/event-log.ts';
+import { publishEventNotices } from './events/event-notices.ts';
 import { createRealtime } from './events/realtime.ts';
+import { createRedisClient } from './events/redis-client.ts';
 import type { FerryApp } from './http/app-types.ts';
 import { createServer } from './http/server.ts';
+import { createShutdownRegistry, type ShutdownRegistry } from './process/shutdown-registry.ts';
 import { createAccountService } from './services/account-service.ts';
 import { createAuthService } from './services/auth-service.ts';
 import { createExpirySweeper, type ExpirySweeper } from './services/expiry-sweeper.ts';
@@ -51,17 +53,37 @@ export async function createApp(options: {
   chains?: ChainGateway;
   /** Keys the worker may fall back to (the built-in devnets' well-known ones). */
   workerKeys?: WorkerKeys;
+  /** The process's shutdown registry (the CLI's, with its devnets); a new one otherwise. */
+  shutdown?: ShutdownRegistry;
 }): Promise<FerryAppInstance> {
-  const { config, registry } = options;
+  const { config } = options;
   const log = options.log ?? createLogger(config);
-  const clock = options.clock ?? systemClock;
-  const database = createDatabase(config);
-  const applied = await migrateToLatest(database);
-  log.info({ database: redactUrl(config.databaseUrl), applied }, 'database ready');
+  const shutdown = options.shutdown ?? createShutdownRegistry(log);
+  try {
+    return await wireApp({ ...options, log, shutdown });
+  } catch (error) {
+    // Whatever was opened before the failure is closed again (a pool, Redis connections).
+    await shutdown.close();
+    throw error;
+  }
+}
 
-  const events = createEventLog();
-  const realtime = await createRealtime({ config, database, events, log });
+async function wireApp(options: {
+  config: Config;
+  registry: ChainRegistry;
+  log: FastifyBaseLogger;
+  shutdown: ShutdownRegistry;
+  clock?: Clock;
+  chains?: ChainGateway;
+  workerKeys?: WorkerKeys;
+}): Promise<FerryAppInstance> {
+  const { config, registry, log, shutdown } = options;
+  const clock = options.clock ?? systemClock;
+  const database = await openDatabase(config, log, shutdown);
+  const realtime = await createRealtime({ config, database, log });
+  shutdown.register('streams', () => realtime.stop());
   const chainClock = createChainClock({ registry, clock, refreshMs: config.chainClockRefreshMs, log });
+  shutdown.register('chain clock', () => chainClock.stop());
   const deps: ServiceDeps = {
     config,
     database,
@@ -69,7 +91,6 @@ export async function createApp(options: {
     registry,
     chains: options.chains ?? createChainGateway({ registry, clock, balanceCacheMs: config.balanceCacheMs }),
     chainClock,
-    events,
     log,
   };
   const quotes = createQuoteService(deps);
@@ -84,14 +105,21 @@ export async function createApp(options: {
     quoteRequests: createQuoteRequestService(deps),
     quotes,
     swaps: createSwapService({ ...deps, quotes }),
-    orders: createOrderService(deps),
+    orders: createOrderService({ ...deps, eventVersion: () => realtime.fanout.version }),
     isDraining: () => draining,
     realtime,
   });
+  shutdown.register('http server', () => server.close());
   const sweeper = createExpirySweeper(deps);
   const worker = config.worker.enabled
     ? createWorkerRuntime({ ...deps, defaultKeys: options.workerKeys })
     : null;
+  if (worker) shutdown.register('settlement worker', () => worker.stop());
+  shutdown.register('expiry sweeper', () => sweeper.stop());
+  // Closed first: readiness fails while everything else drains.
+  shutdown.register('readiness', () => {
+    draining = true;
+  });
 
   return {
     server,
@@ -107,14 +135,37 @@ export async function createApp(options: {
       worker?.start();
       return address;
     },
-    async close() {
-      draining = true;
-      chainClock.stop();
-      await sweeper.stop();
-      await worker?.stop();
-      await server.close();
-      await realtime.stop();
-      await database.destroy();
-    },
+    close: () => shutdown.close(),
   };
+}
+
+/** Opens and migrates the database of DATABASE_URL; it closes last. */
+async function openDatabase(config: Config, log: FastifyBaseLogger, shutdown: ShutdownRegistry) {
+  const database = createDatabase(config);
+  shutdown.register('database', () => database.destroy());
+  const applied = await migrateToLatest(database);
+  log.info({ database: redactUrl(config.databaseUrl), applied }, 'database ready');
+  return database;
+}
+
+/**
+ * The worker-only process (`ferry worker`): the database, the settlement worker and, with REDIS_URL, the notices
+ * that make API instances stream this worker's events at once rather than at their next poll.
+ */
+export async function createWorkerProcess(options: {
+  config: Config;
+  registry: ChainRegistry;
+  log: FastifyBaseLogger;
+  shutdown: ShutdownRegistry;
+}): Promise<SettlementWorker> {
+  const { config, registry, log, shutdown } = options;
+  const database = await openDatabase(config, log, shutdown);
+  if (config.redisUrl) {
+    const redis = createRedisClient(config.redisUrl, log, 'worker-notices');
+    shutdown.register('redis', () => redis.disconnect());
+    shutdown.register('event notices', publishEventNotices(database, redis, config.redisKeyPrefix, log));
+  }
+  const worker = createWorkerRuntime({ config, registry, database, clock: systemClock, log });
+  shutdown.register('settlement worker', () => worker.stop());
+  return worker;
 }

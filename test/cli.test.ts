@@ -69,7 +69,9 @@ describe('the ferry CLI', () => {
     const first = await ferry(['migrate']);
     expect(first.stderr).toBe('');
     expect(first.code).toBe(0);
-    expect(first.stdout.trim()).toBe('applied: 0001-initial, 0002-settlement, 0003-expiry-indexes');
+    expect(first.stdout.trim()).toBe(
+      'applied: 0001-initial, 0002-settlement, 0003-expiry-indexes, 0006-event-xid',
+    );
     const second = await ferry(['migrate']);
     expect(second.code).toBe(0);
     expect(second.stdout.trim()).toBe('database is up to date');

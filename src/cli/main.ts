@@ -1,16 +1,13 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { getAddress, isAddress } from 'viem';
-import { createApp, createLogger } from '../app.ts';
+import { createApp, createLogger, createWorkerProcess } from '../app.ts';
 import { loadChainRegistryFile } from '../chains/chain-registry.ts';
 import { type Config, ConfigError, loadConfig, redactUrl } from '../config/config.ts';
 import { AppError } from '../domain/app-error.ts';
 import { systemClock } from '../domain/clock.ts';
 import { ACCOUNT_TYPES, type AccountType } from '../domain/principal.ts';
-import { createEventLog } from '../events/event-log.ts';
-import { publishEventNotices } from '../events/event-notices.ts';
-import { createRedisClient } from '../events/redis-client.ts';
+import { closeOnSignals, createShutdownRegistry } from '../process/shutdown-registry.ts';
 import { createAccountService } from '../services/account-service.ts';
-import { createWorkerRuntime } from '../settlement/worker-runtime.ts';
 import { createDatabase } from '../store/database.ts';
 import { migrateToLatest } from '../store/migrator.ts';
 import { registerDemoCommand } from './demo-command.ts';
@@ -45,12 +42,16 @@ program
   .action(async () => {
     const cfg = config();
     const log = createLogger(cfg);
+    const shutdown = createShutdownRegistry(log);
+    closeOnSignals(shutdown, log);
     const chains = await resolveRegistry(cfg, log);
+    shutdown.register('devnets', () => chains.stop());
     const app = await createApp({
       config: cfg,
       registry: chains.registry,
       log,
       workerKeys: chains.workerKeys,
+      shutdown,
     });
     const base = await app.listen();
     console.log(`Ferry is listening on ${base}
@@ -60,14 +61,6 @@ program
   OpenAPI        ${base}/openapi.json
   Database       ${redactUrl(cfg.databaseUrl)}
   Chains         ${chains.registry.chains.map((c) => `${c.name} (${c.chainId})`).join(', ')}`);
-    const shutdown = async (signal: string) => {
-      log.info({ signal }, 'shutting down');
-      await app.close();
-      await chains.stop();
-      process.exit(0);
-    };
-    process.once('SIGINT', () => void shutdown('SIGINT'));
-    process.once('SIGTERM', () => void shutdown('SIGTERM'));
   });
 
 program
@@ -95,23 +88,11 @@ program
     if (!cfg.chainRegistryPath)
       throw new ConfigError(['ferry worker needs CHAIN_REGISTRY (e.g. ./data/chains.json)']);
     const registry = loadChainRegistryFile(cfg.chainRegistryPath);
-    const database = createDatabase(cfg);
-    await migrateToLatest(database);
-    const events = createEventLog();
-    // With Redis, announce this worker's events so API instances stream them at once, not at their next poll.
-    const redis = cfg.redisUrl ? createRedisClient(cfg.redisUrl, log, 'worker-notices') : null;
-    if (redis) publishEventNotices(events, redis, cfg.redisKeyPrefix, log);
-    const worker = createWorkerRuntime({ config: cfg, registry, database, events, clock: systemClock, log });
+    const shutdown = createShutdownRegistry(log);
+    closeOnSignals(shutdown, log);
+    const worker = await createWorkerProcess({ config: cfg, registry, log, shutdown });
     worker.start();
     log.info({ owner: worker.owner }, 'settlement worker started');
-    const stop = async () => {
-      await worker.stop();
-      await database.destroy();
-      redis?.disconnect();
-      process.exit(0);
-    };
-    process.once('SIGINT', () => void stop());
-    process.once('SIGTERM', () => void stop());
   });
 
 program

@@ -1,8 +1,10 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { FerryDatabase } from '../store/database.ts';
-import { latestEventId, listEventsAfter, type StoredEvent } from '../store/events-store.ts';
+import { latestFinalEventId, readFinalEventsAfter, type StoredEvent } from '../store/events-store.ts';
 
 const PAGE = 500;
+/** First retry when committed events wait behind a running transaction; doubles up to the poll interval. */
+const HELD_BACK_RETRY_MS = 2;
 
 export type EventListener = (event: StoredEvent) => void;
 
@@ -14,9 +16,16 @@ export type EventListener = (event: StoredEvent) => void;
 export interface EventFanout {
   /** Id of the last event handed out. A listener added now receives exactly the events after it. */
   readonly position: number;
+  /**
+   * Changes whenever this process committed events or the tailer handed out new ones: what a cache of data that
+   * only changes with an event (the public order pages) is tagged with, so it answers without asking the database.
+   */
+  readonly version: number;
   subscribe(listener: EventListener): () => void;
-  /** Reads the log now (after a local commit or a notice from another instance). */
+  /** Reads the log now (after a notice from another instance). */
   wake(): void;
+  /** After a local commit that appended events: moves the version at once (read-your-writes), then reads. */
+  committedLocally(): void;
   start(): Promise<void>;
   stop(): Promise<void>;
 }
@@ -29,14 +38,23 @@ export function createEventFanout(options: {
   const { database, log } = options;
   const listeners = new Set<EventListener>();
   let position = 0;
+  let version = 0;
   let running: Promise<void> | null = null;
   let again = false;
   let timer: NodeJS.Timeout | null = null;
   let stopped = false;
+  let retryMs = HELD_BACK_RETRY_MS;
+  let retry: NodeJS.Timeout | null = null;
 
+  /**
+   * Hands out the final events after `position`, in id order (events-store.ts: readFinalEventsAfter). Events that
+   * wait behind a running transaction are read again shortly: the transaction holding them back may write no event
+   * (or roll back), so no commit notice would come for them.
+   */
   async function readNew(): Promise<void> {
     for (;;) {
-      const batch = await listEventsAfter(database.db, position, PAGE);
+      const { events: batch, heldBack } = await readFinalEventsAfter(database.db, position, PAGE);
+      if (batch.length > 0) version++;
       for (const event of batch) {
         position = event.id;
         for (const listener of listeners) {
@@ -48,8 +66,27 @@ export function createEventFanout(options: {
           }
         }
       }
-      if (batch.length < PAGE || stopped) return;
+      // The backoff restarts whenever events got through: it only grows while one transaction holds everything.
+      if (batch.length > 0 || !heldBack) resetRetry();
+      if (heldBack) retrySoon();
+      if (batch.length < PAGE || heldBack || stopped) return;
     }
+  }
+
+  function resetRetry(): void {
+    retryMs = HELD_BACK_RETRY_MS;
+    if (retry) clearTimeout(retry);
+    retry = null;
+  }
+
+  function retrySoon(): void {
+    if (retry || stopped) return;
+    retry = setTimeout(() => {
+      retry = null;
+      wake();
+    }, retryMs);
+    retry.unref();
+    retryMs = Math.min(retryMs * 2, options.pollMs);
   }
 
   let soon = false;
@@ -91,6 +128,13 @@ export function createEventFanout(options: {
     get position() {
       return position;
     },
+    get version() {
+      return version;
+    },
+    committedLocally() {
+      version++;
+      wake();
+    },
     subscribe(listener) {
       listeners.add(listener);
       return () => listeners.delete(listener);
@@ -98,13 +142,14 @@ export function createEventFanout(options: {
     wake,
     async start() {
       // Live delivery starts at the end of the log: older events are only for replay.
-      position = await latestEventId(database.db);
+      position = await latestFinalEventId(database.db);
       timer = setInterval(wake, options.pollMs);
       timer.unref();
     },
     async stop() {
       stopped = true;
       if (timer) clearInterval(timer);
+      if (retry) clearTimeout(retry);
       timer = null;
       await running;
       listeners.clear();

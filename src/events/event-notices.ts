@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Redis } from 'ioredis';
-import type { EventLog } from './event-log.ts';
+import type { FerryDatabase } from '../store/database.ts';
 
 /** The notice carries no event: receivers read the event log, which stays the only source (and replay). */
 const NOTICE = '1';
@@ -15,13 +15,13 @@ export function noticeChannel(keyPrefix: string): string {
  * see the events at their next poll.
  */
 export function publishEventNotices(
-  events: EventLog,
+  database: Pick<FerryDatabase, 'onCommitted'>,
   redis: Redis,
   keyPrefix: string,
   log: FastifyBaseLogger,
 ): () => void {
   const channel = noticeChannel(keyPrefix);
-  return events.onCommitted(() => {
+  return database.onCommitted(() => {
     redis.publish(channel, NOTICE).catch((error: unknown) => {
       log.debug({ err: error }, 'event notice not published; other instances will poll');
     });

@@ -3,7 +3,6 @@ import type { Redis } from 'ioredis';
 import type { Config } from '../config/config.ts';
 import type { FerryDatabase } from '../store/database.ts';
 import { createEventFanout, type EventFanout } from './event-fanout.ts';
-import type { EventLog } from './event-log.ts';
 import { publishEventNotices, subscribeEventNotices } from './event-notices.ts';
 import { connectOrDegrade, createRedisClient, createRedisSubscriber } from './redis-client.ts';
 import { createMemoryStreamLimiter, createRedisStreamLimiter, type StreamLimiter } from './stream-limiter.ts';
@@ -20,13 +19,12 @@ export interface Realtime {
 export async function createRealtime(options: {
   config: Config;
   database: FerryDatabase;
-  events: EventLog;
   log: FastifyBaseLogger;
 }): Promise<Realtime> {
-  const { config, database, events, log } = options;
+  const { config, database, log } = options;
   const fanout = createEventFanout({ database, pollMs: config.streams.pollMs, log });
   await fanout.start();
-  const stopLocalWake = events.onCommitted(() => fanout.wake());
+  const stopLocalWake = database.onCommitted(() => fanout.committedLocally());
 
   if (!config.redisUrl) {
     const limiter = createMemoryStreamLimiter(config.streams.maxPerClient);
@@ -45,7 +43,7 @@ export async function createRealtime(options: {
   const redis = createRedisClient(config.redisUrl, log, 'commands');
   const subscriber = createRedisSubscriber(config.redisUrl, log, 'event notices');
   await Promise.all([connectOrDegrade(redis), connectOrDegrade(subscriber)]);
-  const stopPublishing = publishEventNotices(events, redis, config.redisKeyPrefix, log);
+  const stopPublishing = publishEventNotices(database, redis, config.redisKeyPrefix, log);
   const subscribed = subscribeEventNotices(subscriber, config.redisKeyPrefix, () => fanout.wake());
   // Wait for the subscription only when Redis is up, so a Redis outage never blocks start (polling covers it).
   if (subscriber.status === 'ready') await subscribed;

@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import type { FastifyBaseLogger } from 'fastify';
 import type { FerryDatabase } from '../store/database.ts';
-import { latestEventId, listEventsAfter, type StoredEvent } from '../store/events-store.ts';
+import { readFinalEventsAfter, replayWindowExceeded, type StoredEvent } from '../store/events-store.ts';
 import type { EventFanout } from './event-fanout.ts';
 import { eventWire } from './stream-event.ts';
 
@@ -113,22 +113,8 @@ export function openSseStream(options: SseOptions): SseStream {
     });
   }
 
-  /** Whether more than the window of events follows `after`, or `after` lies beyond the log (another log). */
-  async function gapTooOld(after: number): Promise<boolean> {
-    const beyond = await options.database.db
-      .selectFrom('events')
-      .select('id')
-      .where('id', '>', after)
-      .orderBy('id')
-      .offset(options.replayMaxEvents)
-      .limit(1)
-      .executeTakeFirst();
-    if (beyond) return true;
-    return after > (await latestEventId(options.database.db));
-  }
-
   async function replay(after: number): Promise<void> {
-    if (await gapTooOld(after)) {
+    if (await replayWindowExceeded(options.database.db, after, options.replayMaxEvents)) {
       // The client resumes from the live position; what it missed must be fetched over the REST API.
       lastSent = livePosition;
       const data = {
@@ -141,7 +127,8 @@ export function openSseStream(options: SseOptions): SseStream {
     }
     lastSent = after;
     for (;;) {
-      const batch = await listEventsAfter(options.database.db, lastSent, REPLAY_PAGE);
+      // Only final events, like the tailer: a replay never passes an id that a running transaction may still fill.
+      const { events: batch } = await readFinalEventsAfter(options.database.db, lastSent, REPLAY_PAGE);
       for (const event of batch) {
         if (ended) return;
         // Replay waits for the client instead of cutting it off: its size is bounded by the window.

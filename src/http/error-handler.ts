@@ -1,7 +1,7 @@
 import '@fastify/rate-limit';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, type ErrorDetail } from '../domain/app-error.ts';
-import { isConnectionError } from '../store/database.ts';
+import { StoreUnavailableError, storeError } from '../store/store-errors.ts';
 
 interface AjvIssue {
   instancePath: string;
@@ -64,7 +64,7 @@ function toAppError(
       { path: 'body', message: 'is not valid JSON' },
     ]);
   }
-  if (isConnectionError(error)) {
+  if (storeError(error) instanceof StoreUnavailableError) {
     return new AppError('SERVICE_UNAVAILABLE', 'the service is briefly unavailable; retry shortly', [], {
       'retry-after': '2',
     });

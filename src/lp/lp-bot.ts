@@ -9,7 +9,7 @@ import {
   hasFilled,
   receiptStatus,
   sendFill,
-} from './evm.ts';
+} from '../chains/lp-chain-clients.ts';
 import {
   type ChainInfo,
   type FerryApi,

@@ -1,4 +1,5 @@
 import { publicQuoteRequestView, publicQuoteView } from '../domain/public-views.ts';
+import { createPeriodicJob } from '../process/periodic-job.ts';
 import { deleteIdempotencyKeysBefore } from '../store/idempotency-store.ts';
 import { expireDueQuoteRequests, findQuoteRequest } from '../store/quote-requests-store.ts';
 import { expireDueQuotes } from '../store/quotes-store.ts';
@@ -11,18 +12,14 @@ const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
  * Writes down what the clock already decided: open requests and active quotes past their time become
  * `expired`, each with its event. Readers never wait for it (they judge expiry on the clock themselves).
  */
-export function createExpirySweeper({ database, clock, events, log, config }: ServiceDeps) {
-  let timer: NodeJS.Timeout | null = null;
-  let running: Promise<number> | null = null;
-
+export function createExpirySweeper({ database, clock, log, config }: ServiceDeps) {
   async function sweepOnce(): Promise<number> {
     const now = clock.now();
-    const count = await database.transaction(async (trx) => {
-      // Both updates before any event append: append takes the event-ordering lock (see event-log.ts).
+    const count = await database.transaction(async (trx, uow) => {
       const requests = await expireDueQuoteRequests(trx, now, BATCH);
       const quotes = await expireDueQuotes(trx, now, BATCH);
       for (const qr of requests) {
-        await events.append(trx, {
+        uow.emit({
           type: 'quoteRequest.expired',
           occurredAt: now,
           data: publicQuoteRequestView(qr),
@@ -32,7 +29,7 @@ export function createExpirySweeper({ database, clock, events, log, config }: Se
       for (const quote of quotes) {
         const request = await findQuoteRequest(trx, quote.quoteRequestId);
         if (!request) continue;
-        await events.append(trx, {
+        uow.emit({
           type: 'quote.expired',
           occurredAt: now,
           data: publicQuoteView(quote, request, now),
@@ -42,29 +39,20 @@ export function createExpirySweeper({ database, clock, events, log, config }: Se
       return requests.length + quotes.length;
     });
     await deleteIdempotencyKeysBefore(database.db, new Date(now.getTime() - IDEMPOTENCY_TTL_MS));
-    if (count > 0) events.committed();
     return count;
   }
 
+  const job = createPeriodicJob({
+    name: 'expiry sweep',
+    intervalMs: config.expirySweepMs,
+    run: sweepOnce,
+    log,
+  });
   return {
     /** One pass; tests call it after moving their clock. */
-    sweep(): Promise<number> {
-      running ??= sweepOnce().finally(() => {
-        running = null;
-      });
-      return running;
-    },
-    start() {
-      timer = setInterval(() => {
-        this.sweep().catch((error: unknown) => log.warn({ err: error }, 'expiry sweep failed; will retry'));
-      }, config.expirySweepMs);
-      timer.unref();
-    },
-    async stop() {
-      if (timer) clearInterval(timer);
-      timer = null;
-      await running;
-    },
+    sweep: job.runOnce,
+    start: job.start,
+    stop: job.stop,
   };
 }
 

@@ -4,18 +4,26 @@ import type { OrderStatus } from '../domain/lifecycle.ts';
 import { type Page, type PageRequest, toPage } from '../domain/pagination.ts';
 import type { AccountType, Principal } from '../domain/principal.ts';
 import type { Order, Quote, QuoteRequest } from '../domain/records.ts';
-import { latestEventId, listOrderEvents } from '../store/events-store.ts';
+import { listOrderEvents } from '../store/events-store.ts';
 import { findOrder, listAccountOrders, listPublicOrders } from '../store/orders-store.ts';
-import { findQuoteRequest } from '../store/quote-requests-store.ts';
-import { findQuote, recentQuotes } from '../store/quotes-store.ts';
+import { findQuoteRequests } from '../store/quote-requests-store.ts';
+import { findQuotes, recentQuotes } from '../store/quotes-store.ts';
 import type { ServiceDeps } from './service-deps.ts';
 import { VersionedCache } from './versioned-cache.ts';
 
-export function createOrderService({ database }: ServiceDeps) {
+export function createOrderService({
+  database,
+  eventVersion,
+}: ServiceDeps & {
+  /** The process's event version (event-fanout.ts): moves with every local commit and every tailed event. */
+  eventVersion: () => number;
+}) {
   // The public listing is the same for every anonymous caller and is read far more often than orders change:
   // pages are kept until the next event (bench/README.md: 50 wide rows and a count per request otherwise).
-  // Every change of an order the public can see commits in one transaction with its event (event-log.ts), so
-  // the newest event id moves whenever the listing may have changed, and only then: one index lookup.
+  // Every change of an order the public can see commits in one unit of work with its event (database.ts), so
+  // the event version moves whenever the listing may have changed: a hit costs no database round trip. A change
+  // made through another instance shows once this instance's tailer has read its event (the Redis notice wakes
+  // it at once), the same moment its stream clients see it.
   const publicPages = new VersionedCache<Page<Order>>(256);
   const isParty = (principal: Principal, order: Order) =>
     order.moneyMoverAccountId === principal.accountId ||
@@ -47,9 +55,17 @@ export function createOrderService({ database }: ServiceDeps) {
       );
       const quotes = new Map<string, { quote: Quote; request: QuoteRequest }>();
       if (query.includeQuote) {
+        const byId = await findQuotes(
+          database.db,
+          result.items.map((order) => order.quoteId),
+        );
+        const requests = await findQuoteRequests(
+          database.db,
+          result.items.map((order) => order.quoteRequestId),
+        );
         for (const order of result.items) {
-          const quote = await findQuote(database.db, order.quoteId);
-          const request = quote ? await findQuoteRequest(database.db, quote.quoteRequestId) : null;
+          const quote = byId.get(order.quoteId);
+          const request = requests.get(order.quoteRequestId);
           if (quote && request) quotes.set(order.id, { quote, request });
         }
       }
@@ -57,7 +73,7 @@ export function createOrderService({ database }: ServiceDeps) {
     },
 
     async listPublic(address: Address | null, page: PageRequest): Promise<Page<Order>> {
-      const version = await latestEventId(database.db);
+      const version = eventVersion();
       return publicPages.get(`${address ?? '*'}:${page.page}:${page.pageSize}`, version, async () => {
         const result = await listPublicOrders(database.db, address, page);
         return toPage(result.items, result.total, page);
@@ -73,12 +89,14 @@ export function createOrderService({ database }: ServiceDeps) {
 
     async recentQuotes(limit: number) {
       const quotes = await recentQuotes(database.db, limit);
-      const out = [];
-      for (const quote of quotes) {
-        const request = await findQuoteRequest(database.db, quote.quoteRequestId);
-        if (request) out.push({ quote, request });
-      }
-      return out;
+      const requests = await findQuoteRequests(
+        database.db,
+        quotes.map((quote) => quote.quoteRequestId),
+      );
+      return quotes.flatMap((quote) => {
+        const request = requests.get(quote.quoteRequestId);
+        return request ? [{ quote, request }] : [];
+      });
     },
   };
 }

@@ -22,7 +22,7 @@ export interface QuoteRequestInput {
 }
 
 export function createQuoteRequestService(deps: ServiceDeps) {
-  const { database, clock, registry, chains, events, config } = deps;
+  const { database, clock, registry, chains, config } = deps;
 
   /** Checks the terms against the registry; every problem is reported, each with its field path. */
   function validateTerms(input: QuoteRequestInput): QuoteRequestTerms {
@@ -152,16 +152,15 @@ export function createQuoteRequestService(deps: ServiceDeps) {
         updatedAt: now,
         expiresAt: new Date(now.getTime() + config.quoteRequestTtlSeconds * 1000),
       };
-      await database.transaction(async (trx) => {
+      await database.transaction(async (trx, uow) => {
         await insertQuoteRequest(trx, qr);
-        await events.append(trx, {
+        uow.emit({
           type: 'quoteRequest.created',
           occurredAt: now,
           data: publicQuoteRequestView(qr),
           accountIds: [principal.accountId],
         });
       });
-      events.committed();
       return qr;
     },
 

@@ -11,8 +11,11 @@ import type { Principal } from '../domain/principal.ts';
 import { publicQuoteView } from '../domain/public-views.ts';
 import type { Quote, QuoteRequest } from '../domain/records.ts';
 import { findAccount } from '../store/accounts-store.ts';
-import { isUniqueViolation } from '../store/database.ts';
-import { findQuoteRequest, markQuoteRequestAccepted } from '../store/quote-requests-store.ts';
+import {
+  findQuoteRequest,
+  findQuoteRequests,
+  markQuoteRequestAccepted,
+} from '../store/quote-requests-store.ts';
 import {
   expireStaleQuoteOfProvider,
   findQuote,
@@ -21,6 +24,7 @@ import {
   listQuotesOfRequest,
   setQuoteStatus,
 } from '../store/quotes-store.ts';
+import { UniqueViolationError } from '../store/store-errors.ts';
 import type { ServiceDeps } from './service-deps.ts';
 
 export interface QuoteWithRequest {
@@ -29,7 +33,7 @@ export interface QuoteWithRequest {
 }
 
 export function createQuoteService(deps: ServiceDeps) {
-  const { database, clock, registry, events, config, chains, chainClock } = deps;
+  const { database, clock, registry, config, chains, chainClock } = deps;
 
   /**
    * An LP could otherwise win a request with an absurd price it never means to fill, locking the offerer's funds
@@ -166,19 +170,18 @@ export function createQuoteService(deps: ServiceDeps) {
         updatedAt: now,
       };
       try {
-        await database.transaction(async (trx) => {
+        await database.transaction(async (trx, uow) => {
           const stale = await expireStaleQuoteOfProvider(trx, request.id, principal.accountId, now);
           await insertQuote(trx, quote);
-          // Events after the last row change (the event lock must not be held while waiting for row locks).
           for (const old of stale) {
-            await events.append(trx, {
+            uow.emit({
               type: 'quote.expired',
               occurredAt: now,
               data: publicQuoteView(old, request, now),
               accountIds: [principal.accountId, request.accountId],
             });
           }
-          await events.append(trx, {
+          uow.emit({
             type: 'quote.created',
             occurredAt: now,
             data: publicQuoteView(quote, request, now),
@@ -186,7 +189,7 @@ export function createQuoteService(deps: ServiceDeps) {
           });
         });
       } catch (error) {
-        if (isUniqueViolation(error)) {
+        if (error instanceof UniqueViolationError) {
           throw fieldError(
             'CONFLICT',
             'body.quoteRequestId',
@@ -195,7 +198,6 @@ export function createQuoteService(deps: ServiceDeps) {
         }
         throw error;
       }
-      events.committed();
       return { quote, request };
     },
 
@@ -219,13 +221,10 @@ export function createQuoteService(deps: ServiceDeps) {
         },
         page,
       );
-      const requests = new Map<string, QuoteRequest>();
-      for (const quote of result.items) {
-        if (!requests.has(quote.quoteRequestId)) {
-          const request = await findQuoteRequest(database.db, quote.quoteRequestId);
-          if (request) requests.set(request.id, request);
-        }
-      }
+      const requests = await findQuoteRequests(
+        database.db,
+        result.items.map((quote) => quote.quoteRequestId),
+      );
       const items = result.items.flatMap((quote) => {
         const request = requests.get(quote.quoteRequestId);
         return request ? [{ quote, request }] : [];
@@ -247,7 +246,7 @@ export function createQuoteService(deps: ServiceDeps) {
       if (effectiveQuoteRequestStatus(request.status, request.expiresAt, now) !== 'open') {
         throw fieldError('QUOTE_REQUEST_CLOSED', 'params.id', 'the quote request is no longer open');
       }
-      const outcome = await database.transaction(async (trx) => {
+      const outcome = await database.transaction(async (trx, uow) => {
         if (!(await markQuoteRequestAccepted(trx, request.id, quote.id, now))) return null;
         if (!(await setQuoteStatus(trx, quote.id, 'active', 'accepted', now))) {
           throw fieldError('QUOTE_NOT_ACTIVE', 'params.id', 'the quote is no longer active');
@@ -269,14 +268,14 @@ export function createQuoteService(deps: ServiceDeps) {
           acceptedQuoteId: quote.id,
           updatedAt: now,
         };
-        await events.append(trx, {
+        uow.emit({
           type: 'quote.accepted',
           occurredAt: now,
           data: publicQuoteView(accepted, request, now),
           accountIds: [request.accountId, quote.liquidityProviderId],
         });
         for (const d of declined) {
-          await events.append(trx, {
+          uow.emit({
             type: 'quote.declined',
             occurredAt: now,
             data: publicQuoteView(d, request, now),
@@ -287,7 +286,6 @@ export function createQuoteService(deps: ServiceDeps) {
       });
       if (!outcome)
         throw fieldError('QUOTE_REQUEST_CLOSED', 'params.id', 'another quote of this request was accepted');
-      events.committed();
       return outcome;
     },
   };

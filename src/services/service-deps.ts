@@ -4,7 +4,6 @@ import type { ChainGateway } from '../chains/chain-gateway.ts';
 import type { ChainRegistry } from '../chains/chain-registry.ts';
 import type { Config } from '../config/config.ts';
 import type { Clock } from '../domain/clock.ts';
-import type { EventLog } from '../events/event-log.ts';
 import type { FerryDatabase } from '../store/database.ts';
 
 /** What every service factory receives: wired once in createApp, never read from globals. */
@@ -16,6 +15,5 @@ export interface ServiceDeps {
   readonly chains: ChainGateway;
   /** Each chain's time, for deadlines the contracts check (no RPC call per use). */
   readonly chainClock: ChainClock;
-  readonly events: EventLog;
   readonly log: FastifyBaseLogger;
 }

@@ -5,8 +5,8 @@ import { canonicalSignature, recoverSigner } from '../domain/order-signature.ts'
 import type { Principal } from '../domain/principal.ts';
 import { publicOrderView } from '../domain/public-views.ts';
 import type { Order } from '../domain/records.ts';
-import { isUniqueViolation } from '../store/database.ts';
 import { findOrderByQuote, insertOrder } from '../store/orders-store.ts';
+import { UniqueViolationError } from '../store/store-errors.ts';
 import type { QuoteService } from './quote-service.ts';
 import type { ServiceDeps } from './service-deps.ts';
 
@@ -17,7 +17,7 @@ export interface SwapInput {
 }
 
 export function createSwapService(deps: ServiceDeps & { quotes: QuoteService }) {
-  const { database, clock, events, quotes } = deps;
+  const { database, clock, quotes } = deps;
 
   /** The same swap submitted again is the same order: a retry must never create a second one. */
   function sameSwapOrConflict(existing: Order, input: SwapInput) {
@@ -105,9 +105,9 @@ export function createSwapService(deps: ServiceDeps & { quotes: QuoteService }) 
         completedAt: null,
       };
       try {
-        await database.transaction(async (trx) => {
+        await database.transaction(async (trx, uow) => {
           await insertOrder(trx, order);
-          await events.append(trx, {
+          uow.emit({
             type: 'order.created',
             occurredAt: now,
             data: publicOrderView(order),
@@ -115,13 +115,12 @@ export function createSwapService(deps: ServiceDeps & { quotes: QuoteService }) 
           });
         });
       } catch (error) {
-        if (!isUniqueViolation(error)) throw error;
+        if (!(error instanceof UniqueViolationError)) throw error;
         // A concurrent identical request won the insert; answer with its order.
         const winner = await findOrderByQuote(database.db, quote.id);
         if (!winner) throw error;
         return sameSwapOrConflict(winner, input);
       }
-      events.committed();
       return { order, created: true };
     },
   };

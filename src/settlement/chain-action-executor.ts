@@ -1,12 +1,10 @@
-import type { Transaction } from 'kysely';
 import type { Hex } from 'viem';
 import type { PrivateKeyAccount } from 'viem/accounts';
 import type { ContractCall } from '../chains/settlement-chain.ts';
 import type { TransactionClient } from '../chains/transaction-client.ts';
 import type { OrderStatus } from '../domain/lifecycle.ts';
 import type { FerryDatabase } from '../store/database.ts';
-import type { Database } from '../store/schema.ts';
-import { type ChainActionKind, findChainAction } from '../store/settlement-store.ts';
+import { type ChainActionKind, findChainAction, mayRecord } from '../store/settlement-store.ts';
 import type { FaultInjector } from './fault-injector.ts';
 
 export type ActionOutcome =
@@ -15,28 +13,6 @@ export type ActionOutcome =
   | { readonly status: 'reverted'; readonly txHash: Hex }
   | { readonly status: 'pending'; readonly txHash: Hex };
 
-/** The order still has `expectStatus`, and a release (settle or refund) has no rival written down. */
-async function mayRecord(
-  trx: Transaction<Database>,
-  dialect: FerryDatabase['dialect'],
-  orderId: string,
-  kind: ChainActionKind,
-  expectStatus: OrderStatus,
-): Promise<boolean> {
-  let query = trx.selectFrom('orders').select('status').where('id', '=', orderId);
-  // The row lock serialises this check with status transitions made by other workers.
-  if (dialect === 'postgres') query = query.forUpdate();
-  const order = await query.executeTakeFirst();
-  if (order?.status !== expectStatus) return false;
-  if (kind === 'deposit') return true;
-  const rival = await trx
-    .selectFrom('chain_actions')
-    .select('id')
-    .where('order_id', '=', orderId)
-    .where('kind', '=', kind === 'settle' ? 'refund' : 'settle')
-    .executeTakeFirst();
-  return rival === undefined;
-}
 
 /**
  * The one transaction of kind `kind` for an order, sent through the chain's transaction client: it is

@@ -16,7 +16,6 @@ import {
   type SettlementDecision,
   type SettlementObservation,
 } from '../domain/settlement-decision.ts';
-import type { EventLog } from '../events/event-log.ts';
 import type { FerryDatabase } from '../store/database.ts';
 import { findOrder } from '../store/orders-store.ts';
 import { findQuote } from '../store/quotes-store.ts';
@@ -36,7 +35,6 @@ export interface WorkerDeps {
   readonly registry: ChainRegistry;
   readonly chain: SettlementChain;
   readonly actions: ChainActionExecutor;
-  readonly events: EventLog;
   readonly clock: Clock;
   readonly log: FastifyBaseLogger;
   /** Sends deposit, settle (relay) and refund transactions. */
@@ -71,7 +69,7 @@ const ACTOR = 'settlement-worker';
  * it; every status change goes through `move`, one database transaction together with its event.
  */
 export function createSettlementWorker(deps: WorkerDeps) {
-  const { database, chain, actions, events, clock, log, relayer, attester } = deps;
+  const { database, chain, actions, clock, log, relayer, attester } = deps;
   const owner = `worker_${process.pid}_${randomBytes(4).toString('hex')}`;
   // Correctness never rests on the lease (chain actions are unique per order and kind, transitions are
   // compare-and-set); it only keeps two workers from doing the same work at once.
@@ -85,13 +83,13 @@ export function createSettlementWorker(deps: WorkerDeps) {
       throw new Error(`order ${order.id}: no transition ${order.status} → ${change.status}`);
     }
     const now = clock.now();
-    const moved = await database.transaction(async (trx) => {
+    const moved = await database.transaction(async (trx, uow) => {
       // A fill seen after a refund was written down must not be settled: the refund wins, on chain too.
       if (change.status === 'filled' && (await findChainAction(trx, order.id, 'refund'))) return null;
       if (!(await transitionOrder(trx, order.id, order.status, change, now, ACTOR))) return null;
       const updated = await findOrder(trx, order.id);
       if (!updated) return null;
-      await events.append(trx, {
+      uow.emit({
         type: 'order.updated',
         occurredAt: now,
         data: publicOrderView(updated),
@@ -100,7 +98,6 @@ export function createSettlementWorker(deps: WorkerDeps) {
       return updated;
     });
     if (moved) {
-      events.committed();
       log.info({ orderId: order.id, from: order.status, to: change.status }, 'order moved');
     }
     return moved !== null;

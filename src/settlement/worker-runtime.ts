@@ -6,7 +6,6 @@ import { createSettlementChain } from '../chains/settlement-chain.ts';
 import { createTransactionClient } from '../chains/transaction-client.ts';
 import type { Config } from '../config/config.ts';
 import type { Clock } from '../domain/clock.ts';
-import type { EventLog } from '../events/event-log.ts';
 import type { FerryDatabase } from '../store/database.ts';
 import { findChainFill } from '../store/log-scan-store.ts';
 import { createChainActionExecutor } from './chain-action-executor.ts';
@@ -27,7 +26,6 @@ export function createWorkerRuntime(deps: {
   config: Config;
   registry: ChainRegistry;
   database: FerryDatabase;
-  events: EventLog;
   clock: Clock;
   log: FastifyBaseLogger;
   defaultKeys?: WorkerKeys;
@@ -65,7 +63,6 @@ export function createWorkerRuntime(deps: {
     registry: deps.registry,
     chain,
     actions,
-    events: deps.events,
     clock: deps.clock,
     log,
     fillIndexer,

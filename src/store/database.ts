@@ -1,21 +1,36 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import { Kysely, PostgresDialect, SqliteDialect, sql, type Transaction } from 'kysely';
 import pg from 'pg';
-import { createGroupCommit, type TransactionWork } from './group-commit.ts';
+import type { NewEvent } from '../domain/events.ts';
+import { appendEvents } from './events-store.ts';
+import { createGroupCommit } from './group-commit.ts';
 import type { Database } from './schema.ts';
+import { storeError } from './store-errors.ts';
 
 export type Dialect = 'sqlite' | 'postgres';
+
+/** What a unit of work can do besides its row changes: queue the events that describe them. */
+export interface UnitOfWork {
+  /** Queues an event; it is appended after the work's last row change, in the same transaction. */
+  emit(event: NewEvent): void;
+}
+
+export type TransactionWork<T> = (trx: Transaction<Database>, uow: UnitOfWork) => Promise<T>;
 
 export interface FerryDatabase {
   readonly db: Kysely<Database>;
   readonly dialect: Dialect;
   /**
-   * Runs `work` in a transaction and settles after its commit. On SQLite, work arriving in the same turn of the
-   * event loop shares one commit (group-commit.ts); PostgreSQL batches commits itself.
+   * Runs `work` as one unit of work: its row changes and the events it emits commit together, and the call settles
+   * after the commit, then the commit listeners hear of it (when it emitted). Driver errors come out as the typed
+   * errors of store-errors.ts. On SQLite, work arriving in the same turn of the event loop shares one commit
+   * (group-commit.ts); PostgreSQL batches commits itself.
    */
   transaction<T>(work: TransactionWork<T>): Promise<T>;
+  /** Called after each commit that appended events: wakes the local tailer and tells other instances. */
+  onCommitted(listener: () => void): () => void;
   destroy(): Promise<void>;
 }
 
@@ -33,12 +48,7 @@ export function createDatabase({ databaseUrl }: { databaseUrl: string }): FerryD
   pool.on('error', () => {});
   pool.on('connect', (client) => client.on('error', () => {}));
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-  return {
-    db,
-    dialect: 'postgres',
-    transaction: (work) => db.transaction().execute(work),
-    destroy: () => db.destroy(),
-  };
+  return withUnitOfWork(db, 'postgres', (work) => db.transaction().execute(work));
 }
 
 function openSqlite(file: string): FerryDatabase {
@@ -50,8 +60,50 @@ function openSqlite(file: string): FerryDatabase {
   sqlite.pragma('foreign_keys = ON');
   cacheStatements(sqlite);
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
-  const groupCommit = createGroupCommit(db);
-  return { db, dialect: 'sqlite', transaction: groupCommit.run, destroy: () => db.destroy() };
+  return withUnitOfWork(db, 'sqlite', createGroupCommit(db).run);
+}
+
+type RunTransaction = <T>(work: (trx: Transaction<Database>) => Promise<T>) => Promise<T>;
+
+/** The one place where a change, its events and the notice after commit are put together. */
+function withUnitOfWork(db: Kysely<Database>, dialect: Dialect, run: RunTransaction): FerryDatabase {
+  const listeners = new Set<() => void>();
+  return {
+    db,
+    dialect,
+    async transaction(work) {
+      let appended = 0;
+      const value = await run(async (trx) => {
+        const queued: NewEvent[] = [];
+        let open = true;
+        const result = await work(trx, {
+          emit(event) {
+            if (!open) throw new Error('an event was emitted after its unit of work ended');
+            queued.push(event);
+          },
+        });
+        open = false;
+        // After the last row change: on PostgreSQL the ids are taken here, at the end of the transaction.
+        await appendEvents(trx, queued);
+        appended = queued.length;
+        return result;
+      }).catch((error: unknown) => {
+        throw storeError(error);
+      });
+      if (appended > 0) for (const listener of listeners) listener();
+      return value;
+    },
+    onCommitted(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    destroy: () => db.destroy(),
+  };
+}
+
+/** One round trip that proves the database answers (readiness). */
+export async function pingDatabase(database: FerryDatabase): Promise<void> {
+  await sql`select 1`.execute(database.db);
 }
 
 /**
@@ -72,33 +124,4 @@ function cacheStatements(sqlite: SQLite.Database, max = 500): void {
     }
     return statement;
   }) as typeof sqlite.prepare;
-}
-
-/** True when a driver error is a unique-constraint violation (SQLite or PostgreSQL). */
-export function isUniqueViolation(error: unknown): boolean {
-  if (typeof error !== 'object' || error === null) return false;
-  const code = (error as { code?: unknown }).code;
-  return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
-}
-
-/** True when a driver error means the database cannot be reached right now (worth a 503, not a 500). */
-export function isConnectionError(error: unknown): boolean {
-  if (typeof error !== 'object' || error === null) return false;
-  const code = String((error as { code?: unknown }).code ?? '');
-  return (
-    [
-      'ECONNREFUSED',
-      'ECONNRESET',
-      'ETIMEDOUT',
-      'EPIPE',
-      '57P01',
-      '57P02',
-      '57P03',
-      '08000',
-      '08003',
-      '08006',
-    ].includes(code) ||
-    code === 'SQLITE_BUSY' ||
-    /Connection terminated|timeout exceeded when trying to connect/i.test(String((error as Error).message))
-  );
 }

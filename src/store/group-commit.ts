@@ -1,7 +1,7 @@
 import { CompiledQuery, type Kysely, type Transaction } from 'kysely';
 import type { Database } from './schema.ts';
 
-export type TransactionWork<T> = (trx: Transaction<Database>) => Promise<T>;
+type TransactionWork<T> = (trx: Transaction<Database>) => Promise<T>;
 
 interface Job {
   readonly work: TransactionWork<unknown>;

@@ -1,5 +1,5 @@
-import { isUniqueViolation } from './database.ts';
 import type { Executor } from './db-types.ts';
+import { storeError, UniqueViolationError } from './store-errors.ts';
 
 const STALE_CLAIM_MS = 60_000;
 
@@ -34,7 +34,7 @@ export async function claimIdempotencyKey(
       .execute();
     return { kind: 'claimed' };
   } catch (error) {
-    if (!isUniqueViolation(error)) throw error;
+    if (!(storeError(error) instanceof UniqueViolationError)) throw error;
   }
   const row = await db
     .selectFrom('idempotency_keys')

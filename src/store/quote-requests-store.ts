@@ -72,6 +72,17 @@ export async function findQuoteRequest(db: Executor, id: string): Promise<QuoteR
   return row ? toQuoteRequest(row) : null;
 }
 
+/** The requests with these ids, by id, in one query (listings must not read them one by one). */
+export async function findQuoteRequests(
+  db: Executor,
+  ids: readonly string[],
+): Promise<Map<string, QuoteRequest>> {
+  const unique = [...new Set(ids)];
+  if (unique.length === 0) return new Map();
+  const rows = await db.selectFrom('quote_requests').selectAll().where('id', 'in', unique).execute();
+  return new Map(rows.map((row) => [row.id, toQuoteRequest(row)]));
+}
+
 export interface QuoteRequestFilter {
   /** Only this owner's requests (money movers); null lists every owner's (liquidity providers). */
   readonly accountId: string | null;

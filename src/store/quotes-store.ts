@@ -52,6 +52,14 @@ export async function findQuote(db: Executor, id: string): Promise<Quote | null>
   return row ? toQuote(row) : null;
 }
 
+/** The quotes with these ids, by id, in one query. */
+export async function findQuotes(db: Executor, ids: readonly string[]): Promise<Map<string, Quote>> {
+  const unique = [...new Set(ids)];
+  if (unique.length === 0) return new Map();
+  const rows = await db.selectFrom('quotes').selectAll().where('id', 'in', unique).execute();
+  return new Map(rows.map((row) => [row.id, toQuote(row)]));
+}
+
 export interface QuoteFilter {
   /** Money mover: quotes on its own requests. */
   readonly requestOwnerId: string | null;

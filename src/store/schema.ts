@@ -101,6 +101,10 @@ export interface OrdersTable {
 }
 
 export interface EventsTable {
+  /**
+   * SQLite: autoincrement. PostgreSQL: derived from the writing transaction's id, which a separate `xid` column
+   * (xid8) also keeps; only the store's raw append and tail queries touch it (events-store.ts).
+   */
   id: Generated<number>;
   type: string;
   occurred_at: number;

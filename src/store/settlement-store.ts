@@ -162,3 +162,29 @@ export async function allocateNonce(
   if (result.numUpdatedRows === 0n) throw new Error('nonce allocation raced; retry');
   return nonce;
 }
+
+/**
+ * Whether a chain action may be written down now: the order still has `expectStatus`, and a release (settle or
+ * refund) has no rival written down. On PostgreSQL the row lock serialises this check with status transitions
+ * made by other workers.
+ */
+export async function mayRecord(
+  trx: Executor,
+  dialect: 'sqlite' | 'postgres',
+  orderId: string,
+  kind: ChainActionKind,
+  expectStatus: OrderStatus,
+): Promise<boolean> {
+  let query = trx.selectFrom('orders').select('status').where('id', '=', orderId);
+  if (dialect === 'postgres') query = query.forUpdate();
+  const order = await query.executeTakeFirst();
+  if (order?.status !== expectStatus) return false;
+  if (kind === 'deposit') return true;
+  const rival = await trx
+    .selectFrom('chain_actions')
+    .select('id')
+    .where('order_id', '=', orderId)
+    .where('kind', '=', kind === 'settle' ? 'refund' : 'settle')
+    .executeTakeFirst();
+  return rival === undefined;
+}

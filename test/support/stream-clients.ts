@@ -1,6 +1,6 @@
 import { EventSource } from 'eventsource';
 import WebSocket from 'ws';
-import { EVENT_TYPES } from '../../src/events/event-log.ts';
+import { EVENT_TYPES } from '../../src/domain/events.ts';
 
 /** One received SSE event: `id` is the SSE id field (lastEventId), `body` the parsed `data:` JSON. */
 export interface SseEvent {

@@ -1,6 +1,5 @@
-import { sql } from 'kysely';
 import { Type } from 'typebox';
-import type { FerryDatabase } from '../../store/database.ts';
+import { type FerryDatabase, pingDatabase } from '../../store/database.ts';
 import type { FerryApp } from '../app-types.ts';
 
 export function registerHealthRoutes(
@@ -39,7 +38,7 @@ export function registerHealthRoutes(
     async (_request, reply) => {
       if (isDraining()) return reply.code(503).send({ status: 'unavailable' as const, reason: 'draining' });
       try {
-        await sql`select 1`.execute(database.db);
+        await pingDatabase(database);
         return { status: 'ready' as const };
       } catch {
         return reply.code(503).send({ status: 'unavailable' as const, reason: 'database unreachable' });

@@ -12,7 +12,7 @@ import {
   type WalletClient,
 } from 'viem';
 import type { PrivateKeyAccount } from 'viem/accounts';
-import { loadArtifact } from '../chains/contract-artifacts.ts';
+import { loadArtifact } from './contract-artifacts.ts';
 
 const fillAbi = loadArtifact('FerryFill').abi;
 const escrowAbi = loadArtifact('FerryEscrow').abi;
@@ -32,6 +32,10 @@ export interface ChainClients {
   wallet: WalletClient<Transport, Chain, PrivateKeyAccount>;
 }
 
+/**
+ * The clients of the LP bot and the demo (adapters of their own, with their own wallet): balances, allowances and
+ * fills. They live here because RPC clients are created only in src/chains.
+ */
 export function chainClients(chain: EvmChain, account: PrivateKeyAccount): ChainClients {
   const viemChain = defineChain({
     id: chain.chainId,

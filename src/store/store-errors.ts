@@ -1,0 +1,55 @@
+/**
+ * What the store lets through of a driver's errors: typed, with the driver error as `cause`, so services branch
+ * on the class and never on a driver's code strings.
+ */
+export class UniqueViolationError extends Error {
+  override readonly name = 'UniqueViolationError';
+  constructor(cause: unknown) {
+    super('a unique constraint was violated', { cause });
+  }
+}
+
+/** The database cannot be reached right now (worth a 503, not a 500). */
+export class StoreUnavailableError extends Error {
+  override readonly name = 'StoreUnavailableError';
+  constructor(cause: unknown) {
+    super('the database is unreachable', { cause });
+  }
+}
+
+function isUniqueViolation(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null) return false;
+  const code = (error as { code?: unknown }).code;
+  return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
+}
+
+const CONNECTION_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  '57P01',
+  '57P02',
+  '57P03',
+  '08000',
+  '08003',
+  '08006',
+  'SQLITE_BUSY',
+]);
+
+function isConnectionError(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null) return false;
+  const code = String((error as { code?: unknown }).code ?? '');
+  return (
+    CONNECTION_CODES.has(code) ||
+    /Connection terminated|timeout exceeded when trying to connect/i.test(String((error as Error).message))
+  );
+}
+
+/** Converts a driver error into the store's typed error; anything else is returned as it is. */
+export function storeError(error: unknown): unknown {
+  if (error instanceof UniqueViolationError || error instanceof StoreUnavailableError) return error;
+  if (isUniqueViolation(error)) return new UniqueViolationError(error);
+  if (isConnectionError(error)) return new StoreUnavailableError(error);
+  return error;
+}
