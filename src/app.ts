@@ -59,7 +59,8 @@ export async function createApp(options: {
   log.info({ database: redactUrl(config.databaseUrl), applied }, 'database ready');
 
   const events = createEventLog();
-  const realtime = await createRealtime({ config, database, events, log });
+  const realtime = await createRealtime({ config, database, events, clock, log });
+  const credentialsEnded = () => realtime.credentialsEnded();
   const deps: ServiceDeps = {
     config,
     database,
@@ -77,7 +78,7 @@ export async function createApp(options: {
     clock,
     database,
     registry,
-    auth: createAuthService(deps),
+    auth: createAuthService({ ...deps, credentialsEnded }),
     quoteRequests: createQuoteRequestService(deps),
     quotes,
     swaps: createSwapService({ ...deps, quotes }),
@@ -95,7 +96,7 @@ export async function createApp(options: {
     database,
     sweeper,
     worker,
-    accounts: createAccountService({ database, clock }),
+    accounts: createAccountService({ database, clock, credentialsEnded }),
     async listen() {
       const address = await server.listen({ host: config.host, port: config.port });
       sweeper.start();

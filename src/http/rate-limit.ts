@@ -57,10 +57,7 @@ export function signInRateLimit(app: FastifyInstance, config: Config) {
     const result = await check(request);
     if (result.isAllowed || !result.isExceeded) return;
     const seconds = Math.max(1, result.ttlInSeconds);
-    reply
-      .header('ratelimit-limit', max)
-      .header('ratelimit-remaining', 0)
-      .header('ratelimit-reset', seconds);
+    reply.header('ratelimit-limit', max).header('ratelimit-remaining', 0).header('ratelimit-reset', seconds);
     throw new AppError(
       'RATE_LIMITED',
       `at most ${max} sign-ins per minute from one IP address; retry in ${seconds} s`,

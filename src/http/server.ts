@@ -13,6 +13,7 @@ import type { SwapService } from '../services/swap-service.ts';
 import type { FerryDatabase } from '../store/database.ts';
 import type { FerryApp } from './app-types.ts';
 import { installAuthentication } from './auth-hooks.ts';
+import { installConditionalGet } from './conditional-get.ts';
 import { installErrorHandling, sendError } from './error-handler.ts';
 import { installIdempotency } from './idempotency.ts';
 import { requestLogger } from './log-redaction.ts';
@@ -97,10 +98,12 @@ export async function createServer(deps: ServerDeps): Promise<FerryApp> {
   app.setValidatorCompiler(createValidatorCompiler());
   app.addSchema(ErrorBodySchema);
 
-  await installOpenApi(app);
   installAuthentication(app, deps.auth);
+  // Before the OpenAPI plugin: the rate limit applies to routes registered after it, /docs included.
   await installRateLimit(app, deps.config, deps.realtime.redis);
+  await installOpenApi(app);
   installErrorHandling(app);
+  installConditionalGet(app);
   installIdempotency(app, deps);
 
   registerHealthRoutes(app, deps);

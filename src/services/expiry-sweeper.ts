@@ -2,6 +2,7 @@ import { publicQuoteRequestView, publicQuoteView } from '../domain/public-views.
 import { deleteIdempotencyKeysBefore } from '../store/idempotency-store.ts';
 import { expireDueQuoteRequests, findQuoteRequest } from '../store/quote-requests-store.ts';
 import { expireDueQuotes } from '../store/quotes-store.ts';
+import { deleteExpiredNonces } from '../store/sessions-store.ts';
 import type { ServiceDeps } from './service-deps.ts';
 
 const BATCH = 500;
@@ -42,6 +43,8 @@ export function createExpirySweeper({ database, clock, events, log, config }: Se
       return requests.length + quotes.length;
     });
     await deleteIdempotencyKeysBefore(database.db, new Date(now.getTime() - IDEMPOTENCY_TTL_MS));
+    // Used nonces are deleted as they are used; unused ones go here, so GET /auth/nonce cannot grow the table.
+    await deleteExpiredNonces(database.db, now);
     if (count > 0) events.committed();
     return count;
   }

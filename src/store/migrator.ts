@@ -3,6 +3,7 @@ import type { FerryDatabase } from './database.ts';
 import { initialMigration } from './migrations/0001-initial.ts';
 import { settlementMigration } from './migrations/0002-settlement.ts';
 import { expiryIndexesMigration } from './migrations/0003-expiry-indexes.ts';
+import { authLimitsMigration } from './migrations/0007-auth-limits.ts';
 
 /** Migrations live in code (not scanned from disk) so both dialects and bundlers see the same list. */
 function provider(dialect: FerryDatabase['dialect']): MigrationProvider {
@@ -12,6 +13,7 @@ function provider(dialect: FerryDatabase['dialect']): MigrationProvider {
         '0001-initial': initialMigration(dialect),
         '0002-settlement': settlementMigration,
         '0003-expiry-indexes': expiryIndexesMigration,
+        '0007-auth-limits': authLimitsMigration,
       };
     },
   };

@@ -81,6 +81,11 @@ export async function registerStreamRoutes(app: FerryApp, deps: StreamRouteDeps)
 
   app.decorateRequest('streamSlot', null);
 
+  /** A stream opened with a credential ends with it; anonymous streams have none. */
+  function endWithCredential(principal: Principal | null, end: () => void): () => void {
+    return principal ? realtime.credentials.watch(principal, end) : () => {};
+  }
+
   app.get(
     '/api/public/stream',
     {
@@ -134,7 +139,11 @@ export async function registerStreamRoutes(app: FerryApp, deps: StreamRouteDeps)
         log: request.log,
       });
       sseStreams.add(stream);
-      void stream.closed.then(() => sseStreams.delete(stream));
+      const unwatch = endWithCredential(request.principal, () => stream.credentialEnded());
+      void stream.closed.then(() => {
+        sseStreams.delete(stream);
+        unwatch();
+      });
     },
   );
 
@@ -203,7 +212,14 @@ export async function registerStreamRoutes(app: FerryApp, deps: StreamRouteDeps)
     },
     wsHandler: (socket, request) => {
       const slot = request.streamSlot;
-      socket.once('close', () => slot?.release());
+      const unwatch = endWithCredential(request.principal, () => {
+        socket.close(WS_CLOSE.credentialEnded, 'credential ended: logged out, expired or revoked');
+        setTimeout(() => socket.terminate(), 5000).unref();
+      });
+      socket.once('close', () => {
+        slot?.release();
+        unwatch();
+      });
       serveWebSocket(socket, {
         principal: request.principal,
         fanout: realtime.fanout,
