@@ -18,10 +18,12 @@ export async function installOpenApi(app: FastifyInstance): Promise<void> {
         description:
           'Cross-chain stablecoin swaps: quote requests, competing quotes, EIP-712 signed orders, escrow settlement. ' +
           'Errors always have the body `{error, code, details: [{path, message}]}`. ' +
-          'Rate limits: 100/min per API key, 60/min per session, 120/min per IP for anonymous calls; every response ' +
-          'carries RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset, and a 429 adds Retry-After. ' +
+          'Rate limits: 100/min per API key, 60/min per session, 120/min per IP for anonymous calls, and 10 sign-ins ' +
+          '(POST /auth/verify) per minute per IP; every response carries RateLimit-Limit, RateLimit-Remaining and ' +
+          'RateLimit-Reset, and a 429 adds Retry-After. ' +
           'POST requests accept an Idempotency-Key header (kept 24 h; same key and body replays the stored response, ' +
-          'same key with another body is 409 IDEMPOTENCY_KEY_REUSED). Request bodies over 64 KiB are 413.',
+          'same key with another body is 409 IDEMPOTENCY_KEY_REUSED; ignored on /auth/*, whose answers hold ' +
+          'credentials). Request bodies over 64 KiB are 413.',
       },
       components: {
         securitySchemes: {

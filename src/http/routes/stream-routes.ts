@@ -98,7 +98,8 @@ export async function registerStreamRoutes(app: FerryApp, deps: StreamRouteDeps)
           '`Last-Event-ID` header (or `?lastEventId=`) to replay what was missed, up to the last 10,000 events; an ' +
           'older gap gets a `stream.reset` event. A `: heartbeat` comment comes every 15 s, and `event: shutdown` ' +
           'before the server closes the stream. At most 3 concurrent streams per API key, session, or anonymous IP ' +
-          '(429 STREAM_LIMIT). See docs/events.md.',
+          '(429 STREAM_LIMIT). A stream opened with a credential ends with it (logout, expiry, revocation): a final ' +
+          '`session.ended` event, then the end of the response. See docs/events.md.',
         querystring: Type.Object(
           {
             lastEventId: Type.Optional(
@@ -194,7 +195,9 @@ export async function registerStreamRoutes(app: FerryApp, deps: StreamRouteDeps)
         'session token); without credentials only the `public` channel is available. Send ' +
         '`{"op":"subscribe","channels":["public"|"quoteRequests"|"account"]}`, `unsubscribe`, or `ping`. ' +
         'At most 3 concurrent WebSockets per API key, session, or anonymous IP (429 STREAM_LIMIT before the ' +
-        'upgrade). A plain GET without the upgrade is 400. See docs/events.md for frames and close codes.',
+        'upgrade). At most 20 messages per second per connection (burst 50): beyond, an error frame RATE_LIMITED, ' +
+        'then close 1008. When the credential ends (logout, expiry, revocation) the server closes with 4001. A ' +
+        'plain GET without the upgrade is 400. See docs/events.md for frames and close codes.',
       querystring: Type.Object(
         { token: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })) },
         { additionalProperties: false },
