@@ -69,7 +69,9 @@ describe('the ferry CLI', () => {
     const first = await ferry(['migrate']);
     expect(first.stderr).toBe('');
     expect(first.code).toBe(0);
-    expect(first.stdout.trim()).toBe('applied: 0001-initial, 0002-settlement, 0003-expiry-indexes');
+    expect(first.stdout.trim()).toBe(
+      'applied: 0001-initial, 0002-settlement, 0003-expiry-indexes, 0007-auth-limits',
+    );
     const second = await ferry(['migrate']);
     expect(second.code).toBe(0);
     expect(second.stdout.trim()).toBe('database is up to date');
@@ -220,4 +222,20 @@ describe('the ferry CLI', () => {
       await app.close();
     }
   }, 180_000);
+
+  it('--allow-wallet-sign-in opens a money mover with an address to wallet sign-in; it needs --address', async () => {
+    const wallet = h.offerer.address;
+    const create = (name: string, ...extra: string[]) =>
+      ferry(['accounts', 'create', '--name', name, ...extra]);
+    // Two CLI runs only: each start costs seconds on a loaded machine. The service refuses the other combinations.
+    const [opted, noAddress] = await Promise.all([
+      create('Opted', '--type', 'moneyMover', '--address', wallet, '--allow-wallet-sign-in', '--json'),
+      create('Nowhere', '--type', 'moneyMover', '--allow-wallet-sign-in'),
+    ]);
+    expect(opted.code).toBe(0);
+    expect(JSON.parse(opted.stdout).account).toMatchObject({ address: wallet, walletSignIn: true });
+    expect(noAddress.code).not.toBe(0);
+    expect(noAddress.stderr).toContain('--allow-wallet-sign-in');
+    expect(noAddress.stdout).toBe('');
+  }, 120_000);
 });
