@@ -80,10 +80,11 @@ async function wireApp(options: {
   const { config, registry, log, shutdown } = options;
   const clock = options.clock ?? systemClock;
   const database = await openDatabase(config, log, shutdown);
-  const realtime = await createRealtime({ config, database, log });
+  const realtime = await createRealtime({ config, database, clock, log });
   shutdown.register('streams', () => realtime.stop());
   const chainClock = createChainClock({ registry, clock, refreshMs: config.chainClockRefreshMs, log });
   shutdown.register('chain clock', () => chainClock.stop());
+  const credentialsEnded = () => realtime.credentialsEnded();
   const deps: ServiceDeps = {
     config,
     database,
@@ -101,7 +102,7 @@ async function wireApp(options: {
     clock,
     database,
     registry,
-    auth: createAuthService(deps),
+    auth: createAuthService({ ...deps, credentialsEnded }),
     quoteRequests: createQuoteRequestService(deps),
     quotes,
     swaps: createSwapService({ ...deps, quotes }),
@@ -126,7 +127,7 @@ async function wireApp(options: {
     database,
     sweeper,
     worker,
-    accounts: createAccountService({ database, clock }),
+    accounts: createAccountService({ database, clock, credentialsEnded }),
     async listen() {
       // Deadlines of the first quotes already follow the chains' clocks (an unreachable chain does not block).
       await chainClock.start();

@@ -70,7 +70,7 @@ describe('the ferry CLI', () => {
     expect(first.stderr).toBe('');
     expect(first.code).toBe(0);
     expect(first.stdout.trim()).toBe(
-      'applied: 0001-initial, 0002-settlement, 0003-expiry-indexes, 0006-event-xid',
+      'applied: 0001-initial, 0002-settlement, 0003-expiry-indexes, 0004-chain-action-txs, 0005-log-cursors, 0006-event-xid, 0007-auth-limits',
     );
     const second = await ferry(['migrate']);
     expect(second.code).toBe(0);
@@ -222,4 +222,20 @@ describe('the ferry CLI', () => {
       await app.close();
     }
   }, 180_000);
+
+  it('--allow-wallet-sign-in opens a money mover with an address to wallet sign-in; it needs --address', async () => {
+    const wallet = h.offerer.address;
+    const create = (name: string, ...extra: string[]) =>
+      ferry(['accounts', 'create', '--name', name, ...extra]);
+    // Two CLI runs only: each start costs seconds on a loaded machine. The service refuses the other combinations.
+    const [opted, noAddress] = await Promise.all([
+      create('Opted', '--type', 'moneyMover', '--address', wallet, '--allow-wallet-sign-in', '--json'),
+      create('Nowhere', '--type', 'moneyMover', '--allow-wallet-sign-in'),
+    ]);
+    expect(opted.code).toBe(0);
+    expect(JSON.parse(opted.stdout).account).toMatchObject({ address: wallet, walletSignIn: true });
+    expect(noAddress.code).not.toBe(0);
+    expect(noAddress.stderr).toContain('--allow-wallet-sign-in');
+    expect(noAddress.stdout).toBe('');
+  }, 120_000);
 });

@@ -120,6 +120,14 @@ const parseAddress = (value: string) => {
   return getAddress(value);
 };
 
+interface AccountCreateOptions {
+  type: AccountType;
+  name: string;
+  address?: `0x${string}`;
+  allowWalletSignIn?: boolean;
+  json?: boolean;
+}
+
 const accounts = program.command('accounts').description('manage accounts');
 accounts
   .command('create')
@@ -127,13 +135,18 @@ accounts
   .requiredOption('--type <type>', 'moneyMover or liquidityProvider', parseType)
   .requiredOption('--name <name>', 'display name')
   .option('--address <address>', 'fill address (required for liquidity providers)', parseAddress)
+  .option(
+    '--allow-wallet-sign-in',
+    'money movers with --address: Sign-In with Ethereum by that wallet acts as this account (off: it gets its own)',
+  )
   .option('--json', 'print JSON')
-  .action(async (opts: { type: AccountType; name: string; address?: `0x${string}`; json?: boolean }) => {
+  .action(async (opts: AccountCreateOptions) => {
     await withDatabase(async (service) => {
       const account = await service.createAccount({
         type: opts.type,
         name: opts.name,
         address: opts.address ?? null,
+        allowWalletSignIn: opts.allowWalletSignIn ?? false,
       });
       const { apiKey } = await service.createApiKey(account.id);
       print(

@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import path from 'node:path';
 
 /** Everything Ferry reads from its environment, parsed once at start. */
@@ -26,7 +27,11 @@ export interface Config {
     /** Fallback poll of the event log, for writers that could not notify (another process without Redis). */
     readonly pollMs: number;
   };
-  readonly trustProxy: boolean;
+  /**
+   * Which proxies may name the client IP in `X-Forwarded-For`: none (false), the last N hops, or the listed
+   * addresses/CIDRs. Never "all": the leftmost entry is written by the client itself.
+   */
+  readonly trustProxy: false | number | readonly string[];
   readonly quoteRequestTtlSeconds: number;
   /** How long a balance reading that covers a quote request may answer later checks (0: read every time). */
   readonly balanceCacheMs: number;
@@ -40,6 +45,12 @@ export interface Config {
   readonly sessionTtlSeconds: number;
   readonly siweDomains: readonly string[];
   readonly rateLimits: { readonly apiKey: number; readonly session: number; readonly ip: number };
+  readonly signIn: {
+    /** `POST /auth/verify` per client IP per minute, on top of the per-IP request limit. */
+    readonly perIpPerMinute: number;
+    /** Live sessions per wallet address; a new one ends the oldest. */
+    readonly sessionsPerAddress: number;
+  };
   readonly bodyLimitBytes: number;
   readonly expirySweepMs: number;
   readonly worker: {
@@ -132,7 +143,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       maxBufferBytes: 1024 * 1024,
       pollMs: int('STREAM_POLL_MS', 500, 10, 60_000),
     },
-    trustProxy: bool('TRUST_PROXY', false),
+    trustProxy: trustProxy(env.TRUST_PROXY, problems),
     quoteRequestTtlSeconds: int('QUOTE_REQUEST_TTL_SECONDS', 120, 5, 86_400),
     balanceCacheMs: int('BALANCE_CACHE_MS', 1000, 0, 60_000),
     quoteValiditySeconds: int('QUOTE_VALIDITY_SECONDS', 60, 10, 600),
@@ -149,6 +160,10 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       apiKey: int('RATE_LIMIT_API_KEY', 100, 1, 1_000_000),
       session: int('RATE_LIMIT_SESSION', 60, 1, 1_000_000),
       ip: int('RATE_LIMIT_IP', 120, 1, 1_000_000),
+    },
+    signIn: {
+      perIpPerMinute: int('RATE_LIMIT_SIGN_IN', 10, 1, 1_000_000),
+      sessionsPerAddress: int('SESSIONS_PER_ADDRESS', 5, 1, 1000),
     },
     bodyLimitBytes: 64 * 1024,
     expirySweepMs: int('EXPIRY_SWEEP_MS', 1000, 50, 60_000),
@@ -167,6 +182,38 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze(config);
+}
+
+/** A CIDR or a plain IPv4/IPv6 address. */
+function isAddressOrCidr(value: string): boolean {
+  const [address = '', bits, ...rest] = value.split('/');
+  const family = isIP(address);
+  if (family === 0 || rest.length > 0) return false;
+  if (bits === undefined) return true;
+  return /^\d{1,3}$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128);
+}
+
+/** `false`/`0`/unset, a hop count, or a comma list of proxy addresses/CIDRs. `true` is refused, see Config. */
+function trustProxy(raw: string | undefined, problems: string[]): Config['trustProxy'] {
+  if (raw === undefined || raw === '' || raw === 'false' || raw === '0') return false;
+  if (raw === 'true') {
+    problems.push(
+      'TRUST_PROXY=true is refused: it lets a client choose its own IP; set the number of proxy hops (e.g. 1) or the proxy addresses',
+    );
+    return false;
+  }
+  if (/^\d+$/.test(raw)) {
+    if (Number(raw) <= 10) return Number(raw);
+    problems.push(`TRUST_PROXY must be false, a hop count from 1 to 10, or proxy addresses; got "${raw}"`);
+    return false;
+  }
+  const list = raw.split(',').map((entry) => entry.trim());
+  const bad = list.filter((entry) => !isAddressOrCidr(entry));
+  if (bad.length === 0) return Object.freeze(list);
+  problems.push(
+    `TRUST_PROXY must be false, a hop count, or a comma list of proxy addresses/CIDRs; "${bad.join('", "')}" is not one`,
+  );
+  return false;
 }
 
 /** The database URL with any password masked, for logs. */

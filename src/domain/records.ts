@@ -11,6 +11,11 @@ export interface Account {
   readonly name: string;
   /** Liquidity provider: its fill address. Money mover: the wallet of a SIWE account, else null. */
   readonly address: Address | null;
+  /**
+   * Whether Sign-In with Ethereum by `address` acts as this account: true for accounts a sign-in created, and for
+   * operator accounts opted in with `--allow-wallet-sign-in`. Otherwise a sign-in by that wallet gets its own account.
+   */
+  readonly walletSignIn: boolean;
   readonly createdAt: Date;
 }
 

@@ -26,6 +26,8 @@ export interface SseOptions {
 export interface SseStream {
   /** Sends the final `shutdown` event and ends the response. */
   shutdown(): void;
+  /** Sends the final `session.ended` event and ends the response: the stream's credential ended. */
+  credentialEnded(): void;
   readonly closed: Promise<void>;
 }
 
@@ -150,14 +152,16 @@ export function openSseStream(options: SseOptions): SseStream {
     cutOff('replay failed');
   });
 
+  function finish(event: string, reason: string): void {
+    if (ended) return;
+    ended = true;
+    res.end(`event: ${event}\ndata: ${JSON.stringify({ reason })}\n\n`);
+  }
+
   return {
-    shutdown() {
-      if (ended) return;
-      ended = true;
-      res.end(
-        `event: shutdown\ndata: ${JSON.stringify({ reason: 'the server is shutting down; reconnect' })}\n\n`,
-      );
-    },
+    shutdown: () => finish('shutdown', 'the server is shutting down; reconnect'),
+    credentialEnded: () =>
+      finish('session.ended', 'the credential was logged out, expired or revoked; sign in again'),
     closed,
   };
 }

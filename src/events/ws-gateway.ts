@@ -12,8 +12,30 @@ export type Channel = (typeof CHANNELS)[number];
 /** Close codes, documented in docs/events.md. */
 export const WS_CLOSE = {
   goingAway: 1001,
+  /** The client sent messages faster than the limit. */
+  policyViolation: 1008,
   tooSlow: 1013,
+  /** The connection's credential ended: logout, session expiry or cap, API key revoked. */
+  credentialEnded: 4001,
 } as const;
+
+/** Client messages per connection: a token bucket holding 50, refilled at 20 per second. */
+const MESSAGE_BURST = 50;
+const MESSAGES_PER_SECOND = 20;
+
+/** True while the connection is within its message rate; each call spends one message. */
+function messageBucket(): () => boolean {
+  let tokens = MESSAGE_BURST;
+  let refilledAt = performance.now();
+  return () => {
+    const now = performance.now();
+    tokens = Math.min(MESSAGE_BURST, tokens + ((now - refilledAt) / 1000) * MESSAGES_PER_SECOND);
+    refilledAt = now;
+    if (tokens < 1) return false;
+    tokens -= 1;
+    return true;
+  };
+}
 
 type Message = { op: 'ping' } | { op: 'subscribe' | 'unsubscribe'; channels: Channel[] };
 
@@ -115,6 +137,7 @@ function matches(channel: Channel, event: StoredEvent, principal: Principal | nu
 /**
  * One WebSocket client: its subscriptions, its event frames, and the protocol ping that finds dead peers.
  * Credentials were checked before the upgrade; a bad message gets an error frame and the connection stays.
+ * Messages beyond the rate limit get one `RATE_LIMITED` error frame, then close 1008.
  */
 export function serveWebSocket(
   socket: WebSocket,
@@ -161,7 +184,19 @@ export function serveWebSocket(
     unsubscribe();
   });
 
+  const withinRate = messageBucket();
+  let limited = false;
   socket.on('message', (raw, isBinary) => {
+    if (limited) return;
+    if (!withinRate()) {
+      // One answer, then the connection ends: a client this fast is not reading its replies anyway.
+      limited = true;
+      const message = `more than ${MESSAGES_PER_SECOND} messages per second (burst ${MESSAGE_BURST})`;
+      send({ op: 'error', code: 'RATE_LIMITED', error: message, details: [{ path: 'message', message }] });
+      socket.close(WS_CLOSE.policyViolation, 'message rate limit exceeded');
+      setTimeout(() => socket.terminate(), 5000).unref();
+      return;
+    }
     try {
       if (isBinary) throw invalid('message', 'must be a text frame holding JSON');
       const message = parseMessage(raw.toString());

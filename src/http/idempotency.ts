@@ -27,7 +27,9 @@ const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 /**
  * `Idempotency-Key` on POST: the first request with a key runs and its response (below 500) is stored;
  * the same key and body replays it; the same key with another body is 409 IDEMPOTENCY_KEY_REUSED.
- * Keys are scoped per credential (or client IP when anonymous) and kept for 24 hours.
+ * Keys are scoped per credential (or client IP when anonymous) and kept for 24 hours. Routes that answer with a
+ * credential (sign-in) opt out: a stored copy would be a live token kept in plain text, replayable by anyone
+ * who repeats the request.
  */
 export function installIdempotency(
   app: FastifyInstance,
@@ -38,7 +40,11 @@ export function installIdempotency(
   // Both hooks run on every request and nearly all of them carry no key: those pass through synchronously
   // (an async hook costs a promise and a microtask per request even when it does nothing).
   app.addHook('preHandler', (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
-    if (request.method !== 'POST' || request.headers['idempotency-key'] === undefined) {
+    if (
+      request.method !== 'POST' ||
+      request.headers['idempotency-key'] === undefined ||
+      request.routeOptions.config.storeIdempotentResponses === false
+    ) {
       done();
       return;
     }

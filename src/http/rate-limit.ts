@@ -1,5 +1,5 @@
 import rateLimit from '@fastify/rate-limit';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
 import type { Config } from '../config/config.ts';
 import { AppError } from '../domain/app-error.ts';
@@ -39,4 +39,30 @@ export async function installRateLimit(
       );
     },
   });
+}
+
+/**
+ * The sign-in limit (`POST /auth/verify`): per client IP, on top of the general limit, because each sign-in
+ * makes a session (and a new wallet an account), each with budgets of its own. Counted in the same store as the
+ * general limits, so it holds across instances with Redis.
+ */
+export function signInRateLimit(app: FastifyInstance, config: Config) {
+  const max = config.signIn.perIpPerMinute;
+  const check = app.createRateLimit({
+    max,
+    timeWindow: 60_000,
+    keyGenerator: (request) => `signin:${request.ip}`,
+  });
+  return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
+    const result = await check(request);
+    if (result.isAllowed || !result.isExceeded) return;
+    const seconds = Math.max(1, result.ttlInSeconds);
+    reply.header('ratelimit-limit', max).header('ratelimit-remaining', 0).header('ratelimit-reset', seconds);
+    throw new AppError(
+      'RATE_LIMITED',
+      `at most ${max} sign-ins per minute from one IP address; retry in ${seconds} s`,
+      [{ path: 'headers', message: `limit ${max} sign-ins per minute for this IP address` }],
+      { 'retry-after': String(seconds) },
+    );
+  };
 }

@@ -8,4 +8,10 @@ declare module 'fastify' {
     authFailure: string | null;
     idempotency: { scope: string; key: string } | null;
   }
+  interface FastifyContextConfig {
+    /** False on routes whose responses carry credentials: an Idempotency-Key there is ignored, nothing is stored. */
+    storeIdempotentResponses?: boolean;
+    /** Answered with ETag and Cache-Control, and 304 to a matching If-None-Match (conditional-get.ts). */
+    conditionalGet?: boolean;
+  }
 }

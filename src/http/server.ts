@@ -13,8 +13,10 @@ import type { SwapService } from '../services/swap-service.ts';
 import type { FerryDatabase } from '../store/database.ts';
 import type { FerryApp } from './app-types.ts';
 import { installAuthentication } from './auth-hooks.ts';
+import { installConditionalGet } from './conditional-get.ts';
 import { installErrorHandling, sendError } from './error-handler.ts';
 import { installIdempotency } from './idempotency.ts';
+import { requestLogger } from './log-redaction.ts';
 import { installOpenApi, registerOpenApiRoute } from './openapi.ts';
 import { installRateLimit } from './rate-limit.ts';
 import { registerAuthRoutes } from './routes/auth-routes.ts';
@@ -45,12 +47,20 @@ export interface ServerDeps {
   readonly realtime: Realtime;
 }
 
+/** Fastify's form of TRUST_PROXY: no proxy, the last N hops, or the proxies' addresses/CIDRs. */
+function trustedProxies(trust: Config['trustProxy']) {
+  if (typeof trust === 'object') return [...trust];
+  // The hop right before this server is hop 0: with N trusted hops, the (N+1)th address from the right is the client.
+  if (typeof trust === 'number') return (_address: string, hop: number) => hop < trust;
+  return false;
+}
+
 /** Builds the HTTP server with every route, hook and the OpenAPI document; does not listen. */
 export async function createServer(deps: ServerDeps): Promise<FerryApp> {
   const app = Fastify({
-    loggerInstance: deps.log,
+    loggerInstance: requestLogger(deps.log),
     bodyLimit: deps.config.bodyLimitBytes,
-    trustProxy: deps.config.trustProxy,
+    trustProxy: trustedProxies(deps.config.trustProxy),
     return503OnClosing: true,
     forceCloseConnections: 'idle',
     // The router refuses malformed percent-encoding and over-long path parameters before any hook or the
@@ -88,10 +98,12 @@ export async function createServer(deps: ServerDeps): Promise<FerryApp> {
   app.setValidatorCompiler(createValidatorCompiler());
   app.addSchema(ErrorBodySchema);
 
-  await installOpenApi(app);
   installAuthentication(app, deps.auth);
+  // Before the OpenAPI plugin: the rate limit applies to routes registered after it, /docs included.
   await installRateLimit(app, deps.config, deps.realtime.redis);
+  await installOpenApi(app);
   installErrorHandling(app);
+  installConditionalGet(app);
   installIdempotency(app, deps);
 
   registerHealthRoutes(app, deps);

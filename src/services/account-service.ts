@@ -21,20 +21,46 @@ export function hashSecret(secret: string): string {
 
 const KEY_PREFIX = 'fry_';
 
-export function createAccountService({ database, clock }: { database: FerryDatabase; clock: Clock }) {
+export function createAccountService({
+  database,
+  clock,
+  credentialsEnded = () => {},
+}: {
+  database: FerryDatabase;
+  clock: Clock;
+  /** Told when a key is revoked here, so this process closes the key's streams at once (others poll). */
+  credentialsEnded?: () => void;
+}) {
   return {
     async createAccount(input: {
       type: AccountType;
       name: string;
       address: Address | null;
+      /** Let Sign-In with Ethereum by `address` act as this money-mover account (off by default). */
+      allowWalletSignIn?: boolean;
     }): Promise<Account> {
       if (input.type === 'liquidityProvider' && input.address === null) {
         throw new AppError('VALIDATION_ERROR', 'a liquidity provider needs --address, its fill address', [
           { path: 'address', message: 'required for liquidity providers' },
         ]);
       }
+      const walletSignIn = input.allowWalletSignIn ?? false;
+      if (walletSignIn && (input.type !== 'moneyMover' || input.address === null)) {
+        throw new AppError(
+          'VALIDATION_ERROR',
+          '--allow-wallet-sign-in needs a money-mover account with --address (the wallet that signs in)',
+          [{ path: 'allowWalletSignIn', message: 'only for money movers with an address' }],
+        );
+      }
       const now = clock.now();
-      const account: Account = { id: newId('acc', now), ...input, createdAt: now };
+      const account: Account = {
+        id: newId('acc', now),
+        type: input.type,
+        name: input.name,
+        address: input.address,
+        walletSignIn,
+        createdAt: now,
+      };
       await insertAccount(database.db, account);
       return account;
     },
@@ -68,6 +94,7 @@ export function createAccountService({ database, clock }: { database: FerryDatab
           { path: 'keyId', message: 'unknown or revoked' },
         ]);
       }
+      credentialsEnded();
     },
   };
 }

@@ -5,9 +5,10 @@ import { normalizeAddress, sameAddress } from '../domain/address.ts';
 import { AppError, fieldError } from '../domain/app-error.ts';
 import { newId } from '../domain/ids.ts';
 import type { Principal } from '../domain/principal.ts';
-import { findAccountByAddress, findAccountByKeyHash, insertAccount } from '../store/accounts-store.ts';
+import { findAccountByKeyHash, findSignInAccount, insertAccount } from '../store/accounts-store.ts';
 import {
   consumeNonce,
+  endSessionsBeyond,
   findLiveSession,
   insertNonce,
   insertSession,
@@ -20,7 +21,16 @@ const NONCE_TTL_MS = 10 * 60 * 1000;
 
 const unauthorized = (message: string, path: string) => fieldError('UNAUTHORIZED', path, message);
 
-export function createAuthService({ database, clock, config, registry }: ServiceDeps) {
+export function createAuthService({
+  database,
+  clock,
+  config,
+  registry,
+  credentialsEnded = () => {},
+}: ServiceDeps & {
+  /** Told when sessions end here (logout, the per-address cap), so streams close at once on every instance. */
+  credentialsEnded?: () => void;
+}) {
   const chainIds = new Set(registry.chains.map((c) => c.chainId));
 
   /** Every check of EIP-4361 that needs no chain call: structure, domain, chain, times, then the signature. */
@@ -72,6 +82,7 @@ export function createAuthService({ database, clock, config, registry }: Service
   }
 
   return {
+    /** A single-use nonce, valid for 10 minutes; the expiry sweeper deletes it if it is never used. */
     async issueNonce(): Promise<string> {
       const nonce = generateSiweNonce();
       await insertNonce(database.db, nonce, new Date(clock.now().getTime() + NONCE_TTL_MS));
@@ -86,27 +97,42 @@ export function createAuthService({ database, clock, config, registry }: Service
       if (!(await consumeNonce(database.db, nonce, now))) {
         throw unauthorized('the nonce is unknown, expired or already used', 'body.message');
       }
-      let account = await findAccountByAddress(database.db, address, 'moneyMover');
+      // Only an account open to wallet sign-in: an operator's account with this address is not joined (its
+      // requests may have been made for other offerers), the wallet gets an account of its own instead.
+      let account = await findSignInAccount(database.db, address);
       if (!account) {
-        account = { id: newId('acc', now), type: 'moneyMover', name: address, address, createdAt: now };
+        account = {
+          id: newId('acc', now),
+          type: 'moneyMover',
+          name: address,
+          address,
+          walletSignIn: true,
+          createdAt: now,
+        };
         await insertAccount(database.db, account);
       }
       const token = `fsn_${randomBytes(32).toString('base64url')}`;
       const expiresAt = new Date(now.getTime() + config.sessionTtlSeconds * 1000);
-      await insertSession(database.db, {
-        id: newId('ses', now),
-        tokenHash: hashSecret(token),
-        accountId: account.id,
-        address,
-        createdAt: now,
-        expiresAt,
+      const accountId = account.id;
+      const ended = await database.transaction(async (trx) => {
+        await insertSession(trx, {
+          id: newId('ses', now),
+          tokenHash: hashSecret(token),
+          accountId,
+          address,
+          createdAt: now,
+          expiresAt,
+        });
+        return endSessionsBeyond(trx, address, config.signIn.sessionsPerAddress, now);
       });
-      return { token, address, expiresAt, accountId: account.id };
+      if (ended > 0) credentialsEnded();
+      return { token, address, expiresAt, accountId };
     },
 
     async logout(principal: Principal): Promise<void> {
       if (principal.method !== 'session') throw new AppError('FORBIDDEN', 'only a session can log out');
       await revokeSession(database.db, principal.credentialId, clock.now());
+      credentialsEnded();
     },
 
     /** Resolves an API key; null when unknown or revoked (the caller answers 401). */

@@ -1,3 +1,4 @@
+import type { Selectable } from 'kysely';
 import type { Address } from '../domain/address.ts';
 import type { AccountType } from '../domain/principal.ts';
 import type { Account, ApiKey } from '../domain/records.ts';
@@ -5,12 +6,13 @@ import { compiledQuery } from './compiled-query.ts';
 import type { Executor } from './db-types.ts';
 import type { AccountsTable, ApiKeysTable } from './schema.ts';
 
-function toAccount(row: AccountsTable): Account {
+function toAccount(row: Selectable<AccountsTable>): Account {
   return {
     id: row.id,
     type: row.type as AccountType,
     name: row.name,
     address: row.address as Address | null,
+    walletSignIn: row.wallet_sign_in === 1,
     createdAt: new Date(row.created_at),
   };
 }
@@ -34,6 +36,7 @@ export async function insertAccount(db: Executor, account: Account): Promise<voi
       type: account.type,
       name: account.name,
       address: account.address,
+      wallet_sign_in: account.walletSignIn ? 1 : 0,
       created_at: account.createdAt.getTime(),
     })
     .execute();
@@ -44,12 +47,14 @@ export async function findAccount(db: Executor, id: string): Promise<Account | n
   return row ? toAccount(row) : null;
 }
 
-export async function findAccountByAddress(db: Executor, address: Address, type: AccountType) {
+/** The money-mover account a sign-in by `address` acts as: one open to wallet sign-in, never another. */
+export async function findSignInAccount(db: Executor, address: Address) {
   const row = await db
     .selectFrom('accounts')
     .selectAll()
     .where('address', '=', address)
-    .where('type', '=', type)
+    .where('type', '=', 'moneyMover')
+    .where('wallet_sign_in', '=', 1)
     .orderBy('created_at')
     .executeTakeFirst();
   return row ? toAccount(row) : null;

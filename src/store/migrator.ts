@@ -6,6 +6,7 @@ import { expiryIndexesMigration } from './migrations/0003-expiry-indexes.ts';
 import { chainActionTxsMigration } from './migrations/0004-chain-action-txs.ts';
 import { logCursorsMigration } from './migrations/0005-log-cursors.ts';
 import { eventXidMigration } from './migrations/0006-event-xid.ts';
+import { authLimitsMigration } from './migrations/0007-auth-limits.ts';
 
 /** Migrations live in code (not scanned from disk) so both dialects and bundlers see the same list. */
 function provider(dialect: FerryDatabase['dialect']): MigrationProvider {
@@ -18,6 +19,7 @@ function provider(dialect: FerryDatabase['dialect']): MigrationProvider {
         '0004-chain-action-txs': chainActionTxsMigration,
         '0005-log-cursors': logCursorsMigration,
         '0006-event-xid': eventXidMigration(dialect),
+        '0007-auth-limits': authLimitsMigration,
       };
     },
   };

@@ -7,6 +7,8 @@ export interface AccountsTable {
   name: string;
   address: string | null;
   created_at: number;
+  /** 1 when Sign-In with Ethereum may act as this account (created by sign-in, or opted in by the operator). */
+  wallet_sign_in: Generated<number>;
 }
 
 export interface ApiKeysTable {

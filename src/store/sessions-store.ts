@@ -10,16 +10,27 @@ export async function insertNonce(db: Executor, nonce: string, expiresAt: Date):
     .execute();
 }
 
-/** Marks a nonce used. Only one caller can ever win this for a given nonce: that is what makes it single-use. */
+/**
+ * Uses up a nonce by deleting it. Only one caller can ever delete a given row: that is what makes it single-use,
+ * and a used nonce leaves nothing behind.
+ */
 export async function consumeNonce(db: Executor, nonce: string, now: Date): Promise<boolean> {
   const result = await db
-    .updateTable('siwe_nonces')
-    .set({ used_at: now.getTime() })
+    .deleteFrom('siwe_nonces')
     .where('nonce', '=', nonce)
     .where('used_at', 'is', null)
     .where('expires_at', '>', now.getTime())
     .executeTakeFirst();
-  return result.numUpdatedRows > 0n;
+  return result.numDeletedRows > 0n;
+}
+
+/** Deletes nonces past their expiry (never used). Returns how many went. */
+export async function deleteExpiredNonces(db: Executor, now: Date): Promise<number> {
+  const result = await db
+    .deleteFrom('siwe_nonces')
+    .where('expires_at', '<=', now.getTime())
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
 }
 
 export interface NewSession {
@@ -70,4 +81,63 @@ export async function findLiveSession(db: Executor, tokenHash: string, now: Date
 
 export async function revokeSession(db: Executor, sessionId: string, now: Date): Promise<void> {
   await db.updateTable('sessions').set({ revoked_at: now.getTime() }).where('id', '=', sessionId).execute();
+}
+
+/** Ends every live session of `address` but the newest `keep`; returns how many ended. */
+export async function endSessionsBeyond(db: Executor, address: Address, keep: number, now: Date) {
+  const surplus = await db
+    .selectFrom('sessions')
+    .select('id')
+    .where('address', '=', address)
+    .where('revoked_at', 'is', null)
+    .where('expires_at', '>', now.getTime())
+    // Ids are monotonic ULIDs: they order sessions made within the same millisecond too.
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .offset(keep)
+    .limit(1000)
+    .execute();
+  if (surplus.length === 0) return 0;
+  await db
+    .updateTable('sessions')
+    .set({ revoked_at: now.getTime() })
+    .where(
+      'id',
+      'in',
+      surplus.map((row) => row.id),
+    )
+    .execute();
+  return surplus.length;
+}
+
+/**
+ * Of the given session and API key ids, those still live: sessions not ended and not expired, keys not revoked.
+ * Streams ask this to find out whether their credential still holds.
+ */
+export async function liveCredentialIds(
+  db: Executor,
+  ids: { sessions: readonly string[]; apiKeys: readonly string[] },
+  now: Date,
+): Promise<Set<string>> {
+  const live = new Set<string>();
+  if (ids.sessions.length > 0) {
+    const rows = await db
+      .selectFrom('sessions')
+      .select('id')
+      .where('id', 'in', ids.sessions)
+      .where('revoked_at', 'is', null)
+      .where('expires_at', '>', now.getTime())
+      .execute();
+    for (const row of rows) live.add(row.id);
+  }
+  if (ids.apiKeys.length > 0) {
+    const rows = await db
+      .selectFrom('api_keys')
+      .select('id')
+      .where('id', 'in', ids.apiKeys)
+      .where('revoked_at', 'is', null)
+      .execute();
+    for (const row of rows) live.add(row.id);
+  }
+  return live;
 }

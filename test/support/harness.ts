@@ -106,7 +106,8 @@ export async function startHarness(
       CHAIN_REGISTRY: '',
       WORKER: 'false',
     },
-    { siweDomains: ['ferry.test'], ...overrides },
+    // Suites sign in far more than 10 times a minute from 127.0.0.1; the sign-in limit has its own suite.
+    { siweDomains: ['ferry.test'], signIn: { perIpPerMinute: 10_000, sessionsPerAddress: 5 }, ...overrides },
   );
   const log = pino({ level: process.env.FERRY_TEST_LOG ?? 'silent' });
   const workerKeys = { relayer: DEVNET_ATTESTER_KEY, attester: DEVNET_ATTESTER_KEY };

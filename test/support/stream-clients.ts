@@ -41,7 +41,7 @@ export class SseClient {
       fetch: (input, init) => fetch(input, { ...init, headers: { ...init?.headers, ...headers } }),
     });
     const client = new SseClient(source);
-    for (const type of [...EVENT_TYPES, 'stream.reset', 'shutdown']) {
+    for (const type of [...EVENT_TYPES, 'stream.reset', 'shutdown', 'session.ended']) {
       source.addEventListener(type, (event) => {
         client.inbox.push({ id: event.lastEventId, type, body: JSON.parse(event.data) });
       });

@@ -1,10 +1,12 @@
 import { Type } from 'typebox';
+import type { Config } from '../../config/config.ts';
 import type { AuthService } from '../../services/auth-service.ts';
 import type { FerryApp } from '../app-types.ts';
 import { principalOf } from '../auth-hooks.ts';
+import { signInRateLimit } from '../rate-limit.ts';
 import { AddressSchema, errorResponses } from '../schemas/common-schemas.ts';
 
-export function registerAuthRoutes(app: FerryApp, { auth }: { auth: AuthService }) {
+export function registerAuthRoutes(app: FerryApp, { auth, config }: { auth: AuthService; config: Config }) {
   app.get(
     '/auth/nonce',
     {
@@ -21,11 +23,14 @@ export function registerAuthRoutes(app: FerryApp, { auth }: { auth: AuthService 
   app.post(
     '/auth/verify',
     {
+      // The answer holds a live session token: never stored for Idempotency-Key replays.
+      config: { storeIdempotentResponses: false },
+      onRequest: signInRateLimit(app, config),
       schema: {
         tags: ['Auth'],
         summary: 'Verify a signed sign-in message',
         description:
-          'Checks the EIP-4361 message (domain, nonce, chain, expiry) and its signature, and opens a session. Present it as `Authorization: Bearer <token>` on endpoints 1-10, acting as the money mover of that address.',
+          'Checks the EIP-4361 message (domain, nonce, chain, expiry) and its signature, and opens a session. Present it as `Authorization: Bearer <token>` on endpoints 1-10, acting as the money mover of that address. At most 10 sign-ins per minute per client IP (429 RATE_LIMITED) and 5 live sessions per address: a new session ends the oldest. An Idempotency-Key is ignored here (the answer holds a live token and is never stored).',
         body: Type.Object(
           {
             message: Type.String({ minLength: 1, maxLength: 4096 }),
@@ -63,10 +68,12 @@ export function registerAuthRoutes(app: FerryApp, { auth }: { auth: AuthService 
   app.post(
     '/auth/logout',
     {
+      config: { storeIdempotentResponses: false },
       schema: {
         tags: ['Auth'],
         summary: 'End the current session',
-        description: 'Revokes the bearer session at once.',
+        description:
+          "Revokes the bearer session at once and closes the session's open streams (WebSocket close 4001, SSE `session.ended`).",
         security: [{ session: [] }],
         response: { 200: Type.Object({ success: Type.Boolean() }), ...errorResponses(401, 403, 429) },
       },

@@ -1,11 +1,11 @@
-import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
 import { AppError } from '../../domain/app-error.ts';
 import type { FerryApp } from '../app-types.ts';
+import { etagOf } from '../conditional-get.ts';
 
 /** The explorer's files: plain ES modules and CSS, served as they are (no build step). */
 const EXPLORER_DIR = fileURLToPath(new URL('../../explorer/', import.meta.url));
@@ -42,43 +42,44 @@ function loadAssets(): Map<string, Asset> {
     const contentType = CONTENT_TYPES[path.extname(name)];
     if (!contentType) continue;
     const body = fs.readFileSync(path.join(EXPLORER_DIR, name));
-    const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"`;
-    assets.set(name, { body, contentType, etag });
+    assets.set(name, { body, contentType, etag: etagOf(body) });
   }
   return assets;
 }
 
-function sendAsset(request: FastifyRequest, reply: FastifyReply, asset: Asset) {
-  reply
-    .header('content-type', asset.contentType)
-    // Revalidated on every load (cheap 304s), so a new release is picked up at once.
-    .header('cache-control', 'no-cache')
-    .header('etag', asset.etag)
-    .header('x-content-type-options', 'nosniff')
-    .header('content-security-policy', CONTENT_SECURITY_POLICY)
-    .header('referrer-policy', 'no-referrer');
-  if (request.headers['if-none-match'] === asset.etag) return reply.code(304).send();
-  return reply.send(asset.body);
+/** 304 to a matching If-None-Match comes from the conditional-GET hook (conditional-get.ts). */
+function sendAsset(reply: FastifyReply, asset: Asset) {
+  return (
+    reply
+      .header('content-type', asset.contentType)
+      // Revalidated on every load (cheap 304s), so a new release is picked up at once.
+      .header('cache-control', 'no-cache')
+      .header('etag', asset.etag)
+      .header('x-content-type-options', 'nosniff')
+      .header('content-security-policy', CONTENT_SECURITY_POLICY)
+      .header('referrer-policy', 'no-referrer')
+      .send(asset.body)
+  );
 }
 
 /**
- * The explorer at `GET /` and its assets under `/explorer/`. Hidden from the OpenAPI document (they are not API),
- * and outside the rate limit: they are static bytes from memory, and the API calls the page makes are limited.
+ * The explorer at `GET /` and its assets under `/explorer/`. Hidden from the OpenAPI document (they are not API).
+ * Counted in the per-IP limit like every other request: cheap bytes, but an unlimited endpoint is a free amplifier.
  */
 export function registerExplorerRoutes(app: FerryApp): void {
   const assets = loadAssets();
   const index = assets.get('index.html');
   if (!index) throw new Error(`explorer: ${EXPLORER_DIR}index.html is missing`);
 
-  app.get('/', { schema: { hide: true }, config: { rateLimit: false } }, (request, reply) =>
-    sendAsset(request, reply, index),
+  app.get('/', { schema: { hide: true }, config: { conditionalGet: true } }, (_request, reply) =>
+    sendAsset(reply, index),
   );
 
   app.get(
     '/explorer/:file',
     {
       schema: { hide: true, params: Type.Object({ file: Type.String({ maxLength: 64 }) }) },
-      config: { rateLimit: false },
+      config: { conditionalGet: true },
     },
     (request, reply) => {
       const asset = assets.get(request.params.file);
@@ -87,7 +88,7 @@ export function registerExplorerRoutes(app: FerryApp): void {
           { path: 'params.file', message: 'is not an explorer file' },
         ]);
       }
-      return sendAsset(request, reply, asset);
+      return sendAsset(reply, asset);
     },
   );
 }

@@ -81,6 +81,11 @@ export async function registerStreamRoutes(app: FerryApp, deps: StreamRouteDeps)
 
   app.decorateRequest('streamSlot', null);
 
+  /** A stream opened with a credential ends with it; anonymous streams have none. */
+  function endWithCredential(principal: Principal | null, end: () => void): () => void {
+    return principal ? realtime.credentials.watch(principal, end) : () => {};
+  }
+
   app.get(
     '/api/public/stream',
     {
@@ -93,7 +98,8 @@ export async function registerStreamRoutes(app: FerryApp, deps: StreamRouteDeps)
           '`Last-Event-ID` header (or `?lastEventId=`) to replay what was missed, up to the last 10,000 events; an ' +
           'older gap gets a `stream.reset` event. A `: heartbeat` comment comes every 15 s, and `event: shutdown` ' +
           'before the server closes the stream. At most 3 concurrent streams per API key, session, or anonymous IP ' +
-          '(429 STREAM_LIMIT). See docs/events.md.',
+          '(429 STREAM_LIMIT). A stream opened with a credential ends with it (logout, expiry, revocation): a final ' +
+          '`session.ended` event, then the end of the response. See docs/events.md.',
         querystring: Type.Object(
           {
             lastEventId: Type.Optional(
@@ -134,7 +140,11 @@ export async function registerStreamRoutes(app: FerryApp, deps: StreamRouteDeps)
         log: request.log,
       });
       sseStreams.add(stream);
-      void stream.closed.then(() => sseStreams.delete(stream));
+      const unwatch = endWithCredential(request.principal, () => stream.credentialEnded());
+      void stream.closed.then(() => {
+        sseStreams.delete(stream);
+        unwatch();
+      });
     },
   );
 
@@ -185,7 +195,9 @@ export async function registerStreamRoutes(app: FerryApp, deps: StreamRouteDeps)
         'session token); without credentials only the `public` channel is available. Send ' +
         '`{"op":"subscribe","channels":["public"|"quoteRequests"|"account"]}`, `unsubscribe`, or `ping`. ' +
         'At most 3 concurrent WebSockets per API key, session, or anonymous IP (429 STREAM_LIMIT before the ' +
-        'upgrade). A plain GET without the upgrade is 400. See docs/events.md for frames and close codes.',
+        'upgrade). At most 20 messages per second per connection (burst 50): beyond, an error frame RATE_LIMITED, ' +
+        'then close 1008. When the credential ends (logout, expiry, revocation) the server closes with 4001. A ' +
+        'plain GET without the upgrade is 400. See docs/events.md for frames and close codes.',
       querystring: Type.Object(
         { token: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })) },
         { additionalProperties: false },
@@ -203,7 +215,14 @@ export async function registerStreamRoutes(app: FerryApp, deps: StreamRouteDeps)
     },
     wsHandler: (socket, request) => {
       const slot = request.streamSlot;
-      socket.once('close', () => slot?.release());
+      const unwatch = endWithCredential(request.principal, () => {
+        socket.close(WS_CLOSE.credentialEnded, 'credential ended: logged out, expired or revoked');
+        setTimeout(() => socket.terminate(), 5000).unref();
+      });
+      socket.once('close', () => {
+        slot?.release();
+        unwatch();
+      });
       serveWebSocket(socket, {
         principal: request.principal,
         fanout: realtime.fanout,
