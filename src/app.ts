@@ -70,6 +70,7 @@ export async function createApp(options: {
     log,
   };
   const quotes = createQuoteService(deps);
+  const accounts = createAccountService({ database, clock });
   let draining = false;
   const server = await createServer({
     config,
@@ -82,6 +83,7 @@ export async function createApp(options: {
     quotes,
     swaps: createSwapService({ ...deps, quotes }),
     orders: createOrderService(deps),
+    accounts,
     isDraining: () => draining,
     realtime,
   });
@@ -95,7 +97,7 @@ export async function createApp(options: {
     database,
     sweeper,
     worker,
-    accounts: createAccountService({ database, clock }),
+    accounts,
     async listen() {
       const address = await server.listen({ host: config.host, port: config.port });
       sweeper.start();

@@ -1,5 +1,5 @@
-import { errorFromResponse, type FerryApiError, networkError } from './ferry-error.ts';
-import type { FerryEvent } from './types.ts';
+import { errorFromResponse, type FerryApiError, networkError } from './ferry-error.js';
+import type { FerryEvent } from './types.js';
 
 export interface SubscribeEventsOptions {
   /** Ferry's base URL; the stream is `GET {baseUrl}/api/public/stream`. */

@@ -1,5 +1,4 @@
 import { type Command, InvalidArgumentError } from 'commander';
-import { runDemo } from '../demo/run-demo.ts';
 import { MAX_SPREAD_BPS } from '../lp/pricing.ts';
 
 const intIn = (min: number, max: number) => (value: string) => {
@@ -34,6 +33,7 @@ export function registerDemoCommand(program: Command): void {
           process.exit(2);
         }
         try {
+          const { runDemo } = await import('../demo/run-demo.ts');
           await runDemo({
             dataDir: opts.dataDir,
             inputAmount: BigInt(opts.amount),
