@@ -246,7 +246,7 @@ describe('the ferry CLI', () => {
     const port = String((holder.address() as net.AddressInfo).port);
     try {
       const [api, devnet] = await Promise.all([
-        ferry(['start'], { PORT: port, CHAIN_REGISTRY: '', DEVNET_PORT_A: '0', DEVNET_PORT_B: '0' }),
+        ferry(['start'], { PORT: port, CHAIN_REGISTRY: h.registryFile }),
         ferry(['start'], { PORT: '0', CHAIN_REGISTRY: '', DEVNET_PORT_A: port }),
       ]);
       expect(api.code).toBe(1);

@@ -18,6 +18,9 @@ import { registerLpCommand } from './lp-command.ts';
 // Only commander and the config load up front, so `--help` and `--version` answer at once; each command
 // imports what it runs (the server, viem, the database drivers) when it runs.
 
+/** A problem the operator can fix, said in one line (no stack trace). */
+class CliError extends Error {}
+
 function config(): Config {
   return loadConfig();
 }
@@ -69,7 +72,7 @@ program
     const cfg = config();
     const { findPortClash, portsToCheck } = await import('./port-check.ts');
     const clash = await findPortClash(portsToCheck(cfg, !cfg.chainRegistryPath));
-    if (clash) throw new ConfigError([clash]);
+    if (clash) throw new CliError(clash);
     const [{ createApp, createLogger }, { resolveRegistry }, { startBanner }] = await Promise.all([
       import('../app.ts'),
       import('./registry-source.ts'),
@@ -104,7 +107,7 @@ program
     const cfg = config();
     const { findPortClash, portsToCheck } = await import('./port-check.ts');
     const clash = await findPortClash(portsToCheck(cfg, true).filter((p) => p.setting !== 'PORT'));
-    if (clash) throw new ConfigError([clash]);
+    if (clash) throw new CliError(clash);
     const [{ createLogger }, { resolveRegistry }] = await Promise.all([
       import('../app.ts'),
       import('./registry-source.ts'),
@@ -272,7 +275,8 @@ registerLpCommand(program);
 registerDemoCommand(program);
 
 program.parseAsync().catch((error: unknown) => {
-  if (error instanceof ConfigError || error instanceof AppError) console.error(`ferry: ${error.message}`);
+  if (error instanceof ConfigError || error instanceof AppError || error instanceof CliError)
+    console.error(`ferry: ${error.message}`);
   else console.error('ferry:', error);
   process.exit(1);
 });
