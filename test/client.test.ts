@@ -91,7 +91,7 @@ async function startProxy(targetUrl: string) {
   };
 }
 
-describe('typed client SDK (ferry/client) against a running Ferry', () => {
+describe('typed client SDK (@ferry/client) against a running Ferry', () => {
   let h: Harness;
   let mmAccount: { id: string; apiKey: string };
   let lpAccount: { id: string; apiKey: string };

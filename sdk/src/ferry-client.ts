@@ -1,5 +1,5 @@
 /**
- * Ferry's typed client SDK, imported as `ferry/client`. Built on openapi-fetch with types generated from the
+ * Ferry's typed client SDK, the package `@ferry/client` (sdk/). Built on openapi-fetch with types generated from the
  * server's own OpenAPI document (sdk/src/openapi-types.ts), so requests and responses cannot drift from it.
  *
  * Return values: methods under `/api/v1` resolve to the `data` member of the `{message, data}` envelope (the one

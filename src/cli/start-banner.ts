@@ -16,7 +16,7 @@ export function startBanner(options: {
     `  Explorer       ${base}/`,
     `  API reference  ${base}/docs`,
     `  OpenAPI        ${base}/openapi.json`,
-    `  Public API     ${base}/api/public/orders   (authenticated API under ${base}/api/v1/…)`,
+    `  Public API     ${base}/api/public/orders`,
     `  Health         ${base}/healthz`,
     `  Database       ${redactUrl(config.databaseUrl)}`,
     `  Chains`,

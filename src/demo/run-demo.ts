@@ -47,7 +47,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /**
  * One whole swap on two fresh devnets, as a new user sees it: devnets, API with its settlement worker, a money
  * mover and a liquidity provider account, the reference LP bot quoting and filling in-process, and the money
- * mover's side (approve, request, accept, sign, swap) through the typed client SDK (`ferry/client`). Throws DemoError naming the failed step.
+ * mover's side (approve, request, accept, sign, swap) through the typed client SDK (`@ferry/client`). Throws DemoError naming the failed step.
  */
 export async function runDemo(options: DemoOptions): Promise<DemoResult> {
   const { print } = options;

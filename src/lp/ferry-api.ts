@@ -1,5 +1,5 @@
 /**
- * The Ferry calls the reference liquidity provider makes, on the typed client SDK (`ferry/client`): no
+ * The Ferry calls the reference liquidity provider makes, on the typed client SDK (`@ferry/client`): no
  * hand-written HTTP here. The bot depends on this narrow surface only (and tests may pass their own).
  */
 import {
