@@ -142,6 +142,25 @@ describe('the @ferry/client package', () => {
     expect(await typeCheck(project, tsc59)).toEqual([]);
   }, 300_000);
 
+  it('its sources type-check with lib DOM too (bundlers may compile them for a browser)', async () => {
+    const result = await run(
+      process.execPath,
+      [
+        tsc59,
+        '-p',
+        'sdk/tsconfig.build.json',
+        '--noEmit',
+        '--declaration',
+        'false',
+        '--lib',
+        'es2023,dom,dom.iterable',
+      ],
+      repoRoot,
+    );
+    expect(result.stdout + result.stderr).toBe('');
+    expect(result.code).toBe(0);
+  }, 300_000);
+
   it("type-checks with the registry's latest TypeScript too", async (ctx) => {
     const latest = path.join(project, 'latest-ts');
     fs.mkdirSync(latest);
