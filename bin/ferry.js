@@ -1,6 +1,10 @@
 #!/usr/bin/env node
-// Runs the TypeScript sources directly through tsx, so a fresh clone needs no build step.
-import { register } from 'tsx/esm/api';
+// Runs the compiled CLI (dist/, built by `npm run build`, which `npm install` runs through `prepare`).
+import { existsSync } from 'node:fs';
 
-register();
-await import('../src/cli/main.ts');
+const main = new URL('../dist/src/cli/main.js', import.meta.url);
+if (!existsSync(main)) {
+  console.error('ferry: not built yet; run `npm run build` (npm install runs it) in the Ferry folder');
+  process.exit(1);
+}
+await import(main.href);

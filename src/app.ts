@@ -95,6 +95,7 @@ async function wireApp(options: {
     log,
   };
   const quotes = createQuoteService(deps);
+  const accounts = createAccountService({ database, clock, credentialsEnded });
   let draining = false;
   const server = await createServer({
     config,
@@ -107,6 +108,7 @@ async function wireApp(options: {
     quotes,
     swaps: createSwapService({ ...deps, quotes }),
     orders: createOrderService({ ...deps, eventVersion: () => realtime.fanout.version }),
+    accounts,
     isDraining: () => draining,
     realtime,
   });
@@ -127,7 +129,7 @@ async function wireApp(options: {
     database,
     sweeper,
     worker,
-    accounts: createAccountService({ database, clock, credentialsEnded }),
+    accounts,
     async listen() {
       // Deadlines of the first quotes already follow the chains' clocks (an unreachable chain does not block).
       await chainClock.start();

@@ -74,6 +74,8 @@ describe('bad input never produces a 500', () => {
     path: () => string;
     apiKey: () => string | undefined;
     valid: () => Fields;
+    /** The body may be left out; an empty JSON body is then no body (test/api-papercuts.test.ts). */
+    bodyOptional?: true;
   }
 
   const targets: Target[] = [
@@ -100,6 +102,7 @@ describe('bad input never produces a 500', () => {
       path: () => `/api/v1/quotes/${activeQuote.quoteId}/accept`,
       apiKey: () => mm.apiKey,
       valid: () => ({ quoteId: activeQuote.quoteId }),
+      bodyOptional: true,
     },
     {
       name: 'POST /auth/verify',
@@ -204,12 +207,15 @@ describe('bad input never produces a 500', () => {
       expect(await snapshot()).toEqual(before);
     });
 
-    it('an empty body with content-type application/json → 400 body', async () => {
-      const before = await snapshot();
-      const res = await post({ rawBody: '', headers: { 'content-type': 'application/json' } });
-      expectDocumentedError(res, 400, 'VALIDATION_ERROR', 'body');
-      expect(await snapshot()).toEqual(before);
-    });
+    it.skipIf(target.bodyOptional)(
+      'an empty body with content-type application/json → 400 body',
+      async () => {
+        const before = await snapshot();
+        const res = await post({ rawBody: '', headers: { 'content-type': 'application/json' } });
+        expectDocumentedError(res, 400, 'VALIDATION_ERROR', 'body');
+        expect(await snapshot()).toEqual(before);
+      },
+    );
 
     it('a body that is not an object (array, string, number, null) → 400 body', async () => {
       const before = await snapshot();

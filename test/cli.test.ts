@@ -1,13 +1,15 @@
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../src/app.ts';
-import { loadConfig } from '../src/config/config.ts';
+import { ANVIL_KEYS } from '../src/chains/devnet.ts';
+import { loadConfig, SETTINGS } from '../src/config/config.ts';
 import { createDatabase } from '../src/store/database.ts';
 import { type Harness, startHarness } from './support/harness.ts';
 import { createTestDatabaseUrl } from './support/test-database.ts';
@@ -30,7 +32,7 @@ describe('the ferry CLI', () => {
   let database: { url: string; drop: () => Promise<void> };
   let sqliteFile: string;
 
-  const ferry = (args: string[], env: Record<string, string> = {}): Promise<CliResult> => {
+  const ferry = (args: string[], env: Record<string, string> = {}, cwd = repoRoot): Promise<CliResult> => {
     const childEnv: Record<string, string | undefined> = {
       ...process.env,
       DATABASE_URL: database.url,
@@ -43,8 +45,8 @@ describe('the ferry CLI', () => {
     return new Promise((resolve) => {
       execFile(
         process.execPath,
-        ['bin/ferry.js', ...args],
-        { cwd: repoRoot, env: childEnv, timeout: 60_000 },
+        [path.join(repoRoot, 'bin', 'ferry.js'), ...args],
+        { cwd, env: childEnv, timeout: 60_000 },
         (error, stdout, stderr) => {
           const code = error ? (typeof error.code === 'number' ? error.code : -1) : 0;
           resolve({ code, stdout, stderr });
@@ -65,9 +67,12 @@ describe('the ferry CLI', () => {
     if (dir) fs.rmSync(dir, { recursive: true, force: true });
   });
 
+  /** What every command that opens the database prints first (on stderr: stdout stays parseable). */
+  const databaseLine = () => `database: ${database.url.replace(/\/\/([^:/@]+):([^@]+)@/, '//$1:***@')}\n`;
+
   it('migrate applies the schema once, then reports the database up to date', async () => {
     const first = await ferry(['migrate']);
-    expect(first.stderr).toBe('');
+    expect(first.stderr).toBe(databaseLine());
     expect(first.code).toBe(0);
     expect(first.stdout.trim()).toBe(
       'applied: 0001-initial, 0002-settlement, 0003-expiry-indexes, 0004-chain-action-txs, 0005-log-cursors, 0006-event-xid, 0007-auth-limits',
@@ -87,7 +92,7 @@ describe('the ferry CLI', () => {
 
   it('creates accounts and keys, stores only hashes, and revoked keys stop working at once', async () => {
     const created = await ferry(['accounts', 'create', '--type', 'moneyMover', '--name', 'Acme', '--json']);
-    expect(created.stderr).toBe('');
+    expect(created.stderr).toBe(databaseLine());
     expect(created.code).toBe(0);
     const out = JSON.parse(created.stdout) as {
       account: { id: string; type: string; name: string; address: string | null; createdAt: string };
@@ -238,4 +243,78 @@ describe('the ferry CLI', () => {
     expect(noAddress.stderr).toContain('--allow-wallet-sign-in');
     expect(noAddress.stdout).toBe('');
   }, 120_000);
+
+  it('--version prints the package version; start --help lists every setting with its default', async () => {
+    const pkg = JSON.parse(fs.readFileSync(path.join(repoRoot, 'package.json'), 'utf8')) as {
+      version: string;
+    };
+    const [version, help] = await Promise.all([ferry(['--version']), ferry(['start', '--help'])]);
+    expect(version).toEqual({ code: 0, stdout: `${pkg.version}\n`, stderr: '' });
+    expect(help.code).toBe(0);
+    for (const [name, setting] of Object.entries(SETTINGS)) {
+      expect(help.stdout).toContain(`${name}=${setting.shown}`);
+    }
+    expect(help.stdout).toContain('PORT=8080');
+    expect(help.stdout).toContain('DEVNET_PORT_A=8545');
+  }, 60_000);
+
+  it('start refuses a port in use before starting anything, in one line naming the port and its setting', async () => {
+    const holder = net.createServer();
+    await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+    const port = String((holder.address() as net.AddressInfo).port);
+    try {
+      const [api, devnet] = await Promise.all([
+        ferry(['start'], { PORT: port, CHAIN_REGISTRY: h.registryFile }),
+        ferry(['start'], { PORT: '0', CHAIN_REGISTRY: '', DEVNET_PORT_A: port }),
+      ]);
+      expect(api.code).toBe(1);
+      expect(api.stderr).toBe(
+        `ferry: port ${port} (PORT) is already in use; stop what holds it or set PORT to a free port\n`,
+      );
+      expect(devnet.code).toBe(1);
+      expect(devnet.stderr).toBe(
+        `ferry: port ${port} (DEVNET_PORT_A) is already in use; stop what holds it or set DEVNET_PORT_A to a free port\n`,
+      );
+      // Refused before the devnets started: nothing was written to the data folder.
+      expect(fs.existsSync(path.join(dir, 'devnets'))).toBe(false);
+    } finally {
+      holder.close();
+    }
+  }, 60_000);
+
+  it('a relative DATA_DIR is taken from the Ferry folder, whatever folder the command runs in', async () => {
+    const elsewhere = fs.mkdtempSync(path.join(os.tmpdir(), 'ferry-cwd-'));
+    const dataDir = path.join(dir, 'relative-data');
+    try {
+      const result = await ferry(
+        ['migrate'],
+        { DATA_DIR: path.relative(repoRoot, dataDir), DATABASE_URL: '' },
+        elsewhere,
+      );
+      expect(result.code).toBe(0);
+      expect(result.stderr).toBe(`database: sqlite:${path.join(dataDir, 'ferry.sqlite')}\n`);
+      expect(fs.existsSync(path.join(dataDir, 'ferry.sqlite'))).toBe(true);
+      expect(fs.readdirSync(elsewhere)).toEqual([]);
+    } finally {
+      fs.rmSync(elsewhere, { recursive: true, force: true });
+    }
+  }, 60_000);
+
+  it('lp checks its credentials at start: one line and exit 1; its API URL defaults from PORT', async () => {
+    const mm = await h.createAccount('moneyMover', 'not an LP');
+    const port = new URL(h.baseUrl).port;
+    const base = ['lp', '--private-key', ANVIL_KEYS[4], '--spread-bps', '10', '--once'];
+    const [wrongType, badKey] = await Promise.all([
+      ferry([...base, '--api-key', mm.apiKey], { PORT: port, LOG_LEVEL: 'silent' }),
+      ferry([...base, '--api-key', 'fry_unknown', '--api-url', h.baseUrl]),
+    ]);
+    expect(wrongType.code).toBe(1);
+    expect(wrongType.stderr).toBe(
+      `ferry lp: the API key belongs to moneyMover account ${mm.id}, not to a liquidity provider\n`,
+    );
+    expect(badKey.code).toBe(1);
+    expect(badKey.stderr).toMatch(
+      /^ferry lp: the API key is not valid at http:\/\/127\.0\.0\.1:\d+ \(UNAUTHORIZED: [^\n]+\)\n$/,
+    );
+  }, 60_000);
 });

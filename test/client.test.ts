@@ -1,4 +1,7 @@
 import net from 'node:net';
+import { createWalletClient, http, recoverTypedDataAddress } from 'viem';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   createFerryClient,
   type FerryApiError,
@@ -11,12 +14,9 @@ import {
   subscribeWs,
   type WsChannel,
   type WsStatus,
-} from 'ferry/client';
-import { createWalletClient, http, recoverTypedDataAddress } from 'viem';
-import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+} from '../sdk/src/ferry-client.ts';
+import { FerryApiError as FerryApiErrorClass } from '../sdk/src/ferry-error.ts';
 import { ANVIL_KEYS } from '../src/chains/devnet.ts';
-import { FerryApiError as FerryApiErrorClass } from '../src/client/ferry-error.ts';
 import { createFerryApi } from '../src/lp/ferry-api.ts';
 import { type BotLog, createLpBot } from '../src/lp/lp-bot.ts';
 import { type Harness, startHarness } from './support/harness.ts';
@@ -91,7 +91,7 @@ async function startProxy(targetUrl: string) {
   };
 }
 
-describe('typed client SDK (ferry/client) against a running Ferry', () => {
+describe('typed client SDK (@ferry/client) against a running Ferry', () => {
   let h: Harness;
   let mmAccount: { id: string; apiKey: string };
   let lpAccount: { id: string; apiKey: string };

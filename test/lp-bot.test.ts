@@ -224,6 +224,56 @@ describe('reference LP bot against a running Ferry', () => {
     expect((await quotesOf(qrId)).map((q) => q.outputAmount)).toEqual(['1496250']);
   });
 
+  describe('checks its setup before the first pass (ferry lp exits with the sentence)', () => {
+    const botWith = (
+      apiKey: string,
+      privateKey: `0x${string}` = ANVIL_KEYS[4],
+      rpcUrls?: Record<string, string>,
+    ) =>
+      createLpBot({
+        api: createFerryApi({ baseUrl: h.baseUrl, apiKey }),
+        privateKey,
+        spreadBps: SPREAD,
+        log: recordingLog().log,
+        rpcUrls,
+      });
+
+    it('passes with a liquidity provider key, its fill address key and answering RPCs', async () => {
+      expect(await botWith(lp.apiKey).checkSetup()).toBeNull();
+    });
+
+    it('refuses an unknown API key', async () => {
+      expect(await botWith('fry_not-a-real-key-at-all').checkSetup()).toMatch(
+        /^the API key is not valid at http:\/\/127\.0\.0\.1:\d+ \(UNAUTHORIZED: /,
+      );
+    });
+
+    it("refuses a money mover's API key", async () => {
+      expect(await botWith(mm.apiKey).checkSetup()).toBe(
+        `the API key belongs to moneyMover account ${mm.id}, not to a liquidity provider`,
+      );
+    });
+
+    it("refuses a private key that is not the account's fill address", async () => {
+      const other = privateKeyToAccount(ANVIL_KEYS[3]);
+      expect(await botWith(lp.apiKey, ANVIL_KEYS[3]).checkSetup()).toBe(
+        `the private key's address ${other.address} is not the fill address of account ${lp.id} (${lpWallet.address})`,
+      );
+    });
+
+    it('refuses a chain whose RPC does not answer, naming the chain', async () => {
+      const problem = await botWith(lp.apiKey, ANVIL_KEYS[4], {
+        [h.chainB]: 'http://127.0.0.1:1',
+      }).checkSetup();
+      expect(problem).toMatch(
+        new RegExp(
+          `^the RPC of chain ${h.chainB} does not answer \\(.+\\); check --rpc-url ${h.chainB}=URL$`,
+        ),
+      );
+      expect(problem).not.toContain('127.0.0.1:1');
+    });
+  });
+
   /** A request quoted by `bot`, accepted, signed and deposited by the worker; the worker is then held. */
   async function depositedOrder(bot: ReturnType<typeof newBot>['bot'], input: bigint) {
     await approveEscrow(h, h.chainA, h.usdcA, h.offerer, input);

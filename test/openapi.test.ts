@@ -12,6 +12,7 @@ const ENDPOINTS = [
   ['post', '/api/v1/swaps'],
   ['get', '/api/v1/orders'],
   ['get', '/api/v1/orders/{id}'],
+  ['get', '/api/v1/account'],
   ['get', '/api/public/orders'],
   ['get', '/api/public/quotes/recent'],
   ['get', '/api/public/chains'],

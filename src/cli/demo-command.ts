@@ -1,6 +1,5 @@
 import { type Command, InvalidArgumentError } from 'commander';
 import { loadConfig } from '../config/config.ts';
-import { runDemo } from '../demo/run-demo.ts';
 import { MAX_SPREAD_BPS } from '../lp/pricing.ts';
 
 const intIn = (min: number, max: number) => (value: string) => {
@@ -41,6 +40,7 @@ export function registerDemoCommand(program: Command): void {
         try {
           // The demo's own settings are fixed; only the devnets' block time comes from the environment.
           const { devnetBlockTime } = loadConfig();
+          const { runDemo } = await import('../demo/run-demo.ts');
           await runDemo({
             blockTime: devnetBlockTime,
             dataDir: opts.dataDir,

@@ -1,7 +1,5 @@
 import { type Command, InvalidArgumentError, Option } from 'commander';
-import { pino } from 'pino';
-import { createFerryApi } from '../lp/ferry-api.ts';
-import { createLpBot, DEFAULT_FILL_MARGIN_SECONDS } from '../lp/lp-bot.ts';
+import { DEFAULT_FILL_MARGIN_SECONDS } from '../lp/fill-margin.ts';
 import { MAX_SPREAD_BPS } from '../lp/pricing.ts';
 
 const intIn = (name: string, min: number, max: number) => (value: string) => {
@@ -49,7 +47,12 @@ export function registerLpCommand(program: Command): void {
     .description('run the reference liquidity provider bot: quote open requests, fill accepted orders')
     // Each flag falls back to its environment variable (a flag given on the command line wins).
     .addOption(
-      new Option('--api-url <url>', 'Ferry base URL').env('FERRY_API_URL').default('http://127.0.0.1:8080'),
+      new Option('--api-url <url>', 'Ferry base URL')
+        .env('FERRY_API_URL')
+        .default(
+          `http://127.0.0.1:${process.env.PORT || 8080}`,
+          'http://127.0.0.1:$PORT, PORT defaulting to 8080',
+        ),
     )
     .addOption(new Option('--api-key <key>', "the liquidity provider's API key").env('FERRY_API_KEY'))
     .addOption(
@@ -96,6 +99,11 @@ export function registerLpCommand(program: Command): void {
         process.exit(2);
       }
 
+      const [{ pino }, { createFerryApi }, { createLpBot }] = await Promise.all([
+        import('pino'),
+        import('../lp/ferry-api.ts'),
+        import('../lp/lp-bot.ts'),
+      ]);
       const log = pino({ level: process.env.LOG_LEVEL || 'info', base: { component: 'lp' } });
       const bot = createLpBot({
         api: createFerryApi({ baseUrl: flags.apiUrl, apiKey }),
@@ -106,6 +114,11 @@ export function registerLpCommand(program: Command): void {
         stream: flags.stream,
         fillMarginSeconds: flags.fillMarginSeconds,
       });
+      const problem = await bot.checkSetup();
+      if (problem) {
+        console.error(`ferry lp: ${problem}`);
+        process.exit(1);
+      }
       log.info(
         { api: flags.apiUrl, fillAddress: bot.address, spreadBps, pollMs, stream: flags.stream },
         'liquidity provider bot started',

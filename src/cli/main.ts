@@ -1,28 +1,47 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
-import { getAddress, isAddress } from 'viem';
-import { createApp, createLogger, createWorkerProcess } from '../app.ts';
-import { loadChainRegistryFile } from '../chains/chain-registry.ts';
-import { type Config, ConfigError, loadConfig, redactUrl } from '../config/config.ts';
+import {
+  type Config,
+  ConfigError,
+  describeSettings,
+  loadConfig,
+  PROJECT_ROOT,
+  redactUrl,
+} from '../config/config.ts';
 import { AppError } from '../domain/app-error.ts';
-import { systemClock } from '../domain/clock.ts';
 import { ACCOUNT_TYPES, type AccountType } from '../domain/principal.ts';
-import { closeOnSignals, createShutdownRegistry } from '../process/shutdown-registry.ts';
-import { createAccountService } from '../services/account-service.ts';
-import { createDatabase } from '../store/database.ts';
-import { migrateToLatest } from '../store/migrator.ts';
+import type { createAccountService } from '../services/account-service.ts';
 import { registerDemoCommand } from './demo-command.ts';
 import { registerLpCommand } from './lp-command.ts';
-import { resolveRegistry } from './registry-source.ts';
+
+// Only commander and the config load up front, so `--help` and `--version` answer at once; each command
+// imports what it runs (the server, viem, the database drivers) when it runs.
+
+/** A problem the operator can fix, said in one line (no stack trace). */
+class CliError extends Error {}
 
 function config(): Config {
   return loadConfig();
 }
 
+/** Every command that opens the database says which one (on stderr, so --json output stays clean). */
+const announceDatabase = (cfg: Config) => console.error(`database: ${redactUrl(cfg.databaseUrl)}`);
+
 /** Opens the database of DATABASE_URL, migrated, for one operator command. */
 async function withDatabase<T>(
   fn: (accounts: ReturnType<typeof createAccountService>) => Promise<T>,
 ): Promise<T> {
-  const database = createDatabase(config());
+  const cfg = config();
+  announceDatabase(cfg);
+  const [{ createDatabase }, { migrateToLatest }, { createAccountService }, { systemClock }] =
+    await Promise.all([
+      import('../store/database.ts'),
+      import('../store/migrator.ts'),
+      import('../services/account-service.ts'),
+      import('../domain/clock.ts'),
+    ]);
+  const database = createDatabase(cfg);
   try {
     await migrateToLatest(database);
     return await fn(createAccountService({ database, clock: systemClock }));
@@ -34,13 +53,37 @@ async function withDatabase<T>(
 const print = (json: boolean, value: unknown, text: string) =>
   console.log(json ? JSON.stringify(value, null, 2) : text);
 
-const program = new Command('ferry').description('Ferry: cross-chain stablecoin swaps').showHelpAfterError();
+const { version } = JSON.parse(fs.readFileSync(path.join(PROJECT_ROOT, 'package.json'), 'utf8')) as {
+  version: string;
+};
+const program = new Command('ferry')
+  .description('Ferry: cross-chain stablecoin swaps')
+  .version(version, '-V, --version')
+  .showHelpAfterError();
 
 program
   .command('start')
   .description('start the API (and, without CHAIN_REGISTRY, the two local devnets)')
+  .addHelpText(
+    'after',
+    `\nSettings (environment variables; shown with their defaults, see docs/configuration.md):\n${describeSettings()}\n`,
+  )
   .action(async () => {
     const cfg = config();
+    const { findPortClash, portsToCheck } = await import('./port-check.ts');
+    const clash = await findPortClash(portsToCheck(cfg, !cfg.chainRegistryPath));
+    if (clash) throw new CliError(clash);
+    const [
+      { createApp, createLogger },
+      { resolveRegistry },
+      { startBanner },
+      { closeOnSignals, createShutdownRegistry },
+    ] = await Promise.all([
+      import('../app.ts'),
+      import('./registry-source.ts'),
+      import('./start-banner.ts'),
+      import('../process/shutdown-registry.ts'),
+    ]);
     const log = createLogger(cfg);
     const shutdown = createShutdownRegistry(log);
     closeOnSignals(shutdown, log);
@@ -54,13 +97,9 @@ program
       shutdown,
     });
     const base = await app.listen();
-    console.log(`Ferry is listening on ${base}
-  API            ${base}/api/v1   (public: ${base}/api/public/orders)
-  Explorer       ${base}/
-  API reference  ${base}/docs
-  OpenAPI        ${base}/openapi.json
-  Database       ${redactUrl(cfg.databaseUrl)}
-  Chains         ${chains.registry.chains.map((c) => `${c.name} (${c.chainId})`).join(', ')}`);
+    console.log(
+      startBanner({ base, config: cfg, registry: chains.registry, demoWallets: chains.demoWallets }),
+    );
   });
 
 program
@@ -68,6 +107,13 @@ program
   .description('run the two local anvil devnets with Ferry contracts deployed, and print the registry')
   .action(async () => {
     const cfg = config();
+    const { findPortClash, portsToCheck } = await import('./port-check.ts');
+    const clash = await findPortClash(portsToCheck(cfg, true).filter((p) => p.setting !== 'PORT'));
+    if (clash) throw new CliError(clash);
+    const [{ createLogger }, { resolveRegistry }] = await Promise.all([
+      import('../app.ts'),
+      import('./registry-source.ts'),
+    ]);
     const chains = await resolveRegistry({ ...cfg, chainRegistryPath: null }, createLogger(cfg));
     // The registry file itself (usable as CHAIN_REGISTRY): the parsed registry holds bigints JSON cannot print.
     console.log(JSON.stringify(chains.file, null, 2));
@@ -84,9 +130,19 @@ program
   .description('run only the settlement worker (several may run against one PostgreSQL database)')
   .action(async () => {
     const cfg = config();
-    const log = createLogger(cfg);
     if (!cfg.chainRegistryPath)
       throw new ConfigError(['ferry worker needs CHAIN_REGISTRY (e.g. ./data/chains.json)']);
+    announceDatabase(cfg);
+    const [
+      { createLogger, createWorkerProcess },
+      { loadChainRegistryFile },
+      { closeOnSignals, createShutdownRegistry },
+    ] = await Promise.all([
+      import('../app.ts'),
+      import('../chains/chain-registry.ts'),
+      import('../process/shutdown-registry.ts'),
+    ]);
+    const log = createLogger(cfg);
     const registry = loadChainRegistryFile(cfg.chainRegistryPath);
     const shutdown = createShutdownRegistry(log);
     closeOnSignals(shutdown, log);
@@ -99,7 +155,13 @@ program
   .command('migrate')
   .description('apply pending database migrations')
   .action(async () => {
-    const database = createDatabase(config());
+    const cfg = config();
+    announceDatabase(cfg);
+    const [{ createDatabase }, { migrateToLatest }] = await Promise.all([
+      import('../store/database.ts'),
+      import('../store/migrator.ts'),
+    ]);
+    const database = createDatabase(cfg);
     try {
       const applied = await migrateToLatest(database);
       console.log(applied.length ? `applied: ${applied.join(', ')}` : 'database is up to date');
@@ -114,10 +176,11 @@ const parseType = (value: string): AccountType => {
   }
   return value as AccountType;
 };
+// Checksummed in the command (viem loads with the command that needs it, not with every CLI start).
 const parseAddress = (value: string) => {
-  if (!isAddress(value, { strict: false }))
+  if (!/^0x[0-9a-fA-F]{40}$/.test(value))
     throw new InvalidArgumentError('must be a 0x-prefixed 20-byte address');
-  return getAddress(value);
+  return value as `0x${string}`;
 };
 
 interface AccountCreateOptions {
@@ -141,11 +204,12 @@ accounts
   )
   .option('--json', 'print JSON')
   .action(async (opts: AccountCreateOptions) => {
+    const { getAddress } = await import('viem');
     await withDatabase(async (service) => {
       const account = await service.createAccount({
         type: opts.type,
         name: opts.name,
-        address: opts.address ?? null,
+        address: opts.address ? getAddress(opts.address) : null,
         allowWalletSignIn: opts.allowWalletSignIn ?? false,
       });
       const { apiKey } = await service.createApiKey(account.id);
@@ -203,7 +267,8 @@ registerLpCommand(program);
 registerDemoCommand(program);
 
 program.parseAsync().catch((error: unknown) => {
-  if (error instanceof ConfigError || error instanceof AppError) console.error(`ferry: ${error.message}`);
+  if (error instanceof ConfigError || error instanceof AppError || error instanceof CliError)
+    console.error(`ferry: ${error.message}`);
   else console.error('ferry:', error);
   process.exit(1);
 });

@@ -7,7 +7,7 @@ import {
   loadChainRegistryFile,
   type RegistryFile,
 } from '../chains/chain-registry.ts';
-import { DEVNET_ATTESTER_KEY, startDevnets } from '../chains/devnet.ts';
+import { ANVIL_KEYS, DEVNET_ATTESTER_KEY, startDevnets } from '../chains/devnet.ts';
 import { devnetRegistryFile } from '../chains/devnet-registry.ts';
 import type { Config } from '../config/config.ts';
 import type { WorkerKeys } from '../settlement/worker-runtime.ts';
@@ -25,6 +25,8 @@ export async function resolveRegistry(
   file: RegistryFile | null;
   stop: () => Promise<void>;
   workerKeys?: WorkerKeys;
+  /** Keys of the wallets the devnets funded (anvil accounts 2-4), to print for people trying Ferry out. */
+  demoWallets?: readonly `0x${string}`[];
 }> {
   if (config.chainRegistryPath) {
     return { registry: loadChainRegistryFile(config.chainRegistryPath), file: null, stop: async () => {} };
@@ -39,5 +41,11 @@ export async function resolveRegistry(
   fs.writeFileSync(path.join(config.dataDir, 'chains.json'), `${JSON.stringify(file, null, 2)}\n`);
   // On the devnets the worker may use anvil's well-known account 1, which the messenger trusts.
   const workerKeys = { relayer: DEVNET_ATTESTER_KEY, attester: DEVNET_ATTESTER_KEY };
-  return { registry: createChainRegistry(file), file, stop: () => devnets.stop(), workerKeys };
+  return {
+    registry: createChainRegistry(file),
+    file,
+    stop: () => devnets.stop(),
+    workerKeys,
+    demoWallets: ANVIL_KEYS.slice(2),
+  };
 }

@@ -1,5 +1,7 @@
+import fs from 'node:fs';
 import { isIP } from 'node:net';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 /** Everything Ferry reads from its environment, parsed once at start. */
 export interface Config {
@@ -78,111 +80,70 @@ type Env = Readonly<Record<string, string | undefined>>;
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
-/**
- * Parses the environment. A missing value takes its default; an invalid one is collected so that the
- * operator sees every problem at once, and start is refused.
- */
-export function loadConfig(env: Env = process.env, overrides: Partial<Config> = {}): Config {
-  const problems: string[] = [];
-  const int = (name: string, fallback: number, min: number, max: number): number => {
-    const raw = env[name];
-    if (raw === undefined || raw === '') return fallback;
-    const value = Number(raw);
-    if (!Number.isInteger(value) || value < min || value > max) {
-      problems.push(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
-      return fallback;
-    }
-    return value;
-  };
-  const bool = (name: string, fallback: boolean): boolean => {
-    const raw = env[name];
-    if (raw === undefined || raw === '') return fallback;
-    if (raw === 'true' || raw === '1') return true;
-    if (raw === 'false' || raw === '0') return false;
-    problems.push(`${name} must be true or false, got "${raw}"`);
-    return fallback;
-  };
-
-  const privateKey = (name: string): `0x${string}` | null => {
-    const raw = env[name];
-    if (raw === undefined || raw === '') return null;
-    // The value itself never goes into the message: it is a secret.
-    if (!/^0x[0-9a-fA-F]{64}$/.test(raw))
-      problems.push(`${name} must be a 0x-prefixed 32-byte hex private key`);
-    return raw as `0x${string}`;
-  };
-
-  const host = env.HOST || '127.0.0.1';
-  const port = int('PORT', 8080, 0, 65535);
-  const dataDir = path.resolve(env.DATA_DIR || './data');
-  const databaseUrl = env.DATABASE_URL || `sqlite:${path.join(dataDir, 'ferry.sqlite')}`;
-  if (!/^(sqlite:|postgres:\/\/|postgresql:\/\/)/.test(databaseUrl)) {
-    problems.push('DATABASE_URL must start with sqlite: or postgres://');
-  }
-  const logLevel = (env.LOG_LEVEL || 'info') as Config['logLevel'];
-  if (!LOG_LEVELS.includes(logLevel)) problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
-  const redisUrl = env.REDIS_URL || null;
-  if (redisUrl !== null && !/^rediss?:\/\//.test(redisUrl))
-    problems.push('REDIS_URL must start with redis://');
-
-  const config: Config = {
-    host,
-    port,
-    databaseUrl,
-    dataDir,
-    chainRegistryPath: env.CHAIN_REGISTRY ? path.resolve(env.CHAIN_REGISTRY) : null,
-    devnetPorts: [int('DEVNET_PORT_A', 8545, 1, 65535), int('DEVNET_PORT_B', 8546, 1, 65535)],
-    devnetBlockTime: int('DEVNET_BLOCK_TIME', 0, 0, 3600),
-    logLevel,
-    redisUrl,
-    redisKeyPrefix: env.REDIS_KEY_PREFIX || 'ferry:',
-    streams: {
-      maxPerClient: int('STREAM_LIMIT', 3, 1, 1000),
-      heartbeatMs: int('STREAM_HEARTBEAT_MS', 15_000, 10, 300_000),
-      replayMaxEvents: int('STREAM_REPLAY_MAX_EVENTS', 10_000, 1, 1_000_000),
-      maxBufferBytes: 1024 * 1024,
-      pollMs: int('STREAM_POLL_MS', 500, 10, 60_000),
-    },
-    trustProxy: trustProxy(env.TRUST_PROXY, problems),
-    quoteRequestTtlSeconds: int('QUOTE_REQUEST_TTL_SECONDS', 120, 5, 86_400),
-    balanceCacheMs: int('BALANCE_CACHE_MS', 1000, 0, 60_000),
-    quoteValiditySeconds: int('QUOTE_VALIDITY_SECONDS', 60, 10, 600),
-    openWindowSeconds: int('OPEN_WINDOW_SECONDS', 600, 60, 86_400),
-    fillWindowSeconds: int('FILL_WINDOW_SECONDS', 1800, 60, 7 * 86_400),
-    maxQuotePremiumBps: int('MAX_QUOTE_PREMIUM_BPS', 1000, 0, 1_000_000),
-    chainClockRefreshMs: int('CHAIN_CLOCK_REFRESH_MS', 5000, 100, 300_000),
-    sessionTtlSeconds: int('SESSION_TTL_SECONDS', 86_400, 60, 30 * 86_400),
-    siweDomains: (env.SIWE_DOMAINS || `${host}:${port},localhost:${port}`)
-      .split(',')
-      .map((d) => d.trim())
-      .filter(Boolean),
-    rateLimits: {
-      apiKey: int('RATE_LIMIT_API_KEY', 100, 1, 1_000_000),
-      session: int('RATE_LIMIT_SESSION', 60, 1, 1_000_000),
-      ip: int('RATE_LIMIT_IP', 120, 1, 1_000_000),
-    },
-    signIn: {
-      perIpPerMinute: int('RATE_LIMIT_SIGN_IN', 10, 1, 1_000_000),
-      sessionsPerAddress: int('SESSIONS_PER_ADDRESS', 5, 1, 1000),
-    },
-    bodyLimitBytes: 64 * 1024,
-    expirySweepMs: int('EXPIRY_SWEEP_MS', 1000, 50, 60_000),
-    worker: {
-      enabled: bool('WORKER', true),
-      pollMs: int('WORKER_POLL_MS', 500, 20, 60_000),
-      leaseMs: int('WORKER_LEASE_MS', 30_000, 500, 600_000),
-      relayerKey: privateKey('RELAYER_PRIVATE_KEY'),
-      attesterKey: privateKey('ATTESTER_PRIVATE_KEY'),
-      faultInject: (env.FERRY_FAULT_INJECT || '')
-        .split(',')
-        .map((p) => p.trim())
-        .filter(Boolean),
-    },
-    ...overrides,
-  };
-  if (problems.length > 0) throw new ConfigError(problems);
-  return Object.freeze(config);
+/** How one environment variable is read: its default, how an operator sees it, and how a raw value parses. */
+interface Setting<T> {
+  readonly fallback: T;
+  /** The default as `ferry start --help` and docs/configuration.md show it. */
+  readonly shown: string;
+  readonly doc: string;
+  /** The value, or what is wrong with the raw text (the message starts after the variable's name). */
+  parse(raw: string): { value: T } | { problem: string };
 }
+
+const int = (fallback: number, min: number, max: number, doc: string): Setting<number> => ({
+  fallback,
+  shown: String(fallback),
+  doc,
+  parse(raw) {
+    const value = Number(raw);
+    return Number.isInteger(value) && value >= min && value <= max
+      ? { value }
+      : { problem: `must be an integer from ${min} to ${max}, got "${raw}"` };
+  },
+});
+const bool = (fallback: boolean, doc: string): Setting<boolean> => ({
+  fallback,
+  shown: String(fallback),
+  doc,
+  parse(raw) {
+    if (raw === 'true' || raw === '1') return { value: true };
+    if (raw === 'false' || raw === '0') return { value: false };
+    return { problem: `must be true or false, got "${raw}"` };
+  },
+});
+/** Free text; `check` returns a problem or null. `shown` overrides how the default reads. */
+const text = <T extends string | null>(
+  fallback: T,
+  doc: string,
+  options: { shown?: string; check?: (raw: string) => string | null } = {},
+): Setting<T | string> => ({
+  fallback,
+  shown: options.shown ?? (fallback === null ? 'unset' : String(fallback)),
+  doc,
+  parse(raw) {
+    const problem = options.check?.(raw) ?? null;
+    return problem ? { problem } : { value: raw };
+  },
+});
+const oneOf = <T extends string>(values: readonly T[], fallback: T, doc: string): Setting<T> => ({
+  fallback,
+  shown: fallback,
+  doc: `${doc} (${values.join(', ')})`,
+  parse: (raw) =>
+    (values as readonly string[]).includes(raw)
+      ? { value: raw as T }
+      : { problem: `must be one of ${values.join(', ')}` },
+});
+/** A secret: the value itself never goes into a message. */
+const privateKey = (doc: string): Setting<`0x${string}` | null> => ({
+  fallback: null,
+  shown: 'devnets: anvil account 1',
+  doc,
+  parse: (raw) =>
+    /^0x[0-9a-fA-F]{64}$/.test(raw)
+      ? { value: raw as `0x${string}` }
+      : { problem: 'must be a 0x-prefixed 32-byte hex private key' },
+});
 
 /** A CIDR or a plain IPv4/IPv6 address. */
 function isAddressOrCidr(value: string): boolean {
@@ -193,27 +154,210 @@ function isAddressOrCidr(value: string): boolean {
   return /^\d{1,3}$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128);
 }
 
-/** `false`/`0`/unset, a hop count, or a comma list of proxy addresses/CIDRs. `true` is refused, see Config. */
-function trustProxy(raw: string | undefined, problems: string[]): Config['trustProxy'] {
-  if (raw === undefined || raw === '' || raw === 'false' || raw === '0') return false;
-  if (raw === 'true') {
-    problems.push(
-      'TRUST_PROXY=true is refused: it lets a client choose its own IP; set the number of proxy hops (e.g. 1) or the proxy addresses',
-    );
-    return false;
+/** `false`/`0`, a hop count, or a comma list of proxy addresses/CIDRs. `true` is refused: see Config.trustProxy. */
+const trustProxySetting = (): Setting<false | number | readonly string[]> => ({
+  fallback: false,
+  shown: 'false',
+  doc: 'proxies trusted for X-Forwarded-For: false, a hop count (1-10), or addresses/CIDRs',
+  parse(raw) {
+    if (raw === 'false' || raw === '0') return { value: false };
+    if (raw === 'true') {
+      return {
+        problem:
+          '=true is refused: it lets a client choose its own IP; set the number of proxy hops (e.g. 1) or the proxy addresses',
+      };
+    }
+    if (/^\d+$/.test(raw)) {
+      return Number(raw) <= 10
+        ? { value: Number(raw) }
+        : { problem: `must be false, a hop count from 1 to 10, or proxy addresses; got "${raw}"` };
+    }
+    const list = raw.split(',').map((entry) => entry.trim());
+    const bad = list.filter((entry) => !isAddressOrCidr(entry));
+    if (bad.length === 0) return { value: Object.freeze(list) };
+    return {
+      problem: `must be false, a hop count, or a comma list of proxy addresses/CIDRs; "${bad.join('", "')}" is not one`,
+    };
+  },
+});
+
+/**
+ * Every environment variable Ferry reads, in the order `ferry start --help` lists them. An unset or empty
+ * variable takes its default. Add a setting here, then use it in loadConfig below.
+ */
+export const SETTINGS = {
+  HOST: text('127.0.0.1', 'interface the API listens on (0.0.0.0 in a container)'),
+  PORT: int(8080, 0, 65535, 'API port (0 picks a free port)'),
+  DATA_DIR: text(
+    './data',
+    'folder of the default SQLite file, the devnets and chains.json; a relative path is taken from the Ferry folder',
+  ),
+  DATABASE_URL: text(
+    null,
+    'sqlite:<path> or postgres://…; a relative SQLite path is taken from the Ferry folder',
+    {
+      shown: 'sqlite:<DATA_DIR>/ferry.sqlite',
+      check: (raw) =>
+        /^(sqlite:|postgres:\/\/|postgresql:\/\/)/.test(raw)
+          ? null
+          : 'must start with sqlite: or postgres://',
+    },
+  ),
+  CHAIN_REGISTRY: text(null, 'chain registry JSON file; unset starts the two local devnets', {
+    shown: 'unset (local devnets)',
+  }),
+  DEVNET_PORT_A: int(8545, 1, 65535, 'RPC port of devnet-a (without CHAIN_REGISTRY)'),
+  DEVNET_PORT_B: int(8546, 1, 65535, 'RPC port of devnet-b (without CHAIN_REGISTRY)'),
+  DEVNET_BLOCK_TIME: int(
+    0,
+    0,
+    3600,
+    'seconds between devnet blocks after deployment (0: mine each tx at once)',
+  ),
+  LOG_LEVEL: oneOf(LOG_LEVELS, 'info', 'log verbosity; request logs are at debug'),
+  REDIS_URL: text(null, 'Redis shared by several instances (rate limits, stream counts, notices)', {
+    check: (raw) => (/^rediss?:\/\//.test(raw) ? null : 'must start with redis://'),
+  }),
+  REDIS_KEY_PREFIX: text('ferry:', 'prefix of every Redis key and channel'),
+  STREAM_LIMIT: int(3, 1, 1000, 'concurrent SSE streams, and separately WebSockets, per client'),
+  STREAM_HEARTBEAT_MS: int(15_000, 10, 300_000, 'SSE heartbeat and WebSocket ping interval'),
+  STREAM_REPLAY_MAX_EVENTS: int(10_000, 1, 1_000_000, 'missed events an SSE reconnect may replay'),
+  STREAM_POLL_MS: int(500, 10, 60_000, 'fallback poll of the event log'),
+  TRUST_PROXY: trustProxySetting(),
+  QUOTE_REQUEST_TTL_SECONDS: int(120, 5, 86_400, 'how long a quote request stays open'),
+  BALANCE_CACHE_MS: int(1000, 0, 60_000, 'reuse of a covering balance reading (0: read every time)'),
+  QUOTE_VALIDITY_SECONDS: int(60, 10, 600, 'quote validity when the LP sends no validFor'),
+  OPEN_WINDOW_SECONDS: int(600, 60, 86_400, 'deposit window after the quote ends'),
+  FILL_WINDOW_SECONDS: int(1800, 60, 7 * 86_400, 'fill window after the deposit deadline'),
+  MAX_QUOTE_PREMIUM_BPS: int(1000, 0, 1_000_000, 'most a quote may pay above the input amount, in bps'),
+  CHAIN_CLOCK_REFRESH_MS: int(5000, 100, 300_000, "how often each chain's latest block time is read"),
+  SESSION_TTL_SECONDS: int(86_400, 60, 30 * 86_400, 'lifetime of a Sign-In with Ethereum session'),
+  SIWE_DOMAINS: text(null, 'comma-separated domains accepted in sign-in messages', {
+    shown: '<HOST>:<PORT>,localhost:<PORT>',
+  }),
+  RATE_LIMIT_API_KEY: int(100, 1, 1_000_000, 'requests per minute per API key'),
+  RATE_LIMIT_SESSION: int(60, 1, 1_000_000, 'requests per minute per session'),
+  RATE_LIMIT_IP: int(120, 1, 1_000_000, 'requests per minute per IP without credentials'),
+  RATE_LIMIT_SIGN_IN: int(10, 1, 1_000_000, 'POST /auth/verify per minute per client IP'),
+  SESSIONS_PER_ADDRESS: int(5, 1, 1000, 'live sign-in sessions per address (a new one ends the oldest)'),
+  EXPIRY_SWEEP_MS: int(1000, 50, 60_000, 'interval of the expiry sweep'),
+  WORKER: bool(true, 'run the settlement worker inside ferry start'),
+  WORKER_POLL_MS: int(500, 20, 60_000, 'how often the worker looks for orders to move'),
+  WORKER_LEASE_MS: int(30_000, 500, 600_000, 'how long a worker holds an order before another may take it'),
+  RELAYER_PRIVATE_KEY: privateKey(
+    'sends deposit, settle and refund transactions (required with CHAIN_REGISTRY)',
+  ),
+  ATTESTER_PRIVATE_KEY: privateKey('signs fill attestations (required with CHAIN_REGISTRY)'),
+  FERRY_FAULT_INJECT: text('', 'test only: comma-separated crash points', { shown: 'none' }),
+} as const;
+
+type SettingValues = {
+  -readonly [K in keyof typeof SETTINGS]: (typeof SETTINGS)[K] extends Setting<infer T> ? T : never;
+};
+
+/** `ferry start --help`'s list of settings, one line each, from SETTINGS. */
+export function describeSettings(): string {
+  const rows = Object.entries(SETTINGS).map(([name, s]) => [`${name}=${s.shown}`, s.doc] as const);
+  const width = Math.max(...rows.map(([left]) => left.length)) + 2;
+  return rows.map(([left, doc]) => `  ${left.padEnd(width)}${doc}`).join('\n');
+}
+
+/** The Ferry folder (where its package.json is): relative paths in settings are taken from here. */
+export const PROJECT_ROOT = findProjectRoot(path.dirname(fileURLToPath(import.meta.url)));
+
+function findProjectRoot(from: string): string {
+  for (let dir = from; ; dir = path.dirname(dir)) {
+    if (fs.existsSync(path.join(dir, 'package.json')) && fs.existsSync(path.join(dir, 'src', 'config')))
+      return dir;
+    if (path.dirname(dir) === dir) return process.cwd();
   }
-  if (/^\d+$/.test(raw)) {
-    if (Number(raw) <= 10) return Number(raw);
-    problems.push(`TRUST_PROXY must be false, a hop count from 1 to 10, or proxy addresses; got "${raw}"`);
-    return false;
+}
+
+/** The one rule for relative paths in settings: from the Ferry folder, whatever folder a command runs in. */
+export const resolveFromProject = (p: string): string => path.resolve(PROJECT_ROOT, p);
+
+/**
+ * Parses the environment. A missing value takes its default; an invalid one is collected so that the
+ * operator sees every problem at once, and start is refused.
+ */
+export function loadConfig(env: Env = process.env, overrides: Partial<Config> = {}): Config {
+  const problems: string[] = [];
+  const v = {} as Record<string, unknown>;
+  for (const [name, setting] of Object.entries(SETTINGS) as [string, Setting<unknown>][]) {
+    const raw = env[name];
+    if (raw === undefined || raw === '') {
+      v[name] = setting.fallback;
+      continue;
+    }
+    const parsed = setting.parse(raw);
+    // A problem may start with `=value` ("TRUST_PROXY=true is refused"); otherwise a space follows the name.
+    if ('problem' in parsed)
+      problems.push(`${name}${parsed.problem.startsWith('=') ? '' : ' '}${parsed.problem}`);
+    v[name] = 'value' in parsed ? parsed.value : setting.fallback;
   }
-  const list = raw.split(',').map((entry) => entry.trim());
-  const bad = list.filter((entry) => !isAddressOrCidr(entry));
-  if (bad.length === 0) return Object.freeze(list);
-  problems.push(
-    `TRUST_PROXY must be false, a hop count, or a comma list of proxy addresses/CIDRs; "${bad.join('", "')}" is not one`,
-  );
-  return false;
+  const s = v as SettingValues;
+  const list = (raw: string) =>
+    raw
+      .split(',')
+      .map((item) => item.trim())
+      .filter(Boolean);
+
+  const dataDir = resolveFromProject(s.DATA_DIR);
+  const config: Config = {
+    host: s.HOST,
+    port: s.PORT,
+    databaseUrl: s.DATABASE_URL
+      ? resolveSqlitePath(s.DATABASE_URL)
+      : `sqlite:${path.join(dataDir, 'ferry.sqlite')}`,
+    dataDir,
+    chainRegistryPath: s.CHAIN_REGISTRY ? resolveFromProject(s.CHAIN_REGISTRY) : null,
+    devnetPorts: [s.DEVNET_PORT_A, s.DEVNET_PORT_B],
+    devnetBlockTime: s.DEVNET_BLOCK_TIME,
+    logLevel: s.LOG_LEVEL,
+    redisUrl: s.REDIS_URL,
+    redisKeyPrefix: s.REDIS_KEY_PREFIX,
+    streams: {
+      maxPerClient: s.STREAM_LIMIT,
+      heartbeatMs: s.STREAM_HEARTBEAT_MS,
+      replayMaxEvents: s.STREAM_REPLAY_MAX_EVENTS,
+      maxBufferBytes: 1024 * 1024,
+      pollMs: s.STREAM_POLL_MS,
+    },
+    trustProxy: s.TRUST_PROXY,
+    quoteRequestTtlSeconds: s.QUOTE_REQUEST_TTL_SECONDS,
+    balanceCacheMs: s.BALANCE_CACHE_MS,
+    quoteValiditySeconds: s.QUOTE_VALIDITY_SECONDS,
+    openWindowSeconds: s.OPEN_WINDOW_SECONDS,
+    fillWindowSeconds: s.FILL_WINDOW_SECONDS,
+    maxQuotePremiumBps: s.MAX_QUOTE_PREMIUM_BPS,
+    chainClockRefreshMs: s.CHAIN_CLOCK_REFRESH_MS,
+    sessionTtlSeconds: s.SESSION_TTL_SECONDS,
+    siweDomains: list(s.SIWE_DOMAINS ?? `${s.HOST}:${s.PORT},localhost:${s.PORT}`),
+    rateLimits: { apiKey: s.RATE_LIMIT_API_KEY, session: s.RATE_LIMIT_SESSION, ip: s.RATE_LIMIT_IP },
+    signIn: {
+      perIpPerMinute: s.RATE_LIMIT_SIGN_IN,
+      sessionsPerAddress: s.SESSIONS_PER_ADDRESS,
+    },
+    bodyLimitBytes: 64 * 1024,
+    expirySweepMs: s.EXPIRY_SWEEP_MS,
+    worker: {
+      enabled: s.WORKER,
+      pollMs: s.WORKER_POLL_MS,
+      leaseMs: s.WORKER_LEASE_MS,
+      relayerKey: s.RELAYER_PRIVATE_KEY,
+      attesterKey: s.ATTESTER_PRIVATE_KEY,
+      faultInject: list(s.FERRY_FAULT_INJECT),
+    },
+    ...overrides,
+  };
+  if (problems.length > 0) throw new ConfigError(problems);
+  return Object.freeze(config);
+}
+
+/** `sqlite:relative/file` is taken from the Ferry folder, like DATA_DIR; other URLs are unchanged. */
+function resolveSqlitePath(url: string): string {
+  if (!url.startsWith('sqlite:') || url === 'sqlite::memory:') return url;
+  return `sqlite:${resolveFromProject(url.slice('sqlite:'.length))}`;
 }
 
 /** The database URL with any password masked, for logs. */

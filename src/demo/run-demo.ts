@@ -4,12 +4,12 @@ import path from 'node:path';
 import { pino } from 'pino';
 import { formatUnits, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
+import { createFerryClient, FerryApiError, type Order, signQuote } from '../../sdk/src/ferry-client.ts';
 import { createApp, type FerryAppInstance } from '../app.ts';
 import { createChainRegistry } from '../chains/chain-registry.ts';
 import { ANVIL_KEYS, DEVNET_ATTESTER_KEY, type Devnets, startDevnets } from '../chains/devnet.ts';
 import { devnetRegistryFile } from '../chains/devnet-registry.ts';
 import { balanceOf, chainClients, ensureAllowance } from '../chains/lp-chain-clients.ts';
-import { createFerryClient, FerryApiError, type Order, signQuote } from '../client/ferry-client.ts';
 import { loadConfig } from '../config/config.ts';
 import { createFerryApi } from '../lp/ferry-api.ts';
 import { type BotLog, createLpBot, type LpBot } from '../lp/lp-bot.ts';
@@ -49,7 +49,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /**
  * One whole swap on two fresh devnets, as a new user sees it: devnets, API with its settlement worker, a money
  * mover and a liquidity provider account, the reference LP bot quoting and filling in-process, and the money
- * mover's side (approve, request, accept, sign, swap) through the typed client SDK (`ferry/client`). Throws DemoError naming the failed step.
+ * mover's side (approve, request, accept, sign, swap) through the typed client SDK (`@ferry/client`). Throws DemoError naming the failed step.
  */
 export async function runDemo(options: DemoOptions): Promise<DemoResult> {
   const { print } = options;

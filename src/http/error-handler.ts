@@ -32,6 +32,8 @@ export function validationDetails(context: string, issues: readonly AjvIssue[]):
       message = 'is not a known field';
     } else if (typeof issue.parentSchema?.['x-message'] === 'string') {
       message = issue.parentSchema['x-message'];
+    } else if (issue.keyword === 'enum' && Array.isArray(issue.params.allowedValues)) {
+      message = `must be one of: ${issue.params.allowedValues.join(', ')}`;
     }
     return { path, message };
   });

@@ -45,6 +45,7 @@ export async function installOpenApi(app: FastifyInstance): Promise<void> {
         { name: 'Quotes' },
         { name: 'Swaps' },
         { name: 'Orders' },
+        { name: 'Accounts' },
         { name: 'Public' },
         { name: 'Auth' },
         { name: 'Health' },

@@ -5,6 +5,7 @@ import type { Config } from '../config/config.ts';
 import { AppError } from '../domain/app-error.ts';
 import type { Clock } from '../domain/clock.ts';
 import type { Realtime } from '../events/realtime.ts';
+import type { AccountService } from '../services/account-service.ts';
 import type { AuthService } from '../services/auth-service.ts';
 import type { OrderService } from '../services/order-service.ts';
 import type { QuoteRequestService } from '../services/quote-request-service.ts';
@@ -16,9 +17,12 @@ import { installAuthentication } from './auth-hooks.ts';
 import { installConditionalGet } from './conditional-get.ts';
 import { installErrorHandling, sendError } from './error-handler.ts';
 import { installIdempotency } from './idempotency.ts';
+import { acceptEmptyJsonBodies } from './json-body.ts';
 import { requestLogger } from './log-redaction.ts';
 import { installOpenApi, registerOpenApiRoute } from './openapi.ts';
 import { installRateLimit } from './rate-limit.ts';
+import { DebugRequestLog } from './request-log.ts';
+import { registerAccountRoutes } from './routes/account-routes.ts';
 import { registerAuthRoutes } from './routes/auth-routes.ts';
 import { registerExplorerRoutes } from './routes/explorer-routes.ts';
 import { registerHealthRoutes } from './routes/health-routes.ts';
@@ -42,6 +46,7 @@ export interface ServerDeps {
   readonly quotes: QuoteService;
   readonly swaps: SwapService;
   readonly orders: OrderService;
+  readonly accounts: AccountService;
   readonly isDraining: () => boolean;
   /** Event fan-out, stream limits and Redis (when configured) for the SSE and WebSocket streams. */
   readonly realtime: Realtime;
@@ -62,6 +67,7 @@ export async function createServer(deps: ServerDeps): Promise<FerryApp> {
     bodyLimit: deps.config.bodyLimitBytes,
     trustProxy: trustedProxies(deps.config.trustProxy),
     return503OnClosing: true,
+    logController: new DebugRequestLog(),
     forceCloseConnections: 'idle',
     // The router refuses malformed percent-encoding and over-long path parameters before any hook or the
     // error handler runs; answer those with the documented error body too (not Fastify's own, echoing the URL).
@@ -95,6 +101,7 @@ export async function createServer(deps: ServerDeps): Promise<FerryApp> {
   }).withTypeProvider<TypeBoxTypeProvider>();
   // Bodies are JSON only: without this, Fastify's built-in text/plain parser turns a text body into a string (400, not 415).
   app.removeContentTypeParser('text/plain');
+  acceptEmptyJsonBodies(app);
   app.setValidatorCompiler(createValidatorCompiler());
   app.addSchema(ErrorBodySchema);
 
@@ -113,6 +120,7 @@ export async function createServer(deps: ServerDeps): Promise<FerryApp> {
   registerQuoteRoutes(app, deps);
   registerSwapRoutes(app, deps);
   registerOrderRoutes(app, deps);
+  registerAccountRoutes(app, deps);
   registerPublicRoutes(app, deps);
   registerExplorerRoutes(app);
   await registerStreamRoutes(app, deps);

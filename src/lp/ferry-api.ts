@@ -1,5 +1,5 @@
 /**
- * The Ferry calls the reference liquidity provider makes, on the typed client SDK (`ferry/client`): no
+ * The Ferry calls the reference liquidity provider makes, on the typed client SDK (`@ferry/client`): no
  * hand-written HTTP here. The bot depends on this narrow surface only (and tests may pass their own).
  */
 import {
@@ -11,11 +11,11 @@ import {
   type QuoteRequest,
   subscribeWs,
   type WsStatus,
-} from '../client/ferry-client.ts';
-import type { FerryApiError } from '../client/ferry-error.ts';
+} from '../../sdk/src/ferry-client.ts';
+import type { FerryApiError } from '../../sdk/src/ferry-error.ts';
 
-export type { ChainInfo, Quote as QuoteView, QuoteEnvelope } from '../client/ferry-client.ts';
-export { FerryApiError } from '../client/ferry-error.ts';
+export type { ChainInfo, Quote as QuoteView, QuoteEnvelope } from '../../sdk/src/ferry-client.ts';
+export { FerryApiError } from '../../sdk/src/ferry-error.ts';
 export type Hex = `0x${string}`;
 export type QuoteRequestView = QuoteRequest;
 export type OrderView = Order;
@@ -47,6 +47,11 @@ export function createFerryApi(options: { baseUrl: string; apiKey?: string; time
   return {
     baseUrl: client.baseUrl,
     client,
+
+    /** The account behind the API key (its type and fill address). */
+    account() {
+      return client.account.get();
+    },
 
     async chains(): Promise<ChainInfo[]> {
       return (await client.public.chains()).data.chains;

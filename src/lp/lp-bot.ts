@@ -17,6 +17,7 @@ import {
   type OrderView,
   type QuoteRequestView,
 } from './ferry-api.ts';
+import { DEFAULT_FILL_MARGIN_SECONDS } from './fill-margin.ts';
 
 const hex = (value: string) => value as Hex;
 
@@ -53,8 +54,6 @@ export interface LpBotOptions {
    */
   fillMarginSeconds?: number;
 }
-
-export const DEFAULT_FILL_MARGIN_SECONDS = 60;
 
 export interface PassReport {
   quoted: { quoteRequestId: string; quoteId: string; outputAmount: string }[];
@@ -342,8 +341,43 @@ export function createLpBot(options: LpBotOptions) {
     return report;
   }
 
+  /**
+   * What would otherwise fail on every pass, checked once before the first: the API key is a liquidity
+   * provider's, this private key's address is that account's fill address (the only wallet that may fill its
+   * orders), and every chain's RPC answers with the right chain id. The first problem as one sentence, or null.
+   */
+  async function checkSetup(): Promise<string | null> {
+    let me: Awaited<ReturnType<FerryApi['account']>>;
+    try {
+      me = await api.account();
+    } catch (error) {
+      if (error instanceof FerryApiError && error.status === 401)
+        return `the API key is not valid at ${api.baseUrl} (${error.code}: ${error.message})`;
+      return `Ferry at ${api.baseUrl} does not answer (${(error as Error).message})`;
+    }
+    if (me.type !== 'liquidityProvider')
+      return `the API key belongs to ${me.type} account ${me.id}, not to a liquidity provider`;
+    if (me.address?.toLowerCase() !== account.address.toLowerCase()) {
+      return `the private key's address ${account.address} is not the fill address of account ${me.id} (${me.address ?? 'none'})`;
+    }
+    chains = new Map((await api.chains()).map((c) => [c.name, c]));
+    for (const info of chains.values()) {
+      try {
+        const chainId = await clientsFor(info).public.getChainId();
+        if (chainId !== info.chainId)
+          return `the RPC of chain ${info.name} is chain id ${chainId}, not ${info.chainId}; check --rpc-url ${info.name}=URL`;
+      } catch (error) {
+        // Only viem's short message: the full one repeats the URL, which may carry a provider key.
+        const reason = (error as { shortMessage?: string }).shortMessage ?? (error as Error).message;
+        return `the RPC of chain ${info.name} does not answer (${reason}); check --rpc-url ${info.name}=URL`;
+      }
+    }
+    return null;
+  }
+
   return {
     address: account.address,
+    checkSetup,
 
     /** One pass: fill deposited orders, then quote new requests. Never throws for a per-item error. */
     runOnce(): Promise<PassReport> {

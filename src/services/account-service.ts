@@ -86,6 +86,13 @@ export function createAccountService({
       return { apiKey, key };
     },
 
+    /** The account of an id known to exist (a principal's): its deletion would be a bug, answered 404. */
+    async getAccount(accountId: string): Promise<Account> {
+      const account = await findAccount(database.db, accountId);
+      if (!account) throw new AppError('NOT_FOUND', `account ${accountId} does not exist`);
+      return account;
+    },
+
     listApiKeys: (accountId: string) => listApiKeys(database.db, accountId),
 
     async revokeApiKey(keyId: string): Promise<void> {

@@ -101,7 +101,12 @@ export function createQuoteRequestService(deps: ServiceDeps) {
 
   function checkToken(chainName: string, token: string, chainField: string, tokenField: string) {
     if (!registry.chain(chainName)) {
-      throw fieldError('INVALID_CHAIN', `body.${chainField}`, `chain "${chainName}" is not supported`);
+      const supported = registry.chains.map((c) => c.name).join(', ');
+      throw fieldError(
+        'INVALID_CHAIN',
+        `body.${chainField}`,
+        `chain "${chainName}" is not supported; supported chains: ${supported}`,
+      );
     }
     const address = normalizeAddress(token, `body.${tokenField}`);
     if (!registry.token(chainName, address)) {

@@ -122,7 +122,7 @@ export function createQuoteService(deps: ServiceDeps) {
         throw fieldError(
           'INVALID_CHAIN',
           'body.quoteRequestId',
-          'the request names a chain that is no longer supported',
+          `the request names a chain that is no longer supported; supported chains: ${registry.chains.map((c) => c.name).join(', ')}`,
         );
       }
       checkPremium(request, outputAmount);

@@ -13,7 +13,6 @@ export type ActionOutcome =
   | { readonly status: 'reverted'; readonly txHash: Hex }
   | { readonly status: 'pending'; readonly txHash: Hex };
 
-
 /**
  * The one transaction of kind `kind` for an order, sent through the chain's transaction client: it is
  * written down before it is broadcast, replaced with higher fees (same nonce) when it is not mined in time,

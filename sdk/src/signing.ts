@@ -1,7 +1,7 @@
 import type { Account, Address, Hex, LocalAccount, TypedDataDefinition, WalletClient } from 'viem';
 import { createSiweMessage } from 'viem/siwe';
-import { createFerryClient, type FerryClient } from './ferry-client.ts';
-import type { OrderTypedData } from './types.ts';
+import { createFerryClient, type FerryClient } from './ferry-client.js';
+import type { OrderTypedData } from './types.js';
 
 /** Who signs: a viem local account (privateKeyToAccount, mnemonicToAccount…) or a wallet client with an account. */
 export type Signer = LocalAccount | WalletClient;

@@ -13,7 +13,7 @@ describe('generated client types', () => {
     const where =
       first < 0 && a.length === b.length
         ? 'identical'
-        : `src/client/openapi-types.ts is stale from line ${(first < 0 ? b.length : first) + 1}: run \`npm run generate:client\``;
+        : `sdk/src/openapi-types.ts is stale from line ${(first < 0 ? b.length : first) + 1}: run \`npm run generate:client\``;
     expect(where).toBe('identical');
   });
 });

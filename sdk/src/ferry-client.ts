@@ -1,6 +1,6 @@
 /**
- * Ferry's typed client SDK, imported as `ferry/client`. Built on openapi-fetch with types generated from the
- * server's own OpenAPI document (src/client/openapi-types.ts), so requests and responses cannot drift from it.
+ * Ferry's typed client SDK, the package `@ferry/client` (sdk/). Built on openapi-fetch with types generated from the
+ * server's own OpenAPI document (sdk/src/openapi-types.ts), so requests and responses cannot drift from it.
  *
  * Return values: methods under `/api/v1` resolve to the `data` member of the `{message, data}` envelope (the one
  * exception, `quoteRequests.list`, resolves to the body without `message`, because its page counters sit beside
@@ -8,10 +8,11 @@
  * FerryApiError carrying `status`, `code`, `details` and `retryAfter`. See docs/sdk.md.
  */
 import createClient, { type Client } from 'openapi-fetch';
-import { errorFromResponse, FerryApiError, networkError } from './ferry-error.ts';
-import type { paths } from './openapi-types.ts';
+import { errorFromResponse, FerryApiError, networkError } from './ferry-error.js';
+import type { paths } from './openapi-types.js';
 import type {
   AcceptQuoteResult,
+  Account,
   ChainList,
   CreateQuoteInput,
   CreateQuoteRequestInput,
@@ -37,20 +38,20 @@ import type {
   SwapResult,
   VerifyInput,
   VerifyResult,
-} from './types.ts';
+} from './types.js';
 
-export { type ClientErrorCode, FerryApiError, type FerryErrorCode, isFerryApiError } from './ferry-error.ts';
-export type { components, paths } from './openapi-types.ts';
-export { type Signer, type SignInOptions, signInWithEthereum, signQuote } from './signing.ts';
-export { type EventSubscription, type SubscribeEventsOptions, subscribeEvents } from './sse.ts';
-export type * from './types.ts';
+export { type ClientErrorCode, FerryApiError, type FerryErrorCode, isFerryApiError } from './ferry-error.js';
+export type { components, paths } from './openapi-types.js';
+export { type Signer, type SignInOptions, signInWithEthereum, signQuote } from './signing.js';
+export { type EventSubscription, type SubscribeEventsOptions, subscribeEvents } from './sse.js';
+export type * from './types.js';
 export {
   subscribeWs,
   type WsChannel,
   type WsStatus,
   type WsSubscribeOptions,
   type WsSubscription,
-} from './ws.ts';
+} from './ws.js';
 
 export interface FerryClientOptions {
   /** Ferry's base URL, e.g. `http://127.0.0.1:8080` (no trailing path). */
@@ -195,6 +196,14 @@ export function createFerryClient(options: FerryClientOptions) {
         call<{ data: SwapResult }>('POST /api/v1/swaps', () =>
           raw.POST('/api/v1/swaps', { body: input, ...init(opts) }),
         ).then((body) => body.data),
+    },
+
+    account: {
+      /** GET /api/v1/account: the account behind your credentials (type, and a liquidity provider's fill address). */
+      get: (opts?: CallOptions) =>
+        call<{ data: Account }>('GET /api/v1/account', () => raw.GET('/api/v1/account', init(opts))).then(
+          (body) => body.data,
+        ),
     },
 
     orders: {

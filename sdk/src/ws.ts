@@ -1,5 +1,5 @@
-import { FerryApiError, type FerryErrorCode } from './ferry-error.ts';
-import type { ErrorDetail, FerryEvent } from './types.ts';
+import { FerryApiError, type FerryErrorCode } from './ferry-error.js';
+import type { ErrorDetail, FerryEvent } from './types.js';
 
 export type WsChannel = 'public' | 'quoteRequests' | 'account';
 export type WsStatus = 'connecting' | 'open' | 'subscribed' | 'closed';

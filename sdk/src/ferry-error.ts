@@ -1,4 +1,4 @@
-import type { ErrorCode, ErrorDetail } from './types.ts';
+import type { ErrorCode, ErrorDetail } from './types.js';
 
 /**
  * Codes the client itself raises: `NETWORK_ERROR` (Ferry could not be reached or the request timed out, status 0)

@@ -1,5 +1,5 @@
-import { errorFromResponse, type FerryApiError, networkError } from './ferry-error.ts';
-import type { FerryEvent } from './types.ts';
+import { errorFromResponse, type FerryApiError, networkError } from './ferry-error.js';
+import type { FerryEvent } from './types.js';
 
 export interface SubscribeEventsOptions {
   /** Ferry's base URL; the stream is `GET {baseUrl}/api/public/stream`. */
@@ -81,14 +81,17 @@ export function subscribeEvents(options: SubscribeEventsOptions): EventSubscript
 
   /** Reads one open stream until it ends; returns whether any bytes came (a healthy connection). */
   async function read(body: ReadableStream<Uint8Array>): Promise<void> {
-    const reader = body.pipeThrough(new TextDecoderStream()).getReader();
+    // A TextDecoder over the byte reader rather than pipeThrough(TextDecoderStream): the DOM and Node typings
+    // of that pair disagree, and consumers type-check this package under either.
+    const reader = body.getReader();
+    const decoder = new TextDecoder();
     let buffer = '';
     let frame: Frame = { id: undefined, event: 'message', data: '' };
     let hasData = false;
     for (;;) {
       const { value, done } = await reader.read();
       if (done) return;
-      buffer += value;
+      buffer += decoder.decode(value, { stream: true });
       let newline = buffer.search(/\r\n|\r|\n/);
       while (newline >= 0) {
         const line = buffer.slice(0, newline);

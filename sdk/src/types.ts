@@ -2,7 +2,7 @@
  * Named request and response types of the Ferry API, all derived from the generated `openapi-types.ts`
  * (itself generated from the server's own OpenAPI document), so none of them can drift from the server.
  */
-import type { components, paths } from './openapi-types.ts';
+import type { components, paths } from './openapi-types.js';
 
 type Json<T> = T extends { content: { 'application/json': infer B } } ? B : never;
 type Ok<P extends keyof paths, M extends keyof paths[P]> = paths[P][M] extends { responses: infer R }
@@ -61,6 +61,8 @@ export type OrderPage = Ok<'/api/v1/orders', 'get'>['data'];
 export type Order = Ok<'/api/v1/orders/{id}', 'get'>['data'];
 export type OrderStatus = Order['status'];
 export type AccountType = NonNullable<ListOrdersQuery['accountType']>;
+/** The calling account (GET /api/v1/account). */
+export type Account = Ok<'/api/v1/account', 'get'>['data'];
 
 export type PublicOrdersQuery = Partial<Query<'/api/public/orders', 'get'>>;
 export type PublicOrderPage = Ok<'/api/public/orders', 'get'>;
