@@ -12,14 +12,15 @@
  *   BENCH_CPU_PROF=1         start the Ferry server with --cpu-prof (profiles in bench/results/profiles)
  *   BENCH_CONNECTIONS=50     autocannon connections
  */
-import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import pg from 'pg';
-import { driveFanout } from './lib/fanout.ts';
+import { driveFanout, type FanoutResult } from './lib/fanout.ts';
 import { driveFlow } from './lib/flow.ts';
 import { drive, type LoadResult } from './lib/load.ts';
+import { driveLpStream } from './lib/lp-stream.ts';
+import { describeLocks, runMultiInstance } from './lib/multi-instance.ts';
+import { createPgDatabase, measureRawPgWrites, type RawWriteResult } from './lib/pg-writes.ts';
 import {
   type BackendRun,
   type BenchReport,
@@ -28,7 +29,8 @@ import {
   writeReport,
 } from './lib/report.ts';
 import { OFFERER, Seeder } from './lib/seed.ts';
-import { type RunningServer, startBaseline, startFerry } from './lib/server.ts';
+import { type RunningServer, startBareFanout, startBaseline, startFerry } from './lib/server.ts';
+import { describeSteps, prepareSettlement, type SettlementResult } from './lib/settlement.ts';
 
 const say = (line: string) => process.stderr.write(`${line}\n`);
 
@@ -100,6 +102,34 @@ function logRow(s: ScenarioRow) {
   );
 }
 
+/** PostgreSQL write scenarios also compare with the raw `pg` write rate of the same run (scenario 8). */
+const PG_WRITES = new Set(['4', '5', '6b']);
+function withRawPgRatio(s: ScenarioRow, raw: RawWriteResult): ScenarioRow {
+  if (!PG_WRITES.has(s.id)) return s;
+  const ratio = s.rate / raw.transactionsPerSec;
+  const vs = { ratio, of: 'raw PG' };
+  // The PostgreSQL target of quote requests is a share of what the database itself sustains.
+  return s.id === '4' ? { ...s, vs, target: '≥ 0.5 × raw PG writes', pass: ratio >= 0.5 } : { ...s, vs };
+}
+
+function rawPgRow(id: string, r: RawWriteResult): ScenarioRow {
+  return {
+    id,
+    name: `raw PostgreSQL writes: begin, 2 inserts${r.advisoryLock ? ', one advisory lock' : ''}, commit`,
+    unit: 'tx/s',
+    rate: r.transactionsPerSec,
+    p50Ms: r.p50Ms,
+    p99Ms: r.p99Ms,
+    cpuPercent: 0,
+    peakRssMb: 0,
+    ratio: null,
+    target: null,
+    pass: null,
+    notes: `${r.callers} concurrent callers on a pg Pool of ${r.pool}, ${r.seconds.toFixed(1)} s, ${r.transactions} transactions, in a database of its own (created and dropped); no Ferry process involved (CPU and RSS columns not measured).`,
+    raw: r,
+  };
+}
+
 /**
  * The baseline process stays up (idle) for the whole run and is measured again right before every API scenario:
  * the machine is shared, so each ratio compares two measurements taken a few seconds apart.
@@ -110,31 +140,10 @@ async function measureBaseline(server: RunningServer, warmup = false): Promise<S
   return row('1', 'baseline: bare Fastify GET, small JSON', r, r.reqPerSec);
 }
 
-async function createPgDatabase(serverUrl: string): Promise<{ url: string; drop: () => Promise<void> }> {
-  const base = new URL(serverUrl);
-  const admin = new URL(serverUrl);
-  admin.pathname = '/postgres';
-  const name = `ferry_bench_${randomBytes(5).toString('hex')}`;
-  const client = new pg.Client({ connectionString: admin.toString() });
-  await client.connect();
-  await client.query(`CREATE DATABASE ${name}`);
-  await client.end();
-  base.pathname = `/${name}`;
-  return {
-    url: base.toString(),
-    drop: async () => {
-      const c = new pg.Client({ connectionString: admin.toString() });
-      await c.connect();
-      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await c.end();
-    },
-  };
-}
-
 async function runBackend(
   backend: string,
   baselineServer: RunningServer,
-  options: { databaseUrl?: string; redisUrl?: string },
+  options: { databaseUrl?: string; redisUrl?: string; rawPg?: RawWriteResult },
 ): Promise<BackendRun> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ferry-bench-'));
   const databaseUrl = options.databaseUrl ?? `sqlite:${path.join(dataDir, 'ferry.sqlite')}`;
@@ -168,7 +177,8 @@ async function runBackend(
     const mmKey = { 'x-api-key': accounts.moneyMover.apiKey };
     const load = { connections: CONNECTIONS, durationSeconds: DURATION };
     const warm = { connections: CONNECTIONS, durationSeconds: WARMUP };
-    const record = (s: ScenarioRow) => {
+    const record = (row: ScenarioRow) => {
+      const s = options.rawPg ? withRawPgRatio(row, options.rawPg) : row;
       scenarios.push(s);
       logRow(s);
     };
@@ -206,6 +216,7 @@ async function runBackend(
       if (!streams.paths['/api/public/stream']) {
         say('   7 skipped: GET /api/public/stream does not exist');
       } else {
+        let lastEventData: unknown = null;
         const write = async () => {
           const res = await fetch(`${server.baseUrl}/api/v1/quote-requests`, {
             signal: AbortSignal.timeout(10_000),
@@ -213,17 +224,43 @@ async function runBackend(
             headers: { 'content-type': 'application/json', ...mmKey },
             body: JSON.stringify(quoteRequestBody),
           });
-          await res.arrayBuffer();
+          const body = (await res.json().catch(() => null)) as { data?: { quoteRequest?: unknown } } | null;
+          lastEventData = body?.data?.quoteRequest ?? lastEventData;
           return res.status;
         };
-        const f = await driveFanout(server, {
+        const shape = {
           sseClients: QUICK ? 200 : 1000,
           wsClients: QUICK ? 50 : 200,
           apiKey: accounts.moneyMover.apiKey,
           events: QUICK ? 40 : 100,
           ratePerSec: 50,
-          write,
-        });
+        };
+        const f = await driveFanout(server, { ...shape, write });
+        // The same clients, rate and event body against a bare node:http fan-out, in the same run.
+        const bare = await startBareFanout();
+        let b: FanoutResult;
+        try {
+          b = await driveFanout(bare, {
+            ...shape,
+            write: async () => {
+              const res = await fetch(`${bare.baseUrl}/publish`, {
+                signal: AbortSignal.timeout(10_000),
+                method: 'POST',
+                headers: { 'content-type': 'application/json' },
+                body: JSON.stringify({ type: 'quoteRequest.created', data: lastEventData }),
+              });
+              await res.arrayBuffer();
+              return res.status;
+            },
+          });
+        } finally {
+          await bare.stop();
+        }
+        const complete = (r: FanoutResult) =>
+          r.connectedSse === r.sseClients &&
+          r.connectedWs === r.wsClients &&
+          r.receipts === r.expectedReceipts;
+        const p99Ratio = f.all.p99Ms / Math.max(1, b.all.p99Ms);
         record({
           id: '7',
           name: `fan-out: ${f.sseClients} SSE + ${f.wsClients} WS, write → receipt`,
@@ -234,13 +271,44 @@ async function runBackend(
           cpuPercent: f.cpuPercent,
           peakRssMb: mb(f.peakRssBytes),
           ratio: null,
-          target: 'p99 < 50 ms',
-          pass: f.connectedSse === f.sseClients && f.receipts === f.expectedReceipts && f.sse.p99Ms < 50,
-          notes: `SSE p50/p99 ${f.sse.p50Ms}/${f.sse.p99Ms} ms, WS ${f.ws.p50Ms}/${f.ws.p99Ms} ms; connected ${f.connectedSse} SSE, ${f.connectedWs} WS; ${f.receipts}/${f.expectedReceipts} receipts of ${f.events} events; RSS with clients connected ${mb(f.rssWithClientsBytes).toFixed(0)} MB.`,
-          raw: f,
+          vs: { ratio: p99Ratio, of: 'bare p99' },
+          target: 'p99 ≤ 1.5 × bare fan-out p99',
+          pass: complete(f) && complete(b) && p99Ratio <= 1.5,
+          notes: `Ferry: SSE p50/p99 ${f.sse.p50Ms}/${f.sse.p99Ms} ms, WS ${f.ws.p50Ms}/${f.ws.p99Ms} ms; connected ${f.connectedSse} SSE, ${f.connectedWs} WS; ${f.receipts}/${f.expectedReceipts} receipts of ${f.events} events; RSS with clients connected ${mb(f.rssWithClientsBytes).toFixed(0)} MB. Bare node:http fan-out, same clients and events: p50/p99 ${b.all.p50Ms}/${b.all.p99Ms} ms (SSE ${b.sse.p99Ms}, WS ${b.ws.p99Ms} ms p99), ${b.receipts}/${b.expectedReceipts} receipts, CPU ${b.cpuPercent.toFixed(0)} %; p99 ratio ${p99Ratio.toFixed(2)} (a bare p99 under 1 ms counts as 1 ms).`,
+          raw: { ferry: f, bare: b },
         });
       }
     }
+
+    if (wants('10')) {
+      const lpKeys = await seeder.extraLiquidityProviders(100);
+      const rate = 200;
+      const r = await driveLpStream(server, {
+        lpKeys,
+        moneyMoverKey: accounts.moneyMover.apiKey,
+        body: quoteRequestBody,
+        ratePerSec: rate,
+        seconds: DURATION,
+      });
+      record({
+        id: '10',
+        name: `quote request → ${r.sockets} LP WebSockets (quoteRequests)`,
+        unit: 'req/s',
+        rate: r.achievedRatePerSec,
+        p50Ms: r.fromOccurredAt.p50Ms,
+        p99Ms: r.fromOccurredAt.p99Ms,
+        cpuPercent: r.cpuPercent,
+        peakRssMb: mb(r.peakRssBytes),
+        ratio: null,
+        target: backend.startsWith('embedded') ? 'p99 < 10 ms' : null,
+        pass: backend.startsWith('embedded')
+          ? r.connected === r.sockets && r.receipts === r.expectedReceipts && r.fromOccurredAt.p99Ms < 10
+          : null,
+        notes: `${r.created}/${r.requests} quote requests created at ${rate}/s (open loop, ${r.achievedRatePerSec.toFixed(0)}/s achieved); ${r.connected}/${r.sockets} sockets subscribed; ${r.receipts}/${r.expectedReceipts} receipts; latency from the event's occurredAt (stamped before the write commits, so an upper bound on commit → receipt), max ${r.fromOccurredAt.maxMs} ms. From the POST's 201 at the driver instead: p50/p99 ${r.fromResponse.p50Ms}/${r.fromResponse.p99Ms} ms (${r.fromResponse.earlierThanResponse} receipts came before their 201).`,
+        raw: r,
+      });
+    }
+
     if (wants('4')) {
       const spec = {
         method: 'POST' as const,
@@ -288,7 +356,7 @@ async function runBackend(
           'POST /api/v1/quotes',
           await drive(server, spec),
           await nextBaseline(),
-          {},
+          options.databaseUrl ? {} : { rate: 3000 },
           `${open.length} open requests × ${LP_COUNT} LPs.`,
         ),
       );
@@ -376,26 +444,182 @@ async function runBackend(
   }
 }
 
+/** Scenarios measured on each backend's seeded server. */
+const BACKEND_SCENARIOS = ['2', '3', '4', '5', '6', '7', '10'];
+
+/** Scenario 8 (and 8b, with one advisory lock per transaction): what PostgreSQL itself sustains, same run. */
+async function measureRawBaselines(pgUrl: string) {
+  say('\n== PostgreSQL: raw write baseline (8)');
+  const plain = await measureRawPgWrites(pgUrl, { seconds: DURATION });
+  const rows = [rawPgRow('8', plain)];
+  logRow(rows[0] as ScenarioRow);
+  if (wants('8')) {
+    const locked = await measureRawPgWrites(pgUrl, { seconds: DURATION, advisoryLock: true });
+    const row8b = {
+      ...rawPgRow('8b', locked),
+      vs: { ratio: locked.transactionsPerSec / plain.transactionsPerSec, of: 'raw PG' },
+    };
+    rows.push(row8b);
+    logRow(row8b);
+  }
+  return { plain, rows };
+}
+
+/** Public orders on PostgreSQL against the embedded rate of the same run (target: ≥ 0.8 ×). */
+function compareWithEmbedded(pgRows: ScenarioRow[], embedded: BackendRun | null) {
+  const mine = pgRows.findIndex((r) => r.id === '2');
+  const theirs = embedded?.scenarios.find((r) => r.id === '2');
+  const row2 = pgRows[mine];
+  if (!row2 || !theirs) return;
+  const ratio = row2.rate / theirs.rate;
+  pgRows[mine] = {
+    ...row2,
+    vs: { ratio, of: 'embedded' },
+    target: `${row2.target}; ≥ 0.8 × embedded`,
+    pass: (row2.pass ?? true) && ratio >= 0.8,
+  };
+}
+
+async function multiInstanceRows(
+  pgUrl: string,
+  redisUrl: string,
+  raw: RawWriteResult,
+): Promise<ScenarioRow[]> {
+  say('\n== PostgreSQL + Redis: two API instances and one worker (9)');
+  const r = await runMultiInstance({
+    pgServerUrl: pgUrl,
+    redisUrl,
+    durationSeconds: DURATION,
+    warmupSeconds: WARMUP,
+    connections: CONNECTIONS,
+    say,
+  });
+  const cpu = (l: LoadResult) => l.proc.cpuPercent;
+  const one: ScenarioRow = {
+    id: '9a',
+    name: `one instance: ${r.endpoint}`,
+    unit: 'req/s',
+    rate: r.one.rate,
+    p50Ms: r.one.load.p50Ms,
+    p99Ms: r.one.load.p99Ms,
+    cpuPercent: cpu(r.one.load),
+    peakRssMb: mb(r.one.load.proc.peakRssBytes),
+    ratio: null,
+    vs: { ratio: r.one.rate / raw.transactionsPerSec, of: 'raw PG' },
+    target: null,
+    pass: null,
+    notes: `${r.connections} connections to instance A while B and the worker idle. Locks: ${describeLocks(r.one.locks)}.`,
+    raw: r.one,
+  };
+  const queued = r.two.locks.samplesWithQueue > 0;
+  const two: ScenarioRow = {
+    id: '9b',
+    name: `two instances + worker: ${r.endpoint}, summed`,
+    unit: 'req/s',
+    rate: r.two.rate,
+    p50Ms: Math.max(...r.two.loads.map((l) => l.p50Ms)),
+    p99Ms: Math.max(...r.two.loads.map((l) => l.p99Ms)),
+    cpuPercent: r.two.loads.reduce((sum, l) => sum + cpu(l), 0),
+    peakRssMb: Math.max(...r.two.loads.map((l) => mb(l.proc.peakRssBytes))),
+    ratio: null,
+    vs: { ratio: r.scaling, of: 'one instance' },
+    target: '≥ 1 × one instance; no queue on one lock',
+    pass: r.scaling >= 1 && !queued,
+    notes: `${Math.floor(r.connections / 2)} connections to each instance (${r.two.perInstance.map((x) => x.toFixed(0)).join(' + ')} req/s; ${(r.two.rate / raw.transactionsPerSec).toFixed(2)} × raw PG); CPU and p50/p99 are the two instances' sum and worst. Locks: ${describeLocks(r.two.locks)}.${queued ? ' Sessions queued on one lock key.' : ''}`,
+    raw: r.two,
+  };
+  logRow(one);
+  logRow(two);
+  return [one, two];
+}
+
+/** Scenario 11 on its own embedded Ferry with the settlement worker on: instant blocks, then 1 s blocks. */
+async function runSettlement(): Promise<BackendRun> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ferry-bench-settle-'));
+  const databaseUrl = `sqlite:${path.join(dataDir, 'ferry.sqlite')}`;
+  say('\n== settlement latency (11): embedded Ferry with its worker, the reference LP bot streaming');
+  const server = await startFerry({ dataDir, databaseUrl, nodeFlags, env: { WORKER: 'true' } });
+  const scenarios: ScenarioRow[] = [];
+  try {
+    const parties = await prepareSettlement(server, { dataDir, databaseUrl });
+    try {
+      const instant = QUICK ? 5 : 50;
+      scenarios.push(settlementRow('11a', await parties.run('instant', instant, 1000, 60_000), 2000));
+      logRow(scenarios.at(-1) as ScenarioRow);
+      await parties.intervalMining(1);
+      const slow = QUICK ? 3 : 20;
+      scenarios.push(settlementRow('11b', await parties.run('1 s blocks', slow, 3000, 120_000), null));
+      logRow(scenarios.at(-1) as ScenarioRow);
+    } finally {
+      await parties.close();
+    }
+  } finally {
+    await server.stop();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+  return {
+    backend: 'settlement (embedded, worker on, instant devnets then 1 s blocks)',
+    seed: {},
+    scenarios,
+  };
+}
+
+function settlementRow(id: string, r: SettlementResult, p50TargetMs: number | null): ScenarioRow {
+  const observeOk = Object.values(r.steps).every((s) => s.observeP50Ms <= 1000);
+  return {
+    id,
+    name: `settlement: swap → completed (${r.blocks}, LP bot streaming)`,
+    unit: 'swaps',
+    rate: r.completed,
+    p50Ms: r.p50Ms,
+    p99Ms: r.p99Ms,
+    cpuPercent: 0,
+    peakRssMb: 0,
+    ratio: null,
+    target: p50TargetMs !== null ? `p50 < ${p50TargetMs} ms` : '≤ 1 block added per step',
+    pass: r.completed === r.swaps && (p50TargetMs !== null ? r.p50Ms < p50TargetMs : observeOk),
+    notes: `${r.completed}/${r.swaps} completed in ${r.seconds.toFixed(0)} s; share of the time waiting on chains (mempool → block) ${(100 * r.chainShare).toFixed(1)} %; ${describeSteps(r)}.${r.unseenPending ? ` ${r.unseenPending} transactions not seen pending.` : ''}${r.failures.length ? ` Failures: ${r.failures.join('; ')}` : ''}`,
+    raw: r,
+  };
+}
+
 async function main() {
   say(`Ferry bench: ${DURATION} s per scenario${QUICK ? ' (quick)' : ''}, ${CONNECTIONS} connections`);
   const baselineServer = await startBaseline();
   const runs: BackendRun[] = [];
   try {
     logRow(await measureBaseline(baselineServer, true));
-    runs.push(await runBackend('embedded (SQLite, in-process limits and fan-out)', baselineServer, {}));
+    const embedded = BACKEND_SCENARIOS.some(wants)
+      ? await runBackend('embedded (SQLite, in-process limits and fan-out)', baselineServer, {})
+      : null;
+    if (embedded) runs.push(embedded);
+    if (wants('11')) runs.push(await runSettlement());
     const pgUrl = process.env.BENCH_DATABASE_URL;
     const redisUrl = process.env.BENCH_REDIS_URL;
-    if (pgUrl) {
-      const pgDb = await createPgDatabase(pgUrl);
-      try {
-        runs.push(
-          await runBackend(`PostgreSQL${redisUrl ? ' + Redis' : ''}`, baselineServer, {
+    if (pgUrl && (wants('8') || wants('9') || BACKEND_SCENARIOS.some(wants))) {
+      const raw = await measureRawBaselines(pgUrl);
+      const pgRows: ScenarioRow[] = [];
+      if (BACKEND_SCENARIOS.some(wants)) {
+        const pgDb = await createPgDatabase(pgUrl);
+        try {
+          const run = await runBackend(`PostgreSQL${redisUrl ? ' + Redis' : ''}`, baselineServer, {
             databaseUrl: pgDb.url,
             redisUrl,
-          }),
-        );
-      } finally {
-        await pgDb.drop();
+            rawPg: raw.plain,
+          });
+          runs.push(run);
+          pgRows.push(...run.scenarios);
+        } finally {
+          await pgDb.drop();
+        }
+      } else {
+        runs.push({ backend: `PostgreSQL${redisUrl ? ' + Redis' : ''}`, seed: {}, scenarios: pgRows });
+      }
+      pgRows.unshift(...raw.rows);
+      compareWithEmbedded(pgRows, embedded);
+      if (wants('9')) {
+        if (redisUrl) pgRows.push(...(await multiInstanceRows(pgUrl, redisUrl, raw.plain)));
+        else say('   9 skipped: the multi-instance run needs BENCH_REDIS_URL');
       }
     }
   } finally {
