@@ -98,7 +98,7 @@ function row(
 
 function logRow(s: ScenarioRow) {
   say(
-    `  ${s.id.padEnd(3)} ${s.name.padEnd(44)} ${s.rate.toFixed(0).padStart(7)} ${s.unit}  p50 ${s.p50Ms.toFixed(1)} ms  p99 ${s.p99Ms.toFixed(1)} ms  cpu ${s.cpuPercent.toFixed(0)} %  rss ${s.peakRssMb.toFixed(0)} MB${s.ratio === null ? '' : `  ${s.ratio.toFixed(2)}×`}${s.pass === false ? '  MISS' : ''}${s.notes ? `  (${s.notes})` : ''}`,
+    `  ${s.id.padEnd(3)} ${s.name.padEnd(44)} ${s.rate.toFixed(0).padStart(7)} ${s.unit}  p50 ${s.p50Ms.toFixed(1)} ms  p99 ${s.p99Ms.toFixed(1)} ms  cpu ${s.cpuPercent.toFixed(0)} %  rss ${s.peakRssMb.toFixed(0)} MB${s.ratio === null ? '' : `  ${s.ratio.toFixed(2)}×`}${s.vs ? `  ${s.vs.ratio.toFixed(2)} × ${s.vs.of}` : ''}${s.pass === false ? '  MISS' : ''}${s.notes ? `  (${s.notes})` : ''}`,
   );
 }
 
@@ -578,7 +578,7 @@ function settlementRow(id: string, r: SettlementResult, p50TargetMs: number | nu
     ratio: null,
     target: p50TargetMs !== null ? `p50 < ${p50TargetMs} ms` : '≤ 1 block added per step',
     pass: r.completed === r.swaps && (p50TargetMs !== null ? r.p50Ms < p50TargetMs : observeOk),
-    notes: `${r.completed}/${r.swaps} completed in ${r.seconds.toFixed(0)} s; share of the time waiting on chains (mempool → block) ${(100 * r.chainShare).toFixed(1)} %; ${describeSteps(r)}.${r.unseenPending ? ` ${r.unseenPending} transactions not seen pending.` : ''}${r.failures.length ? ` Failures: ${r.failures.join('; ')}` : ''}`,
+    notes: `${r.completed}/${r.swaps} completed in ${r.seconds.toFixed(0)} s; share of the time waiting on chains (mempool → block) ${(100 * r.chainShare).toFixed(1)} %; ${describeSteps(r)}.${r.unseenPending ? ` ${r.unseenPending} transactions not seen pending.` : ''}${r.failures.length ? ` Failures: ${r.failures.join('; ')}` : ''}${r.botOutput ? ` LP bot said: ${r.botOutput}` : ''}`,
     raw: r,
   };
 }

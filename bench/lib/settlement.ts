@@ -55,6 +55,8 @@ export interface SettlementResult {
   /** Transactions whose mempool entry the watcher did not see (their chain time counts as 0). */
   readonly unseenPending: number;
   readonly seconds: number;
+  /** The end of the LP bot's log when something failed (its warnings), else empty. */
+  readonly botOutput: string;
 }
 
 async function cliJson(env: Record<string, string>, args: string[]): Promise<any> {
@@ -110,11 +112,18 @@ export async function prepareSettlement(
       '--spread-bps',
       '30',
     ],
-    { cwd: ROOT, env: { ...process.env, LOG_LEVEL: 'warn' }, stdio: ['ignore', 'ignore', 'pipe'] },
+    {
+      cwd: ROOT,
+      env: { ...process.env, LOG_LEVEL: process.env.BENCH_LP_LOG_LEVEL ?? 'warn' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
   );
   let botLog = '';
+  bot.stdout?.on('data', (c: Buffer) => {
+    botLog = (botLog + c.toString()).slice(-20_000);
+  });
   bot.stderr?.on('data', (c: Buffer) => {
-    botLog = (botLog + c.toString()).slice(-4000);
+    botLog = (botLog + c.toString()).slice(-20_000);
   });
   const watches = { input: await watchChain(chainA.rpcUrl), output: await watchChain(chainB.rpcUrl) };
   const client = createFerryClient({ baseUrl: server.baseUrl, apiKey: mm.apiKey });
@@ -284,6 +293,7 @@ export async function prepareSettlement(
         ) as Record<Step, StepBreakdown>,
         unseenPending,
         seconds,
+        botOutput: failures.length ? botLog.slice(-600) : '',
       };
     },
 
