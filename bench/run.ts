@@ -489,7 +489,8 @@ async function multiInstanceRows(
   const r = await runMultiInstance({
     pgServerUrl: pgUrl,
     redisUrl,
-    durationSeconds: DURATION,
+    // Under a serialising lock a write can take seconds: 2 s (quick) could end before any completes.
+    durationSeconds: Math.max(DURATION, 5),
     warmupSeconds: WARMUP,
     connections: CONNECTIONS,
     say,
@@ -544,11 +545,11 @@ async function runSettlement(): Promise<BackendRun> {
     const parties = await prepareSettlement(server, { dataDir, databaseUrl });
     try {
       const instant = QUICK ? 5 : 50;
-      scenarios.push(settlementRow('11a', await parties.run('instant', instant, 1000, 60_000), 2000));
+      scenarios.push(settlementRow('11a', await parties.run('instant', instant, 1000, 60_000, null), 2000));
       logRow(scenarios.at(-1) as ScenarioRow);
       await parties.intervalMining(1);
       const slow = QUICK ? 3 : 20;
-      scenarios.push(settlementRow('11b', await parties.run('1 s blocks', slow, 3000, 120_000), null));
+      scenarios.push(settlementRow('11b', await parties.run('1 s blocks', slow, 3000, 120_000, 1), null));
       logRow(scenarios.at(-1) as ScenarioRow);
     } finally {
       await parties.close();
@@ -565,7 +566,9 @@ async function runSettlement(): Promise<BackendRun> {
 }
 
 function settlementRow(id: string, r: SettlementResult, p50TargetMs: number | null): ScenarioRow {
-  const observeOk = Object.values(r.steps).every((s) => s.observeP50Ms <= 1000);
+  const observeOk = Object.values(r.steps).every(
+    (s) => s.observeAllowanceMs === null || s.observeP50Ms <= s.observeAllowanceMs,
+  );
   return {
     id,
     name: `settlement: swap → completed (${r.blocks}, LP bot streaming)`,
@@ -576,7 +579,7 @@ function settlementRow(id: string, r: SettlementResult, p50TargetMs: number | nu
     cpuPercent: 0,
     peakRssMb: 0,
     ratio: null,
-    target: p50TargetMs !== null ? `p50 < ${p50TargetMs} ms` : '≤ 1 block added per step',
+    target: p50TargetMs !== null ? `p50 < ${p50TargetMs} ms` : '≤ 1 block beyond confirmations per step',
     pass: r.completed === r.swaps && (p50TargetMs !== null ? r.p50Ms < p50TargetMs : observeOk),
     notes: `${r.completed}/${r.swaps} completed in ${r.seconds.toFixed(0)} s; share of the time waiting on chains (mempool → block) ${(100 * r.chainShare).toFixed(1)} %; ${describeSteps(r)}.${r.unseenPending ? ` ${r.unseenPending} transactions not seen pending.` : ''}${r.failures.length ? ` Failures: ${r.failures.join('; ')}` : ''}${r.botOutput ? ` LP bot said: ${r.botOutput}` : ''}`,
     raw: r,

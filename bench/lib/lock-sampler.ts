@@ -23,6 +23,8 @@ export interface LockSampleReport {
   /** Every wait of an active session, by `wait_event_type/wait_event` (IO, LWLock, Client...), for context. */
   readonly waitEvents: Readonly<Record<string, number>>;
   readonly activeSessionSamples: number;
+  /** Samples that failed (the query errored); sampling stops after a few. */
+  readonly errors: number;
 }
 
 /**
@@ -30,8 +32,11 @@ export interface LockSampleReport {
  * a load runs, grouping sessions that wait on a heavyweight lock by the lock they wait for. Advisory locks are
  * keyed by their (classid, objid, objsubid), relation and tuple locks by table, transaction-id waits by kind.
  */
-export function startLockSampler(serverUrl: string, database: string, intervalMs = 50) {
-  const client = new pg.Client({ connectionString: serverUrl, application_name: 'ferry-bench-lock-sampler' });
+export function startLockSampler(databaseUrl: string, database: string, intervalMs = 50) {
+  const client = new pg.Client({
+    connectionString: databaseUrl,
+    application_name: 'ferry-bench-lock-sampler',
+  });
   const keys = new Map<string, { waiterSamples: number; maxWaiters: number; samplesWaiting: number }>();
   const waitEvents: Record<string, number> = {};
   let samples = 0;
@@ -89,16 +94,26 @@ export function startLockSampler(serverUrl: string, database: string, intervalMs
     if (queued) samplesWithQueue++;
   };
 
+  // A sampler failure must not end the bench: it is counted and sampling stops.
+  client.on('error', () => {});
+  let errors = 0;
   const done = (async () => {
     await client.connect();
     while (!stopped) {
       const next = Date.now() + intervalMs;
-      await sampleOnce();
+      try {
+        await sampleOnce();
+      } catch {
+        errors++;
+        if (errors > 5) break;
+      }
       const wait = next - Date.now();
       if (wait > 0) await new Promise((r) => setTimeout(r, wait));
     }
-    await client.end();
-  })();
+    await client.end().catch(() => {});
+  })().catch(() => {
+    errors++;
+  });
 
   return {
     async stop(): Promise<LockSampleReport> {
@@ -116,6 +131,7 @@ export function startLockSampler(serverUrl: string, database: string, intervalMs
         keys: list,
         waitEvents,
         activeSessionSamples,
+        errors,
       };
     },
   };

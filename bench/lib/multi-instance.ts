@@ -80,11 +80,11 @@ export async function runMultiInstance(options: {
     const half = Math.max(1, Math.floor(options.connections / 2));
     await Promise.all([a, b].map((s) => drive(s, spec(half, options.warmupSeconds))));
 
-    const sampler1 = startLockSampler(options.pgServerUrl, db.name);
+    const sampler1 = startLockSampler(db.url, db.name);
     const one = await drive(a, spec(options.connections, options.durationSeconds));
     const locks1 = await sampler1.stop();
 
-    const sampler2 = startLockSampler(options.pgServerUrl, db.name);
+    const sampler2 = startLockSampler(db.url, db.name);
     const loads = await Promise.all([a, b].map((s) => drive(s, spec(half, options.durationSeconds))));
     const locks2 = await sampler2.stop();
     const perInstance = loads.map((l) => l.reqPerSec);
@@ -94,7 +94,7 @@ export async function runMultiInstance(options: {
       connections: options.connections,
       one: { rate: one.reqPerSec, load: one, locks: locks1 },
       two: { rate: total, perInstance, loads, locks: locks2 },
-      scaling: total / one.reqPerSec,
+      scaling: one.reqPerSec > 0 ? total / one.reqPerSec : 0,
     };
   } finally {
     await seeder?.close();

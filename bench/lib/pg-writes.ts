@@ -52,6 +52,8 @@ export async function measureRawPgWrites(
   const callers = options.callers ?? 50;
   const db = await createPgDatabase(serverUrl, 'ferry_bench_raw');
   const clients = new pg.Pool({ connectionString: db.url, max: pool });
+  // An idle client's connection error (e.g. the server restarting) is the measurement's problem, not a crash.
+  clients.on('error', () => {});
   try {
     await clients.query(
       'CREATE TABLE parent (id bigserial PRIMARY KEY, payload text NOT NULL, created_at bigint NOT NULL)',

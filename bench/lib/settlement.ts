@@ -37,6 +37,11 @@ export interface StepBreakdown {
   /** From that block to Ferry's event for the step (confirmations, polling, the write). */
   readonly observeP50Ms: number;
   readonly observeP99Ms: number;
+  /**
+   * With interval blocks: the observe time allowed, one block beyond the chain's confirmations (the registry's
+   * `confirmations` of the chain the step's transaction lands on, times the block time); null on instant chains.
+   */
+  readonly observeAllowanceMs: number | null;
   /** The whole step, previous event to this one. */
   readonly stepP50Ms: number;
   readonly stepP99Ms: number;
@@ -278,6 +283,8 @@ export async function prepareSettlement(
         steps: Object.fromEntries(
           STEPS.map((name) => {
             const v = step[name];
+            // Deposit and settlement land on the input chain, the fill on the output chain.
+            const confirmations = (name === 'filled' ? chainB : chainA).confirmations;
             return [
               name,
               {
@@ -285,6 +292,7 @@ export async function prepareSettlement(
                 chainP50Ms: p(v.chain, 50),
                 observeP50Ms: p(v.observe, 50),
                 observeP99Ms: p(v.observe, 99),
+                observeAllowanceMs: blockSeconds === null ? null : confirmations * blockSeconds * 1000,
                 stepP50Ms: p(v.all, 50),
                 stepP99Ms: p(v.all, 99),
               },
