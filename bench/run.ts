@@ -11,6 +11,11 @@
  *   BENCH_ONLY=2,4           run only these scenarios (1 always runs: it is the reference)
  *   BENCH_CPU_PROF=1         start the Ferry server with --cpu-prof (profiles in bench/results/profiles)
  *   BENCH_CONNECTIONS=50     autocannon connections
+ *   BENCH_RESULTS_DIR=...    where latest.json/md go (quick or partial runs: somewhere else than bench/results)
+ *   BENCH_LP_LOG_LEVEL=warn  log level of scenario 11's reference LP bot
+ *
+ * Scenarios 8 (raw PostgreSQL writes) and 9 (two instances + a worker) need BENCH_DATABASE_URL (9 also
+ * BENCH_REDIS_URL); 11 (settlement latency) starts its own Ferry with the worker on.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -601,24 +606,24 @@ async function main() {
     const redisUrl = process.env.BENCH_REDIS_URL;
     if (pgUrl && (wants('8') || wants('9') || BACKEND_SCENARIOS.some(wants))) {
       const raw = await measureRawBaselines(pgUrl);
-      const pgRows: ScenarioRow[] = [];
+      const backend = `PostgreSQL${redisUrl ? ' + Redis' : ''}`;
+      let pgRun: BackendRun = { backend, seed: {}, scenarios: [] };
       if (BACKEND_SCENARIOS.some(wants)) {
         const pgDb = await createPgDatabase(pgUrl);
         try {
-          const run = await runBackend(`PostgreSQL${redisUrl ? ' + Redis' : ''}`, baselineServer, {
+          pgRun = await runBackend(backend, baselineServer, {
             databaseUrl: pgDb.url,
             redisUrl,
             rawPg: raw.plain,
           });
-          runs.push(run);
-          pgRows.push(...run.scenarios);
         } finally {
           await pgDb.drop();
         }
-      } else {
-        runs.push({ backend: `PostgreSQL${redisUrl ? ' + Redis' : ''}`, seed: {}, scenarios: pgRows });
       }
-      pgRows.unshift(...raw.rows);
+      runs.push(pgRun);
+      const pgRows = pgRun.scenarios;
+      // Right after the Fastify baseline row: the other reference of this backend.
+      pgRows.splice(pgRows[0]?.id === '1' ? 1 : 0, 0, ...raw.rows);
       compareWithEmbedded(pgRows, embedded);
       if (wants('9')) {
         if (redisUrl) pgRows.push(...(await multiInstanceRows(pgUrl, redisUrl, raw.plain)));
