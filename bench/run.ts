@@ -586,7 +586,7 @@ function settlementRow(id: string, r: SettlementResult, p50TargetMs: number | nu
     ratio: null,
     target: p50TargetMs !== null ? `p50 < ${p50TargetMs} ms` : '≤ 1 block beyond confirmations per step',
     pass: r.completed === r.swaps && (p50TargetMs !== null ? r.p50Ms < p50TargetMs : observeOk),
-    notes: `${r.completed}/${r.swaps} completed in ${r.seconds.toFixed(0)} s; share of the time waiting on chains (mempool → block) ${(100 * r.chainShare).toFixed(1)} %; ${describeSteps(r)}.${r.unseenPending ? ` ${r.unseenPending} transactions not seen pending.` : ''}${r.failures.length ? ` Failures: ${r.failures.join('; ')}` : ''}${r.botOutput ? ` LP bot said: ${r.botOutput}` : ''}`,
+    notes: `${r.completed}/${r.swaps} completed in ${r.seconds.toFixed(0)} s; share of the time waiting on chains (mempool → block) ${(100 * r.chainShare).toFixed(1)} %, the LP bot ${(100 * r.lpShare).toFixed(1)} %, Ferry ${(100 * r.ferryShare).toFixed(1)} %; ${describeSteps(r)}.${r.unseenPending ? ` ${r.unseenPending} transactions not seen pending.` : ''}${r.failures.length ? ` Failures: ${r.failures.join('; ')}` : ''}${r.botOutput ? ` LP bot said: ${r.botOutput}` : ''}`,
     raw: r,
   };
 }

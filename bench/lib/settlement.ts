@@ -56,6 +56,9 @@ export interface SettlementResult {
   readonly p99Ms: number;
   /** Σ over the three transactions of (block seen − pending seen), over the total, summed over swaps. */
   readonly chainShare: number;
+  /** The same for the LP bot's part (deposited event → fill pending) and Ferry's (every other actor and observe part). */
+  readonly lpShare: number;
+  readonly ferryShare: number;
   readonly steps: Readonly<Record<Step, StepBreakdown>>;
   /** Transactions whose mempool entry the watcher did not see (their chain time counts as 0). */
   readonly unseenPending: number;
@@ -232,6 +235,8 @@ export async function prepareSettlement(
         ]),
       ) as Record<Step, { act: number[]; chain: number[]; observe: number[]; all: number[] }>;
       let chainSum = 0;
+      let lpSum = 0;
+      let ferrySum = 0;
       let totalSum = 0;
       let unseenPending = 0;
       for (const s of swaps) {
@@ -262,6 +267,10 @@ export async function prepareSettlement(
           step[name].chain.push(tx.mined - pending);
           step[name].observe.push(after - tx.mined);
           chainTime += tx.mined - pending;
+          // The fill is the LP bot's move; the deposit and the settlement are Ferry's worker's.
+          if (name === 'filled') lpSum += pending - before;
+          else ferrySum += pending - before;
+          ferrySum += after - tx.mined;
         });
         chainSum += chainTime;
         totalSum += total;
@@ -280,6 +289,8 @@ export async function prepareSettlement(
         p50Ms: percentile(totals, 50),
         p99Ms: percentile(totals, 99),
         chainShare: totalSum > 0 ? chainSum / totalSum : 0,
+        lpShare: totalSum > 0 ? lpSum / totalSum : 0,
+        ferryShare: totalSum > 0 ? ferrySum / totalSum : 0,
         steps: Object.fromEntries(
           STEPS.map((name) => {
             const v = step[name];
