@@ -211,6 +211,7 @@ export async function prepareSettlement(
       count: number,
       intervalMs: number,
       timeoutMs: number,
+      blockSeconds: number | null,
     ): Promise<SettlementResult> {
       const started = Date.now();
       const launched: Promise<SwapTimes | string>[] = [];
