@@ -155,8 +155,6 @@ export async function prepareSettlement(
     },
   });
   await stream.ready;
-  // Give the bot's own socket a moment to subscribe, so the first swap does not wait for its first poll.
-  await sleep(1500);
   const clients = {
     input: createPublicClient({ transport: http(chainA.rpcUrl) }),
     output: createPublicClient({ transport: http(chainB.rpcUrl) }),
@@ -172,13 +170,13 @@ export async function prepareSettlement(
       inputChain: chainA!.name,
       outputChain: chainB!.name,
     });
-    const deadline = Date.now() + 30_000;
+    const deadline = Date.now() + 60_000;
     let quote = null;
     while (!quote && Date.now() < deadline) {
       quote = (await client.quotes.list({ quoteRequestId, status: 'active' })).quotes[0] ?? null;
       if (!quote) await sleep(20);
     }
-    if (!quote) return `no quote for ${quoteRequestId} within 30 s`;
+    if (!quote) return `no quote for ${quoteRequestId} within 60 s`;
     await client.quotes.accept(quote.id);
     const signature = await signQuote(offerer, quote.typedData);
     const t: SwapTimes = {
@@ -200,6 +198,16 @@ export async function prepareSettlement(
     if (mined === null) return null;
     const pending = watch.pendingSeenAt(hash);
     return { mined, pending };
+  }
+
+  // One unrecorded swap first: the bot process is up, subscribed and has made its first approvals, so the
+  // measured swaps see a running market maker, not one still starting (tsx compiling it on a loaded machine).
+  const warmUp = await oneSwap();
+  if (typeof warmUp === 'string') throw new Error(`warm-up swap: ${warmUp}; LP bot: ${botLog.slice(-600)}`);
+  const warmDeadline = Date.now() + 120_000;
+  while (warmUp.completedReceivedAt === null && !warmUp.failed && Date.now() < warmDeadline) await sleep(50);
+  if (warmUp.completedReceivedAt === null) {
+    throw new Error(`warm-up swap ${warmUp.orderId} did not complete; LP bot: ${botLog.slice(-600)}`);
   }
 
   return {
