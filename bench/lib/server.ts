@@ -5,6 +5,12 @@ import { childPids } from './proc.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
+/** Every process the bench started and that still runs: ended if the bench itself dies (an uncaught error). */
+const live = new Set<ChildProcess>();
+process.on('exit', () => {
+  for (const child of live) child.kill('SIGTERM');
+});
+
 /** A port the OS says is free right now. */
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -61,6 +67,8 @@ function launch(
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  live.add(child);
+  child.once('exit', () => live.delete(child));
   let tail = '';
   const keep = (chunk: Buffer) => {
     tail = (tail + chunk.toString()).slice(-8000);

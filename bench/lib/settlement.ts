@@ -126,6 +126,9 @@ export async function prepareSettlement(
       stdio: ['ignore', 'pipe', 'pipe'],
     },
   );
+  // Ended with the bench even if it dies on an uncaught error.
+  const endBot = () => bot.kill('SIGTERM');
+  process.once('exit', endBot);
   let botLog = '';
   bot.stdout?.on('data', (c: Buffer) => {
     botLog = (botLog + c.toString()).slice(-20_000);
@@ -339,6 +342,7 @@ export async function prepareSettlement(
       stream.close();
       watches.input.close();
       watches.output.close();
+      process.off('exit', endBot);
       const exited = new Promise((r) => bot.once('exit', r));
       bot.kill('SIGTERM');
       const timer = setTimeout(() => bot.kill('SIGKILL'), 10_000);
