@@ -11,15 +11,21 @@
  *   BENCH_ONLY=2,4           run only these scenarios (1 always runs: it is the reference)
  *   BENCH_CPU_PROF=1         start the Ferry server with --cpu-prof (profiles in bench/results/profiles)
  *   BENCH_CONNECTIONS=50     autocannon connections
+ *   BENCH_RESULTS_DIR=...    where latest.json/md go (quick or partial runs: somewhere else than bench/results)
+ *   BENCH_LP_LOG_LEVEL=warn  log level of scenario 11's reference LP bot
+ *
+ * Scenarios 8 (raw PostgreSQL writes) and 9 (two instances + a worker) need BENCH_DATABASE_URL (9 also
+ * BENCH_REDIS_URL); 11 (settlement latency) starts its own Ferry with the worker on.
  */
-import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import pg from 'pg';
-import { driveFanout } from './lib/fanout.ts';
+import { driveFanout, type FanoutResult } from './lib/fanout.ts';
 import { driveFlow } from './lib/flow.ts';
 import { drive, type LoadResult } from './lib/load.ts';
+import { driveLpStream } from './lib/lp-stream.ts';
+import { runMultiInstance } from './lib/multi-instance.ts';
+import { createPgDatabase, measureRawPgWrites, type RawWriteResult } from './lib/pg-writes.ts';
 import {
   type BackendRun,
   type BenchReport,
@@ -27,8 +33,16 @@ import {
   type ScenarioRow,
   writeReport,
 } from './lib/report.ts';
+import {
+  compareWithEmbedded,
+  multiInstanceRows,
+  rawPgRow,
+  settlementRow,
+  withRawPgRatio,
+} from './lib/scenario-rows.ts';
 import { OFFERER, Seeder } from './lib/seed.ts';
-import { type RunningServer, startBaseline, startFerry } from './lib/server.ts';
+import { type RunningServer, startBareFanout, startBaseline, startFerry } from './lib/server.ts';
+import { prepareSettlement } from './lib/settlement.ts';
 
 const say = (line: string) => process.stderr.write(`${line}\n`);
 
@@ -96,7 +110,7 @@ function row(
 
 function logRow(s: ScenarioRow) {
   say(
-    `  ${s.id.padEnd(3)} ${s.name.padEnd(44)} ${s.rate.toFixed(0).padStart(7)} ${s.unit}  p50 ${s.p50Ms.toFixed(1)} ms  p99 ${s.p99Ms.toFixed(1)} ms  cpu ${s.cpuPercent.toFixed(0)} %  rss ${s.peakRssMb.toFixed(0)} MB${s.ratio === null ? '' : `  ${s.ratio.toFixed(2)}×`}${s.pass === false ? '  MISS' : ''}${s.notes ? `  (${s.notes})` : ''}`,
+    `  ${s.id.padEnd(3)} ${s.name.padEnd(44)} ${s.rate.toFixed(0).padStart(7)} ${s.unit}  p50 ${s.p50Ms.toFixed(1)} ms  p99 ${s.p99Ms.toFixed(1)} ms  cpu ${s.cpuPercent.toFixed(0)} %  rss ${s.peakRssMb.toFixed(0)} MB${s.ratio === null ? '' : `  ${s.ratio.toFixed(2)}×`}${s.vs ? `  ${s.vs.ratio.toFixed(2)} × ${s.vs.of}` : ''}${s.pass === false ? '  MISS' : ''}${s.notes ? `  (${s.notes})` : ''}`,
   );
 }
 
@@ -110,31 +124,10 @@ async function measureBaseline(server: RunningServer, warmup = false): Promise<S
   return row('1', 'baseline: bare Fastify GET, small JSON', r, r.reqPerSec);
 }
 
-async function createPgDatabase(serverUrl: string): Promise<{ url: string; drop: () => Promise<void> }> {
-  const base = new URL(serverUrl);
-  const admin = new URL(serverUrl);
-  admin.pathname = '/postgres';
-  const name = `ferry_bench_${randomBytes(5).toString('hex')}`;
-  const client = new pg.Client({ connectionString: admin.toString() });
-  await client.connect();
-  await client.query(`CREATE DATABASE ${name}`);
-  await client.end();
-  base.pathname = `/${name}`;
-  return {
-    url: base.toString(),
-    drop: async () => {
-      const c = new pg.Client({ connectionString: admin.toString() });
-      await c.connect();
-      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await c.end();
-    },
-  };
-}
-
 async function runBackend(
   backend: string,
   baselineServer: RunningServer,
-  options: { databaseUrl?: string; redisUrl?: string },
+  options: { databaseUrl?: string; redisUrl?: string; rawPg?: RawWriteResult },
 ): Promise<BackendRun> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ferry-bench-'));
   const databaseUrl = options.databaseUrl ?? `sqlite:${path.join(dataDir, 'ferry.sqlite')}`;
@@ -168,7 +161,8 @@ async function runBackend(
     const mmKey = { 'x-api-key': accounts.moneyMover.apiKey };
     const load = { connections: CONNECTIONS, durationSeconds: DURATION };
     const warm = { connections: CONNECTIONS, durationSeconds: WARMUP };
-    const record = (s: ScenarioRow) => {
+    const record = (row: ScenarioRow) => {
+      const s = options.rawPg ? withRawPgRatio(row, options.rawPg) : row;
       scenarios.push(s);
       logRow(s);
     };
@@ -206,6 +200,7 @@ async function runBackend(
       if (!streams.paths['/api/public/stream']) {
         say('   7 skipped: GET /api/public/stream does not exist');
       } else {
+        let lastEventData: unknown = null;
         const write = async () => {
           const res = await fetch(`${server.baseUrl}/api/v1/quote-requests`, {
             signal: AbortSignal.timeout(10_000),
@@ -213,17 +208,43 @@ async function runBackend(
             headers: { 'content-type': 'application/json', ...mmKey },
             body: JSON.stringify(quoteRequestBody),
           });
-          await res.arrayBuffer();
+          const body = (await res.json().catch(() => null)) as { data?: { quoteRequest?: unknown } } | null;
+          lastEventData = body?.data?.quoteRequest ?? lastEventData;
           return res.status;
         };
-        const f = await driveFanout(server, {
+        const shape = {
           sseClients: QUICK ? 200 : 1000,
           wsClients: QUICK ? 50 : 200,
           apiKey: accounts.moneyMover.apiKey,
           events: QUICK ? 40 : 100,
           ratePerSec: 50,
-          write,
-        });
+        };
+        const f = await driveFanout(server, { ...shape, write });
+        // The same clients, rate and event body against a bare node:http fan-out, in the same run.
+        const bare = await startBareFanout();
+        let b: FanoutResult;
+        try {
+          b = await driveFanout(bare, {
+            ...shape,
+            write: async () => {
+              const res = await fetch(`${bare.baseUrl}/publish`, {
+                signal: AbortSignal.timeout(10_000),
+                method: 'POST',
+                headers: { 'content-type': 'application/json' },
+                body: JSON.stringify({ type: 'quoteRequest.created', data: lastEventData }),
+              });
+              await res.arrayBuffer();
+              return res.status;
+            },
+          });
+        } finally {
+          await bare.stop();
+        }
+        const complete = (r: FanoutResult) =>
+          r.connectedSse === r.sseClients &&
+          r.connectedWs === r.wsClients &&
+          r.receipts === r.expectedReceipts;
+        const p99Ratio = f.all.p99Ms / Math.max(1, b.all.p99Ms);
         record({
           id: '7',
           name: `fan-out: ${f.sseClients} SSE + ${f.wsClients} WS, write → receipt`,
@@ -234,13 +255,44 @@ async function runBackend(
           cpuPercent: f.cpuPercent,
           peakRssMb: mb(f.peakRssBytes),
           ratio: null,
-          target: 'p99 < 50 ms',
-          pass: f.connectedSse === f.sseClients && f.receipts === f.expectedReceipts && f.sse.p99Ms < 50,
-          notes: `SSE p50/p99 ${f.sse.p50Ms}/${f.sse.p99Ms} ms, WS ${f.ws.p50Ms}/${f.ws.p99Ms} ms; connected ${f.connectedSse} SSE, ${f.connectedWs} WS; ${f.receipts}/${f.expectedReceipts} receipts of ${f.events} events; RSS with clients connected ${mb(f.rssWithClientsBytes).toFixed(0)} MB.`,
-          raw: f,
+          vs: { ratio: p99Ratio, of: 'bare p99' },
+          target: 'p99 ≤ 1.5 × bare fan-out p99',
+          pass: complete(f) && complete(b) && p99Ratio <= 1.5,
+          notes: `Ferry: SSE p50/p99 ${f.sse.p50Ms}/${f.sse.p99Ms} ms, WS ${f.ws.p50Ms}/${f.ws.p99Ms} ms; connected ${f.connectedSse} SSE, ${f.connectedWs} WS; ${f.receipts}/${f.expectedReceipts} receipts of ${f.events} events; RSS with clients connected ${mb(f.rssWithClientsBytes).toFixed(0)} MB. Bare node:http fan-out, same clients and events: p50/p99 ${b.all.p50Ms}/${b.all.p99Ms} ms (SSE ${b.sse.p99Ms}, WS ${b.ws.p99Ms} ms p99), ${b.receipts}/${b.expectedReceipts} receipts, CPU ${b.cpuPercent.toFixed(0)} %; p99 ratio ${p99Ratio.toFixed(2)} (a bare p99 under 1 ms counts as 1 ms).`,
+          raw: { ferry: f, bare: b },
         });
       }
     }
+
+    if (wants('10')) {
+      const lpKeys = await seeder.extraLiquidityProviders(100);
+      const rate = 200;
+      const r = await driveLpStream(server, {
+        lpKeys,
+        moneyMoverKey: accounts.moneyMover.apiKey,
+        body: quoteRequestBody,
+        ratePerSec: rate,
+        seconds: DURATION,
+      });
+      record({
+        id: '10',
+        name: `quote request → ${r.sockets} LP WebSockets (quoteRequests)`,
+        unit: 'req/s',
+        rate: r.achievedRatePerSec,
+        p50Ms: r.fromOccurredAt.p50Ms,
+        p99Ms: r.fromOccurredAt.p99Ms,
+        cpuPercent: r.cpuPercent,
+        peakRssMb: mb(r.peakRssBytes),
+        ratio: null,
+        target: backend.startsWith('embedded') ? 'p99 < 10 ms' : null,
+        pass: backend.startsWith('embedded')
+          ? r.connected === r.sockets && r.receipts === r.expectedReceipts && r.fromOccurredAt.p99Ms < 10
+          : null,
+        notes: `${r.created}/${r.requests} quote requests created at ${rate}/s (open loop, ${r.achievedRatePerSec.toFixed(0)}/s achieved); ${r.connected}/${r.sockets} sockets subscribed; ${r.receipts}/${r.expectedReceipts} receipts; latency from the event's occurredAt (stamped before the write commits, so an upper bound on commit → receipt), max ${r.fromOccurredAt.maxMs} ms. From the POST's 201 at the driver instead: p50/p99 ${r.fromResponse.p50Ms}/${r.fromResponse.p99Ms} ms (${r.fromResponse.earlierThanResponse} receipts came before their 201).`,
+        raw: r,
+      });
+    }
+
     if (wants('4')) {
       const spec = {
         method: 'POST' as const,
@@ -288,7 +340,7 @@ async function runBackend(
           'POST /api/v1/quotes',
           await drive(server, spec),
           await nextBaseline(),
-          {},
+          options.databaseUrl ? {} : { rate: 3000 },
           `${open.length} open requests × ${LP_COUNT} LPs.`,
         ),
       );
@@ -376,26 +428,116 @@ async function runBackend(
   }
 }
 
+/** Scenarios measured on each backend's seeded server. */
+const BACKEND_SCENARIOS = ['2', '3', '4', '5', '6', '7', '10'];
+
+/** Scenario 8 (and 8b, with one advisory lock per transaction): what PostgreSQL itself sustains, same run. */
+async function measureRawBaselines(pgUrl: string) {
+  say('\n== PostgreSQL: raw write baseline (8)');
+  const plain = await measureRawPgWrites(pgUrl, { seconds: DURATION });
+  const rows = [rawPgRow('8', plain)];
+  logRow(rows[0] as ScenarioRow);
+  if (wants('8')) {
+    const locked = await measureRawPgWrites(pgUrl, { seconds: DURATION, advisoryLock: true });
+    const row8b = {
+      ...rawPgRow('8b', locked),
+      vs: { ratio: locked.transactionsPerSec / plain.transactionsPerSec, of: 'raw PG' },
+    };
+    rows.push(row8b);
+    logRow(row8b);
+  }
+  return { plain, rows };
+}
+
+async function runMultiInstanceRows(
+  pgUrl: string,
+  redisUrl: string,
+  raw: RawWriteResult,
+): Promise<ScenarioRow[]> {
+  say('\n== PostgreSQL + Redis: two API instances and one worker (9)');
+  const r = await runMultiInstance({
+    pgServerUrl: pgUrl,
+    redisUrl,
+    // Under a serialising lock a write can take seconds: 2 s (quick) could end before any completes.
+    durationSeconds: Math.max(DURATION, 5),
+    warmupSeconds: WARMUP,
+    connections: CONNECTIONS,
+    say,
+  });
+  const [one, two] = multiInstanceRows(r, raw) as [ScenarioRow, ScenarioRow];
+  logRow(one);
+  logRow(two);
+  return [one, two];
+}
+
+/** Scenario 11 on its own embedded Ferry with the settlement worker on: instant blocks, then 1 s blocks. */
+async function runSettlement(): Promise<BackendRun> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ferry-bench-settle-'));
+  const databaseUrl = `sqlite:${path.join(dataDir, 'ferry.sqlite')}`;
+  say('\n== settlement latency (11): embedded Ferry with its worker, the reference LP bot streaming');
+  const server = await startFerry({ dataDir, databaseUrl, nodeFlags, env: { WORKER: 'true' } });
+  const scenarios: ScenarioRow[] = [];
+  try {
+    const parties = await prepareSettlement(server, { dataDir, databaseUrl });
+    try {
+      const instant = QUICK ? 5 : 50;
+      scenarios.push(settlementRow('11a', await parties.run('instant', instant, 1000, 60_000, null), 2000));
+      logRow(scenarios.at(-1) as ScenarioRow);
+      await parties.intervalMining(1);
+      const slow = QUICK ? 3 : 20;
+      scenarios.push(settlementRow('11b', await parties.run('1 s blocks', slow, 3000, 120_000, 1), null));
+      logRow(scenarios.at(-1) as ScenarioRow);
+    } finally {
+      await parties.close();
+    }
+  } finally {
+    await server.stop();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+  return {
+    backend: 'settlement (embedded, worker on, instant devnets then 1 s blocks)',
+    seed: {},
+    scenarios,
+  };
+}
+
 async function main() {
   say(`Ferry bench: ${DURATION} s per scenario${QUICK ? ' (quick)' : ''}, ${CONNECTIONS} connections`);
   const baselineServer = await startBaseline();
   const runs: BackendRun[] = [];
   try {
     logRow(await measureBaseline(baselineServer, true));
-    runs.push(await runBackend('embedded (SQLite, in-process limits and fan-out)', baselineServer, {}));
+    const embedded = BACKEND_SCENARIOS.some(wants)
+      ? await runBackend('embedded (SQLite, in-process limits and fan-out)', baselineServer, {})
+      : null;
+    if (embedded) runs.push(embedded);
+    if (wants('11')) runs.push(await runSettlement());
     const pgUrl = process.env.BENCH_DATABASE_URL;
     const redisUrl = process.env.BENCH_REDIS_URL;
-    if (pgUrl) {
-      const pgDb = await createPgDatabase(pgUrl);
-      try {
-        runs.push(
-          await runBackend(`PostgreSQL${redisUrl ? ' + Redis' : ''}`, baselineServer, {
+    if (pgUrl && (wants('8') || wants('9') || BACKEND_SCENARIOS.some(wants))) {
+      const raw = await measureRawBaselines(pgUrl);
+      const backend = `PostgreSQL${redisUrl ? ' + Redis' : ''}`;
+      let pgRun: BackendRun = { backend, seed: {}, scenarios: [] };
+      if (BACKEND_SCENARIOS.some(wants)) {
+        const pgDb = await createPgDatabase(pgUrl);
+        try {
+          pgRun = await runBackend(backend, baselineServer, {
             databaseUrl: pgDb.url,
             redisUrl,
-          }),
-        );
-      } finally {
-        await pgDb.drop();
+            rawPg: raw.plain,
+          });
+        } finally {
+          await pgDb.drop();
+        }
+      }
+      runs.push(pgRun);
+      const pgRows = pgRun.scenarios;
+      // Right after the Fastify baseline row: the other reference of this backend.
+      pgRows.splice(pgRows[0]?.id === '1' ? 1 : 0, 0, ...raw.rows);
+      compareWithEmbedded(pgRows, embedded);
+      if (wants('9')) {
+        if (redisUrl) pgRows.push(...(await runMultiInstanceRows(pgUrl, redisUrl, raw.plain)));
+        else say('   9 skipped: the multi-instance run needs BENCH_REDIS_URL');
       }
     }
   } finally {

@@ -14,6 +14,8 @@ export interface ScenarioRow {
   readonly peakRssMb: number;
   /** rate / baseline req/s of the same run; null for scenarios that are not request-for-request comparable. */
   readonly ratio: number | null;
+  /** A second comparison, to the reference named in `of` (the raw PostgreSQL writes, the bare fan-out...). */
+  readonly vs?: { readonly ratio: number; readonly of: string };
   readonly target: string | null;
   readonly pass: boolean | null;
   readonly notes: string;
@@ -69,16 +71,16 @@ export function toMarkdown(report: BenchReport): string {
       '',
     );
     lines.push(
-      '| # | scenario | rate | p50 ms | p99 ms | server CPU % | peak RSS MB | × baseline | target | |',
+      '| # | scenario | rate | p50 ms | p99 ms | server CPU % | peak RSS MB | × baseline | × reference | target | |',
     );
-    lines.push('|---|---|---:|---:|---:|---:|---:|---:|---|---|');
+    lines.push('|---|---|---:|---:|---:|---:|---:|---:|---|---|---|');
     for (const s of run.scenarios) {
       lines.push(
         `| ${s.id} | ${s.name} | ${fmt(s.rate)} ${s.unit} | ${fmt(s.p50Ms, 1)} | ${fmt(s.p99Ms, 1)} | ${fmt(
           s.cpuPercent,
-        )} | ${fmt(s.peakRssMb)} | ${s.ratio === null ? '' : fmt(s.ratio, 2)} | ${s.target ?? ''} | ${
-          s.pass === null ? '' : s.pass ? 'pass' : '**miss**'
-        } |`,
+        )} | ${fmt(s.peakRssMb)} | ${s.ratio === null ? '' : fmt(s.ratio, 2)} | ${
+          s.vs ? `${fmt(s.vs.ratio, 2)} × ${s.vs.of}` : ''
+        } | ${s.target ?? ''} | ${s.pass === null ? '' : s.pass ? 'pass' : '**miss**'} |`,
       );
     }
     const notes = run.scenarios.filter((s) => s.notes);
@@ -90,7 +92,10 @@ export function toMarkdown(report: BenchReport): string {
   }
   lines.push(
     'CPU is the server process only, in % of one core (200 % = both cores). Peak RSS is VmHWM, reset before each',
-    "scenario. Latencies of 6a are whole flows (4 requests); of 7 from the event's occurredAt to receipt.",
+    "scenario. Latencies of 6a are whole flows (4 requests); of 7 and 10 from the event's occurredAt to receipt;",
+    'of 11 from POST /api/v1/swaps to the `completed` event. `× reference` compares with the reference named there,',
+    'measured in the same run: `raw PG` is scenario 8 (begin, two inserts, commit through `pg`), `bare p99` the bare',
+    '`node:http` fan-out of scenario 7, `one instance` the single-instance phase of scenario 9.',
     '',
   );
   return lines.join('\n');

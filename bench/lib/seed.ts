@@ -111,6 +111,21 @@ export class Seeder {
     return this.accounts;
   }
 
+  /** `count` more liquidity providers (random fill addresses), each with an API key; only their keys are kept. */
+  async extraLiquidityProviders(count: number): Promise<string[]> {
+    const service = createAccountService({ database: this.database, clock: { now: () => new Date() } });
+    const keys: string[] = [];
+    for (let i = 0; i < count; i++) {
+      const lp = await service.createAccount({
+        type: 'liquidityProvider',
+        name: `Bench streaming LP ${i + 1}`,
+        address: randomAddress(),
+      });
+      keys.push((await service.createApiKey(lp.id)).apiKey);
+    }
+    return keys;
+  }
+
   /**
    * History: `orders` swaps (each with its accepted request and quote, statuses spread over the lifecycle, created
    * over the last 30 days) and `extraRequests` requests that never became orders (expired, cancelled, or accepted

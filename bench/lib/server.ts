@@ -5,6 +5,12 @@ import { childPids } from './proc.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
+/** Every process the bench started and that still runs: ended if the bench itself dies (an uncaught error). */
+const live = new Set<ChildProcess>();
+process.on('exit', () => {
+  for (const child of live) child.kill('SIGTERM');
+});
+
 /** A port the OS says is free right now. */
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -43,11 +49,17 @@ async function waitHealthy(url: string, child: ChildProcess, log: () => string, 
   throw new Error(`server not healthy at ${url} after ${timeoutMs} ms:\n${log()}`);
 }
 
+async function waitAlive(child: ChildProcess, log: () => string, ms: number) {
+  await new Promise((r) => setTimeout(r, ms));
+  if (child.exitCode !== null) throw new Error(`process exited with ${child.exitCode}:\n${log()}`);
+}
+
+/** Starts a node process; resolves once `healthPath` answers 200, or (null: no HTTP) once it has stayed up 2 s. */
 function launch(
   args: string[],
   env: Record<string, string>,
   port: number,
-  healthPath: string,
+  healthPath: string | null,
   timeoutMs = 60_000,
 ): Promise<RunningServer> {
   const child = spawn(process.execPath, args, {
@@ -55,6 +67,8 @@ function launch(
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  live.add(child);
+  child.once('exit', () => live.delete(child));
   let tail = '';
   const keep = (chunk: Buffer) => {
     tail = (tail + chunk.toString()).slice(-8000);
@@ -86,7 +100,11 @@ function launch(
       }
     },
   };
-  return waitHealthy(`${baseUrl}${healthPath}`, child, () => tail, timeoutMs).then(
+  const ready =
+    healthPath === null
+      ? waitAlive(child, () => tail, 2000)
+      : waitHealthy(`${baseUrl}${healthPath}`, child, () => tail, timeoutMs);
+  return ready.then(
     () => server,
     async (error) => {
       await server.stop();
@@ -101,11 +119,13 @@ export interface FerryLaunch {
   readonly redisUrl?: string;
   /** Extra node flags, e.g. --cpu-prof. */
   readonly nodeFlags?: readonly string[];
+  /** A registry file (another instance's `chains.json`): use its chains instead of starting devnets. */
+  readonly chainRegistry?: string;
+  /** More environment (e.g. WORKER=true), applied last. */
+  readonly env?: Readonly<Record<string, string>>;
 }
 
-/** `node bin/ferry.js start` on the built-in devnets, with limits high enough that the limiter never refuses. */
-export async function startFerry(options: FerryLaunch): Promise<RunningServer> {
-  const [port, devA, devB] = [await freePort(), await freePort(), await freePort()];
+function ferryEnv(options: FerryLaunch, port: number, devA: number, devB: number): Record<string, string> {
   const env: Record<string, string> = {
     PORT: String(port),
     HOST: '127.0.0.1',
@@ -120,13 +140,42 @@ export async function startFerry(options: FerryLaunch): Promise<RunningServer> {
     RATE_LIMIT_IP: '1000000',
     // Fan-out: 1,000 SSE clients and 200 WebSocket subscribers come from one IP and one API key.
     STREAM_LIMIT: '1000',
+    CHAIN_REGISTRY: options.chainRegistry ?? '',
   };
   if (options.databaseUrl) env.DATABASE_URL = options.databaseUrl;
   if (options.redisUrl) {
     env.REDIS_URL = options.redisUrl;
+    // One prefix per bench run: instances of one run share limits and fan-out, runs never mix.
     env.REDIS_KEY_PREFIX = `ferry-bench-${process.pid}:`;
   }
-  return launch([...(options.nodeFlags ?? []), 'bin/ferry.js', 'start'], env, port, '/readyz');
+  return { ...env, ...options.env };
+}
+
+/** `node bin/ferry.js start` on the built-in devnets, with limits high enough that the limiter never refuses. */
+export async function startFerry(options: FerryLaunch): Promise<RunningServer> {
+  const [port, devA, devB] = [await freePort(), await freePort(), await freePort()];
+  return launch(
+    [...(options.nodeFlags ?? []), 'bin/ferry.js', 'start'],
+    ferryEnv(options, port, devA, devB),
+    port,
+    '/readyz',
+  );
+}
+
+/** `node bin/ferry.js worker` (settlement only, no HTTP) on a registry file; the devnets' worker keys. */
+export async function startFerryWorker(
+  options: FerryLaunch & { chainRegistry: string; workerKey: string },
+): Promise<RunningServer> {
+  const env = {
+    ...ferryEnv(options, 0, 0, 0),
+    WORKER: 'true',
+    RELAYER_PRIVATE_KEY: options.workerKey,
+    ATTESTER_PRIVATE_KEY: options.workerKey,
+  };
+  delete (env as Record<string, string>).PORT;
+  delete (env as Record<string, string>).DEVNET_PORT_A;
+  delete (env as Record<string, string>).DEVNET_PORT_B;
+  return launch([...(options.nodeFlags ?? []), 'bin/ferry.js', 'worker'], env, 0, null);
 }
 
 /** Scenario 1's bare Fastify process, on the same Node, loader and log level. */
@@ -137,5 +186,16 @@ export async function startBaseline(nodeFlags: readonly string[] = []): Promise<
     { PORT: String(port), LOG_LEVEL: 'warn' },
     port,
     '/baseline',
+  );
+}
+
+/** Scenario 7's bare `node:http` fan-out (SSE and WebSocket in Ferry's wire format), on the same Node and loader. */
+export async function startBareFanout(): Promise<RunningServer> {
+  const port = await freePort();
+  return launch(
+    ['--import', 'tsx/esm', 'bench/bare-fanout-server.ts'],
+    { PORT: String(port) },
+    port,
+    '/healthz',
   );
 }
