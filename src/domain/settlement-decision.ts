@@ -40,7 +40,8 @@ export interface RecordedAction {
 /**
  * Everything observed for one order in one pass. Input-chain facts are read at one block that is already
  * `confirmations` deep (so a fact the decision acts on cannot be reorged away); `inputTime` is that block's
- * timestamp. `outputTime` is the timestamp of the output chain's block at its own confirmations depth.
+ * timestamp. `outputTime` is the timestamp of the output chain's block at its own confirmations depth (0 for a
+ * `created` order, which does not need the output chain).
  */
 export interface SettlementObservation {
   readonly status: OrderStatus;
@@ -220,6 +221,7 @@ function decideOpen(obs: SettlementObservation): SettlementDecision {
   if (settle && refund) return { kind: 'wait', reason: 'both a settle and a refund are written down' };
   if (settle) {
     if (settle.status === 'reverted') return { kind: 'wait', reason: `settle ${settle.txHash} reverted` };
+    // Drive the relay written down (when a valid fill at depth was seen) to its receipt, fill or not now.
     return { kind: 'attest-and-settle' };
   }
   if (refund) {

@@ -107,9 +107,10 @@ export function createSettlementWorker(deps: WorkerDeps) {
   async function observe(order: Order, terms: OrderTerms): Promise<SettlementObservation> {
     const hash = order.blockchainOrderId;
     const open = order.status === 'deposited' || order.status === 'filled';
+    // A `created` order needs nothing from the output chain yet.
     const [input, output, settleGrace, deposit, settle, refund] = await Promise.all([
       chain.settledBlock(order.inputChain),
-      chain.settledBlock(order.outputChain),
+      open ? chain.settledBlock(order.outputChain) : { head: 0n, number: 0n, timestamp: 0n },
       chain.settleGrace(order.inputChain),
       actions.recorded(order.id, 'deposit'),
       actions.recorded(order.id, 'settle'),
