@@ -2,7 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Chain, ChainRegistry } from '../chains/chain-registry.ts';
 import type { FillLogSource } from '../chains/fill-log-source.ts';
 import { LogRangeTooLargeError } from '../chains/log-range-error.ts';
-import type { LogCursor } from '../domain/chain-fill.ts';
+import type { ChainFill, LogCursor } from '../domain/chain-fill.ts';
 import type { Clock } from '../domain/clock.ts';
 import type { FerryDatabase } from '../store/database.ts';
 import {
@@ -37,6 +37,7 @@ export function createFillIndexer(deps: {
 }) {
   const { database, registry, source, clock, log } = deps;
   const ranges = new Map<string, { size: number; accepted: number }>();
+  const failing = new Set<string>();
 
   function rangeOf(chain: Chain) {
     let range = ranges.get(chain.name);
@@ -48,12 +49,7 @@ export function createFillIndexer(deps: {
   }
 
   /** Stores one range; false when another worker moved the cursor first (the caller reads it again). */
-  async function commit(
-    chain: Chain,
-    from: LogCursor | null,
-    to: LogCursor,
-    fills: Parameters<typeof insertChainFills>[1],
-  ) {
+  async function commit(chain: Chain, from: LogCursor | null, to: LogCursor, fills: readonly ChainFill[]) {
     const key = { chain: chain.name, scope: fillScope(chain) };
     return database.transaction(async (trx) => {
       if (!(await moveLogCursor(trx, key, from, to, clock.now().getTime()))) return false;
@@ -127,11 +123,24 @@ export function createFillIndexer(deps: {
      */
     async catchUp(): Promise<void> {
       await Promise.all(
-        registry.chains.map((chain) =>
-          catchUpChain(chain).catch((error: unknown) => {
-            log.warn({ err: error, chain: chain.name }, 'fill log scan failed; will retry');
-          }),
-        ),
+        registry.chains.map(async (chain) => {
+          try {
+            await catchUpChain(chain);
+            if (failing.delete(chain.name)) log.info({ chain: chain.name }, 'fill log scan recovered');
+          } catch (error) {
+            // viem's full message names the RPC URL, which may carry a key: log its short form only. Once per
+            // outage: the worker retries every pass.
+            const { shortMessage, details, message } = error as {
+              shortMessage?: string;
+              details?: string;
+              message?: string;
+            };
+            const reason = shortMessage ? `${shortMessage}${details ? ` ${details}` : ''}` : message;
+            const level = failing.has(chain.name) ? 'debug' : 'warn';
+            failing.add(chain.name);
+            log[level]({ chain: chain.name, reason }, 'fill log scan failed; will retry');
+          }
+        }),
       );
     },
   };

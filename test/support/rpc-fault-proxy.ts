@@ -65,7 +65,8 @@ export async function startRpcFaultProxy(options: RpcFaultProxyOptions): Promise
   }
 
   async function handle(req: http.IncomingMessage, res: http.ServerResponse, body: string) {
-    stats.requests++;
+    // Numbered on arrival: requests in flight together must not share a number (and all be dropped).
+    const n = ++stats.requests;
     if (options.latencyMs) await sleep(options.latencyMs);
     const parsed = JSON.parse(body) as RpcRequest | RpcRequest[];
     const single = Array.isArray(parsed) ? null : parsed;
@@ -78,7 +79,7 @@ export async function startRpcFaultProxy(options: RpcFaultProxyOptions): Promise
         }
       : null;
 
-    const drop = options.dropEvery && stats.requests % options.dropEvery === 0 && key !== lastDropped;
+    const drop = options.dropEvery && n % options.dropEvery === 0 && key !== lastDropped;
     if (drop) {
       lastDropped = key;
       stats.dropped++;
