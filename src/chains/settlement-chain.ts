@@ -161,6 +161,11 @@ export function createSettlementChain({ registry, fills }: { registry: ChainRegi
       return { head: latest.number, number: settled.number, timestamp: settled.timestamp };
     },
 
+    /** The timestamp of block `blockNumber`. */
+    async blockTimestamp(chain: string, blockNumber: bigint): Promise<bigint> {
+      return (await client(chain).getBlock({ blockNumber })).timestamp;
+    },
+
     /** The escrow's settle grace in seconds (immutable, so read once per chain). */
     settleGrace(chain: string): Promise<bigint> {
       let grace = graces.get(chain);

@@ -40,8 +40,9 @@ export interface RecordedAction {
 /**
  * Everything observed for one order in one pass. Input-chain facts are read at one block that is already
  * `confirmations` deep (so a fact the decision acts on cannot be reorged away); `inputTime` is that block's
- * timestamp. `outputTime` is the timestamp of the output chain's block at its own confirmations depth (0 for a
- * `created` order, which does not need the output chain).
+ * timestamp. `outputTime` is the timestamp of the output chain's block at its own confirmations depth, or of the
+ * last block the fill index has read if that is older (0 for a `created` order, which does not need the output
+ * chain): the absence of a fill only counts where fills were looked for.
  */
 export interface SettlementObservation {
   readonly status: OrderStatus;

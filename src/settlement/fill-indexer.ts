@@ -118,6 +118,17 @@ export function createFillIndexer(deps: {
 
   return {
     /**
+     * The last block whose fills are all in the index (null before the first range): fills in later blocks may
+     * exist unseen, so nothing may be concluded from their absence there.
+     */
+    async indexedThrough(chainName: string): Promise<bigint | null> {
+      const chain = registry.chain(chainName);
+      if (!chain) return null;
+      const cursor = await readLogCursor(database.db, chain.name, fillScope(chain));
+      return cursor ? cursor.nextBlock - 1n : null;
+    },
+
+    /**
      * Brings every chain's fill index up to its confirmed head (or MAX_RANGES_PER_CALL ranges further). A chain
      * whose RPC fails is logged and skipped: the others still advance, and the next call retries it.
      */

@@ -3,7 +3,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { PrivateKeyAccount } from 'viem/accounts';
 import type { ChainRegistry } from '../chains/chain-registry.ts';
 import { fillAttestationTypedData } from '../chains/fill-attestation.ts';
-import { RevertError, type SettlementChain } from '../chains/settlement-chain.ts';
+import { RevertError, type SettledBlock, type SettlementChain } from '../chains/settlement-chain.ts';
 import type { Clock } from '../domain/clock.ts';
 import { canTransitionOrder } from '../domain/lifecycle.ts';
 import { type OrderTerms, orderTermsFrom } from '../domain/order-typed-data.ts';
@@ -103,6 +103,19 @@ export function createSettlementWorker(deps: WorkerDeps) {
     return moved !== null;
   }
 
+  /**
+   * The output chain's time as far as the fill index has read it. A refund rests on "no fill by fillDeadline", and
+   * the index is where fills are seen: while it lags (an RPC outage, a long scan), time past its last block proves
+   * nothing, so it must not count.
+   */
+  async function indexedTime(chainName: string, settled: SettledBlock): Promise<bigint> {
+    if (!deps.fillIndexer) return settled.timestamp;
+    const through = await deps.fillIndexer.indexedThrough(chainName);
+    if (through === null) return 0n;
+    if (through >= settled.number) return settled.timestamp;
+    return chain.blockTimestamp(chainName, through);
+  }
+
   /** Reads what the decision needs for one order: both chains at their confirmations depth, and the records. */
   async function observe(order: Order, terms: OrderTerms): Promise<SettlementObservation> {
     const hash = order.blockchainOrderId;
@@ -125,7 +138,7 @@ export function createSettlementWorker(deps: WorkerDeps) {
       terms,
       escrow,
       inputTime: input.timestamp,
-      outputTime: output.timestamp,
+      outputTime: open ? await indexedTime(order.outputChain, output) : 0n,
       settleGrace,
       outputConfirmations: deps.registry.chain(order.outputChain)?.confirmations ?? 1,
       actions: {
