@@ -11,6 +11,8 @@ const lpWallet = privateKeyToAccount(ANVIL_KEYS[4]);
 const deposited = parseAbiItem(
   'event Deposited(bytes32 indexed orderHash, address indexed offerer, address inputToken, uint256 inputAmount)',
 );
+// Each case starts two or three worker processes; on a loaded machine one start alone can take 15 s.
+const CASE_TIMEOUT_MS = 180_000;
 const settled = parseAbiItem('event Settled(bytes32 indexed orderHash, address indexed filler)');
 
 /**
@@ -50,7 +52,7 @@ describe('a worker killed at any step neither loses an order nor sends a transac
   async function runCrashing(points: string[]) {
     const crashing = startWorkerProcess(h, points);
     // A worker that never reaches its crash point must not outlive the test: stop it, and fail.
-    const timer = setTimeout(() => void crashing.stop(), 20_000);
+    const timer = setTimeout(() => void crashing.stop(), 60_000);
     const result = await crashing.exited.finally(() => clearTimeout(timer));
     expect(result.signal, `worker should die at ${points.join(',')}`).toBe('SIGKILL');
   }
@@ -67,7 +69,7 @@ describe('a worker killed at any step neither loses an order nor sends a transac
       await runCrashing([`${stage}:deposit`]);
       const worker = startWorkerProcess(h);
       try {
-        await waitForStatus(h, mm.apiKey, swap.orderId, 'deposited', 30_000);
+        await waitForStatus(h, mm.apiKey, swap.orderId, 'deposited', 60_000);
         await fillOrder(h, lpWallet, {
           chain: h.chainB,
           orderHash: swap.orderHash,
@@ -76,40 +78,45 @@ describe('a worker killed at any step neither loses an order nor sends a transac
           recipient: h.otherWallet.address,
           fillDeadline: swap.fillDeadline,
         });
-        await waitForStatus(h, mm.apiKey, swap.orderId, 'completed', 30_000);
+        await waitForStatus(h, mm.apiKey, swap.orderId, 'completed', 60_000);
       } finally {
         await worker.stop();
       }
       expect(await escrowEvents(swap.orderHash)).toEqual({ deposits: 1, settles: 1 });
     },
+    CASE_TIMEOUT_MS,
   );
 
-  it.each(stages)('killed %s:settle, restarted: completes with one deposit and one settle', async (stage) => {
-    const input = 1_000_000n;
-    await approveEscrow(h, h.chainA, h.usdcA, h.offerer, input);
-    const swap = await executeSwap(h, { mm, lp }, { input, output: 990_000n });
-    const first = startWorkerProcess(h);
-    try {
-      await waitForStatus(h, mm.apiKey, swap.orderId, 'deposited', 30_000);
-    } finally {
-      await first.stop();
-    }
-    await fillOrder(h, lpWallet, {
-      chain: h.chainB,
-      orderHash: swap.orderHash,
-      token: h.usdcB,
-      amount: 990_000n,
-      recipient: h.otherWallet.address,
-      fillDeadline: swap.fillDeadline,
-    });
+  it.each(stages)(
+    'killed %s:settle, restarted: completes with one deposit and one settle',
+    async (stage) => {
+      const input = 1_000_000n;
+      await approveEscrow(h, h.chainA, h.usdcA, h.offerer, input);
+      const swap = await executeSwap(h, { mm, lp }, { input, output: 990_000n });
+      const first = startWorkerProcess(h);
+      try {
+        await waitForStatus(h, mm.apiKey, swap.orderId, 'deposited', 60_000);
+      } finally {
+        await first.stop();
+      }
+      await fillOrder(h, lpWallet, {
+        chain: h.chainB,
+        orderHash: swap.orderHash,
+        token: h.usdcB,
+        amount: 990_000n,
+        recipient: h.otherWallet.address,
+        fillDeadline: swap.fillDeadline,
+      });
 
-    await runCrashing([`${stage}:settle`]);
-    const worker = startWorkerProcess(h);
-    try {
-      await waitForStatus(h, mm.apiKey, swap.orderId, 'completed', 30_000);
-    } finally {
-      await worker.stop();
-    }
-    expect(await escrowEvents(swap.orderHash)).toEqual({ deposits: 1, settles: 1 });
-  });
+      await runCrashing([`${stage}:settle`]);
+      const worker = startWorkerProcess(h);
+      try {
+        await waitForStatus(h, mm.apiKey, swap.orderId, 'completed', 60_000);
+      } finally {
+        await worker.stop();
+      }
+      expect(await escrowEvents(swap.orderHash)).toEqual({ deposits: 1, settles: 1 });
+    },
+    CASE_TIMEOUT_MS,
+  );
 });
