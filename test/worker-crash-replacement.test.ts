@@ -66,7 +66,7 @@ describe('a worker killed during a fee replacement never gets two transactions m
       await chainA.blockTime(0);
       try {
         const crashing = startWorkerProcess(h, [`${stage}:deposit`]);
-        const timer = setTimeout(() => void crashing.stop(), 30_000);
+        const timer = setTimeout(() => void crashing.stop(), 60_000);
         const result = await crashing.exited.finally(() => clearTimeout(timer));
         expect(result.signal, `worker should die at ${stage}:deposit`).toBe('SIGKILL');
       } finally {
@@ -74,7 +74,7 @@ describe('a worker killed during a fee replacement never gets two transactions m
       }
       const worker = startWorkerProcess(h);
       try {
-        await waitForStatus(h, mm.apiKey, swap.orderId, 'deposited', 30_000);
+        await waitForStatus(h, mm.apiKey, swap.orderId, 'deposited', 60_000);
       } finally {
         await worker.stop();
       }
@@ -92,5 +92,7 @@ describe('a worker killed during a fee replacement never gets two transactions m
       });
       expect(logs).toHaveLength(1);
     },
+    // Two worker processes start per case; on a loaded machine each start alone can take 15 s.
+    150_000,
   );
 });
