@@ -9,7 +9,7 @@ import { createQuote, createQuoteRequest, expectError, quoteRequestBody } from '
 import { type Harness, startHarness } from './support/harness.ts';
 
 /**
- * Every code of the decisions.md error table, produced by a real request over HTTP, with its status and a
+ * Every code of the error table in docs/errors.md, produced by a real request over HTTP, with its status and a
  * details[].path naming the offending field. Where a refusal must write nothing, the API is read back.
  *
  * Not covered here:

@@ -3,7 +3,7 @@ import { expectError, quoteRequestBody } from './support/fixtures.ts';
 import { type Harness, startHarness } from './support/harness.ts';
 
 /**
- * `Idempotency-Key` on POST (decisions.md): same key and same body replays the stored response
+ * `Idempotency-Key` on POST (docs/api-conventions.md): same key and same body replays the stored response
  * (header `idempotent-replayed: true`) without running the request again; same key with another body is
  * 409 IDEMPOTENCY_KEY_REUSED; keys are scoped per credential. Row counts are read back through the API.
  */

@@ -4,7 +4,7 @@ import { quoteRequestBody } from './support/fixtures.ts';
 import { type Harness, type HttpResponse, startHarness } from './support/harness.ts';
 
 /**
- * Per-minute limits of decisions.md: 100 per API key, 60 per session, 120 per client IP when anonymous.
+ * Per-minute limits of docs/api-conventions.md: 100 per API key, 60 per session, 120 per client IP when anonymous.
  * Every response carries RateLimit-Limit / -Remaining / -Reset; a refusal is 429 RATE_LIMITED with Retry-After.
  * The limiter counts in real time (fixed one-minute windows); a few hundred local requests fit well inside one.
  *

@@ -1,4 +1,4 @@
-/** Every error code the API can answer with, and the HTTP status each maps to (decisions.md, "Errors"). */
+/** Every error code the API can answer with, and the HTTP status each maps to (docs/errors.md). */
 export const ERROR_STATUS = {
   VALIDATION_ERROR: 400,
   INVALID_TOKEN: 400,

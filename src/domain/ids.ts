@@ -22,7 +22,7 @@ const ulid = monotonicFactory(pooledRandom());
 
 export type IdPrefix = 'acc' | 'key' | 'qr' | 'q' | 'ord' | 'ses' | 'act';
 
-/** Sortable, prefixed, opaque ids: `ord_01J…`. Never a database serial (decisions.md). */
+/** Sortable, prefixed, opaque ids: `ord_01J…`. Never a database serial. */
 export function newId(prefix: IdPrefix, now: Date = new Date()): string {
   return `${prefix}_${ulid(now.getTime()).toLowerCase()}`;
 }

@@ -1,4 +1,4 @@
-/** Status sets and the forward-only transitions of decisions.md, "Lifecycles". */
+/** Status sets and the forward-only transitions of docs/lifecycles.md. */
 
 export const QUOTE_REQUEST_STATUSES = ['open', 'accepted', 'expired', 'cancelled'] as const;
 export type QuoteRequestStatus = (typeof QUOTE_REQUEST_STATUSES)[number];

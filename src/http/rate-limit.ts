@@ -12,7 +12,7 @@ function limitOf(request: FastifyRequest, config: Config): number {
 }
 
 /**
- * Fixed one-minute windows per API key, per session, or per client IP when anonymous (decisions.md).
+ * Fixed one-minute windows per API key, per session, or per client IP when anonymous.
  * Every response carries the RateLimit-* headers; a refusal adds Retry-After. Without Redis the counts live in
  * this process.
  */

@@ -99,7 +99,7 @@ export function initialMigration(dialect: Dialect) {
         .columns(['liquidity_provider_id', 'created_at'])
         .execute();
       await db.schema.createIndex('quotes_created').on('quotes').column('created_at').execute();
-      // One active quote per liquidity provider per request (decisions.md), enforced by the database.
+      // One active quote per liquidity provider per request, enforced by the database.
       await db.schema
         .createIndex('quotes_one_active_per_lp')
         .on('quotes')
