@@ -107,15 +107,23 @@ export async function listQuotes(db: Executor, filter: QuoteFilter, page: PageRe
   return { items: rows.map(toQuote), total: Number(count.n) };
 }
 
-export async function listQuotesOfRequest(db: Executor, quoteRequestId: string, status: QuoteStatus) {
+/**
+ * Declines every quote of the request still active at `now` (quotes past their end are expired, never declined),
+ * in one statement; returns them as they are now, oldest first.
+ */
+export async function declineActiveQuotes(db: Executor, quoteRequestId: string, now: Date): Promise<Quote[]> {
   const rows = await db
-    .selectFrom('quotes')
-    .selectAll()
+    .updateTable('quotes')
+    .set({ status: 'declined', updated_at: now.getTime() })
     .where('quote_request_id', '=', quoteRequestId)
-    .where('status', '=', status)
-    .orderBy('created_at')
+    .where('status', '=', 'active')
+    // end_time is in whole seconds: end_time * 1000 > now  ⇔  end_time > floor(now / 1000).
+    .where('end_time', '>', Math.floor(now.getTime() / 1000))
+    .returningAll()
     .execute();
-  return rows.map(toQuote);
+  return rows
+    .map(toQuote)
+    .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || a.id.localeCompare(b.id));
 }
 
 export async function setQuoteStatus(
