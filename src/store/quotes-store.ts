@@ -176,19 +176,24 @@ export async function expireStaleQuoteOfProvider(
   lpId: string,
   now: Date,
 ): Promise<Quote[]> {
-  const stale = await db
-    .selectFrom('quotes')
-    .selectAll()
-    .where('quote_request_id', '=', quoteRequestId)
-    .where('liquidity_provider_id', '=', lpId)
-    .where('status', '=', 'active')
-    .where('end_time', '<=', Math.floor(now.getTime() / 1000))
-    .execute();
-  const expired: Quote[] = [];
-  for (const row of stale) {
-    if (await setQuoteStatus(db, row.id, 'active', 'expired', now)) {
-      expired.push({ ...toQuote(row), status: 'expired', updatedAt: now });
-    }
-  }
-  return expired;
+  const { rows } = await expireStale(db, {
+    quoteRequestId,
+    lpId,
+    nowSeconds: Math.floor(now.getTime() / 1000),
+    nowMs: now.getTime(),
+  });
+  return rows.map(toQuote);
 }
+
+// On the LP quote path: one compiled statement, not a read and an update per stale quote.
+const expireStale = compiledQuery(
+  (db, p: { quoteRequestId: string; lpId: string; nowSeconds: number; nowMs: number }) =>
+    db
+      .updateTable('quotes')
+      .set({ status: 'expired', updated_at: p.nowMs })
+      .where('quote_request_id', '=', p.quoteRequestId)
+      .where('liquidity_provider_id', '=', p.lpId)
+      .where('status', '=', 'active')
+      .where('end_time', '<=', p.nowSeconds)
+      .returningAll(),
+);
