@@ -71,7 +71,7 @@ describe.skipIf(!process.env.FERRY_TEST_PG)('round trips per hot endpoint (Postg
       quoteRequest: 5,
       // key + request + account, begin + stale quotes + insert + events + commit
       quote: 8,
-      // key + quote + request, begin + request CAS + quote CAS + other active quotes + events + commit
+      // key + quote + request, begin + request CAS + quote CAS + decline the others (one statement) + events + commit
       accept: 9,
       // key + quote + request + existing order, begin + insert + events + commit
       swap: 8,

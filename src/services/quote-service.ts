@@ -17,11 +17,11 @@ import {
   markQuoteRequestAccepted,
 } from '../store/quote-requests-store.ts';
 import {
+  declineActiveQuotes,
   expireStaleQuoteOfProvider,
   findQuote,
   insertQuote,
   listQuotes,
-  listQuotesOfRequest,
   setQuoteStatus,
 } from '../store/quotes-store.ts';
 import { UniqueViolationError } from '../store/store-errors.ts';
@@ -251,16 +251,7 @@ export function createQuoteService(deps: ServiceDeps) {
         if (!(await setQuoteStatus(trx, quote.id, 'active', 'accepted', now))) {
           throw fieldError('QUOTE_NOT_ACTIVE', 'params.id', 'the quote is no longer active');
         }
-        // Quotes past their endTime are expired (even before the sweep writes it), never declined.
-        const others = (await listQuotesOfRequest(trx, request.id, 'active')).filter(
-          (other) => effectiveQuoteStatus(other.status, other.endTime, now) === 'active',
-        );
-        const declined: Quote[] = [];
-        for (const other of others) {
-          if (await setQuoteStatus(trx, other.id, 'active', 'declined', now)) {
-            declined.push({ ...other, status: 'declined', updatedAt: now });
-          }
-        }
+        const declined = await declineActiveQuotes(trx, request.id, now);
         const accepted: Quote = { ...quote, status: 'accepted', updatedAt: now };
         const acceptedRequest: QuoteRequest = {
           ...request,

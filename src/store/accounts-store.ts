@@ -42,8 +42,12 @@ export async function insertAccount(db: Executor, account: Account): Promise<voi
     .execute();
 }
 
+const selectAccount = compiledQuery((db, p: { id: string }) =>
+  db.selectFrom('accounts').selectAll().where('id', '=', p.id),
+);
+
 export async function findAccount(db: Executor, id: string): Promise<Account | null> {
-  const row = await db.selectFrom('accounts').selectAll().where('id', '=', id).executeTakeFirst();
+  const row = (await selectAccount(db, { id })).rows[0];
   return row ? toAccount(row) : null;
 }
 

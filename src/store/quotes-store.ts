@@ -107,15 +107,23 @@ export async function listQuotes(db: Executor, filter: QuoteFilter, page: PageRe
   return { items: rows.map(toQuote), total: Number(count.n) };
 }
 
-export async function listQuotesOfRequest(db: Executor, quoteRequestId: string, status: QuoteStatus) {
+/**
+ * Declines every quote of the request still active at `now` (quotes past their end are expired, never declined),
+ * in one statement; returns them as they are now, oldest first.
+ */
+export async function declineActiveQuotes(db: Executor, quoteRequestId: string, now: Date): Promise<Quote[]> {
   const rows = await db
-    .selectFrom('quotes')
-    .selectAll()
+    .updateTable('quotes')
+    .set({ status: 'declined', updated_at: now.getTime() })
     .where('quote_request_id', '=', quoteRequestId)
-    .where('status', '=', status)
-    .orderBy('created_at')
+    .where('status', '=', 'active')
+    // end_time is in whole seconds: end_time * 1000 > now  ⇔  end_time > floor(now / 1000).
+    .where('end_time', '>', Math.floor(now.getTime() / 1000))
+    .returningAll()
     .execute();
-  return rows.map(toQuote);
+  return rows
+    .map(toQuote)
+    .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || a.id.localeCompare(b.id));
 }
 
 export async function setQuoteStatus(
@@ -168,19 +176,24 @@ export async function expireStaleQuoteOfProvider(
   lpId: string,
   now: Date,
 ): Promise<Quote[]> {
-  const stale = await db
-    .selectFrom('quotes')
-    .selectAll()
-    .where('quote_request_id', '=', quoteRequestId)
-    .where('liquidity_provider_id', '=', lpId)
-    .where('status', '=', 'active')
-    .where('end_time', '<=', Math.floor(now.getTime() / 1000))
-    .execute();
-  const expired: Quote[] = [];
-  for (const row of stale) {
-    if (await setQuoteStatus(db, row.id, 'active', 'expired', now)) {
-      expired.push({ ...toQuote(row), status: 'expired', updatedAt: now });
-    }
-  }
-  return expired;
+  const { rows } = await expireStale(db, {
+    quoteRequestId,
+    lpId,
+    nowSeconds: Math.floor(now.getTime() / 1000),
+    nowMs: now.getTime(),
+  });
+  return rows.map(toQuote);
 }
+
+// On the LP quote path: one compiled statement, not a read and an update per stale quote.
+const expireStale = compiledQuery(
+  (db, p: { quoteRequestId: string; lpId: string; nowSeconds: number; nowMs: number }) =>
+    db
+      .updateTable('quotes')
+      .set({ status: 'expired', updated_at: p.nowMs })
+      .where('quote_request_id', '=', p.quoteRequestId)
+      .where('liquidity_provider_id', '=', p.lpId)
+      .where('status', '=', 'active')
+      .where('end_time', '<=', p.nowSeconds)
+      .returningAll(),
+);
