@@ -1,4 +1,3 @@
-import type { Transaction } from 'kysely';
 import {
   type Hex,
   keccak256,
@@ -22,7 +21,7 @@ import {
   setChainActionTxStatus,
 } from '../store/chain-action-txs-store.ts';
 import type { FerryDatabase } from '../store/database.ts';
-import type { Database } from '../store/schema.ts';
+import type { StoreTransaction } from '../store/db-types.ts';
 import {
   allocateNonce,
   type ChainAction,
@@ -315,7 +314,7 @@ export function createTransactionClient(deps: {
       kind: ChainActionKind;
       call: ContractCall;
       account: PrivateKeyAccount;
-      guard: (trx: Transaction<Database>) => Promise<boolean>;
+      guard: (trx: StoreTransaction) => Promise<boolean>;
     }): Promise<TxOutcome | null> {
       const { call, account } = input;
       const chain = chainOf(call.chain);
