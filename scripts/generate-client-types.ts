@@ -4,19 +4,14 @@
  *
  *   npm run generate:client
  *
- * The document is built by wiring the real app (createApp) on an in-memory SQLite database and a small static
- * chain registry: no chain is contacted and nothing listens. sdk/src/openapi-types.test.ts regenerates it in
- * memory and fails when the committed file differs.
+ * The document comes from scripts/openapi-document.ts (the real app, no chains, nothing listening).
+ * sdk/src/openapi-types.test.ts regenerates the file in memory and fails when the committed one differs.
  */
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import openapiTS, { astToString, type OpenAPI3 } from 'openapi-typescript';
-import { pino } from 'pino';
-import { createApp } from '../src/app.ts';
-import { createChainRegistry } from '../src/chains/chain-registry.ts';
-import { loadConfig } from '../src/config/config.ts';
+import openapiTS, { astToString } from 'openapi-typescript';
+import { buildOpenApiDocument } from './openapi-document.ts';
 
 export const CLIENT_TYPES_FILE = fileURLToPath(new URL('../sdk/src/openapi-types.ts', import.meta.url));
 
@@ -26,39 +21,6 @@ const HEADER = `/**
  * /openapi.json (scripts/generate-client-types.ts). sdk/src/openapi-types.test.ts fails when it is stale.
  */
 `;
-
-/** The OpenAPI document exactly as the server serves it, built without chains, network or a database file. */
-export async function buildOpenApiDocument(): Promise<OpenAPI3> {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ferry-openapi-'));
-  const config = loadConfig({
-    DATA_DIR: dataDir,
-    DATABASE_URL: 'sqlite::memory:',
-    CHAIN_REGISTRY: '',
-    LOG_LEVEL: 'silent',
-    WORKER: 'false',
-    PORT: '0',
-  });
-  const zero = (n: number) => `0x${n.toString(16).padStart(40, '0')}`;
-  const registry = createChainRegistry({
-    chains: [
-      {
-        name: 'example',
-        chainId: 1,
-        rpcUrl: 'http://127.0.0.1:1',
-        contracts: { escrow: zero(1), fill: zero(2) },
-        tokens: [{ symbol: 'USDC', address: zero(3), decimals: 6 }],
-      },
-    ],
-  });
-  const app = await createApp({ config, registry, log: pino({ level: 'silent' }) });
-  try {
-    await app.server.ready();
-    return JSON.parse(JSON.stringify(app.server.swagger())) as OpenAPI3;
-  } finally {
-    await app.close();
-    fs.rmSync(dataDir, { recursive: true, force: true });
-  }
-}
 
 /** The text of sdk/src/openapi-types.ts for the current routes. */
 export async function generateClientTypes(): Promise<string> {

@@ -15,29 +15,7 @@ export type paths = {
          * Liveness
          * @description The process is up.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "ok";
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["getLiveness"];
         put?: never;
         post?: never;
         delete?: never;
@@ -57,42 +35,7 @@ export type paths = {
          * Readiness
          * @description Ready for traffic: the database answers and the instance is not draining. 503 otherwise.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "ready";
-                        };
-                    };
-                };
-                /** @description Default Response */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "unavailable";
-                            reason: string;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["getReadiness"];
         put?: never;
         post?: never;
         delete?: never;
@@ -112,37 +55,7 @@ export type paths = {
          * Get a Sign-In with Ethereum nonce
          * @description A fresh nonce for an EIP-4361 message. Single use; valid for 10 minutes.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            nonce: string;
-                        };
-                    };
-                };
-                /** @description Every error the API answers has this body */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
+        get: operations["getSignInNonce"];
         put?: never;
         post?: never;
         delete?: never;
@@ -164,95 +77,7 @@ export type paths = {
          * Verify a signed sign-in message
          * @description Checks the EIP-4361 message (domain, nonce, chain, expiry) and its signature, and opens a session. Present it as `Authorization: Bearer <token>` on endpoints 1-10, acting as the money mover of that address. At most 10 sign-ins per minute per client IP (429 RATE_LIMITED) and 5 live sessions per address: a new session ends the oldest. An Idempotency-Key is ignored here (the answer holds a live token and is never stored).
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        message: string;
-                        signature: string;
-                        /**
-                         * @description EVM address, any case on input; returned EIP-55 checksummed
-                         * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
-                         */
-                        address: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            success: boolean;
-                            session: {
-                                token: string;
-                                /**
-                                 * @description EVM address, any case on input; returned EIP-55 checksummed
-                                 * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
-                                 */
-                                address: string;
-                                expiresAt: string;
-                                accountId: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Every error the API answers has this body */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error the API answers has this body */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error the API answers has this body */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error the API answers has this body */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error the API answers has this body */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
+        post: operations["verifySignIn"];
         delete?: never;
         options?: never;
         head?: never;
@@ -272,55 +97,7 @@ export type paths = {
          * End the current session
          * @description Revokes the bearer session at once and closes the session's open streams (WebSocket close 4001, SSE `session.ended`).
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            success: boolean;
-                        };
-                    };
-                };
-                /** @description Every error the API answers has this body */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error the API answers has this body */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error the API answers has this body */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
+        post: operations["logout"];
         delete?: never;
         options?: never;
         head?: never;
@@ -338,32 +115,725 @@ export type paths = {
          * List quote requests
          * @description Newest first. A money mover sees its own requests; a liquidity provider sees every open request (pass `status` to see others).
          */
-        get: {
-            parameters: {
-                query: {
-                    /** @description Page number, from 1 */
-                    page: number;
-                    /** @description Results per page, 1 to 100 */
-                    pageSize: number;
-                    /** @description Only requests created within this many seconds */
-                    timeWindow: number;
-                    status?: "open" | "accepted" | "expired" | "cancelled";
+        get: operations["listQuoteRequests"];
+        put?: never;
+        /**
+         * Create a quote request
+         * @description Asks liquidity providers to quote a cross-chain swap. The offerer must hold inputAmount of inputToken on inputChain (422 INSUFFICIENT_BALANCE otherwise; a reading that covered an earlier request of the same offerer may answer for BALANCE_CACHE_MS, 1 s by default, and the deposit checks on chain again). The request stays open for 120 s by default. inputAmount below the input token's minAmount (GET /api/public/chains) is 400 AMOUNT_TOO_SMALL; a recipient that is the zero address, a Ferry contract or a registry token is 400 VALIDATION_ERROR.
+         */
+        post: operations["createQuoteRequest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/quote-requests/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a quote request
+         * @description A money mover reads its own requests; a liquidity provider may read any request it could quote.
+         */
+        get: operations["getQuoteRequest"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/quotes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List quotes
+         * @description A money mover sees quotes on its own requests; a liquidity provider sees its own quotes. Defaults to active quotes.
+         */
+        get: operations["listQuotes"];
+        put?: never;
+        /**
+         * Quote an open request
+         * @description A liquidity provider offers outputAmount for an open request. The response carries the EIP-712 typed data the offerer will sign; its deadlines count from the chains' clocks. One active quote per provider per request. outputAmount, in the input token's decimals, may exceed inputAmount by at most MAX_QUOTE_PREMIUM_BPS (400 VALIDATION_ERROR), and the provider's fill address must hold it on the output chain (422 INSUFFICIENT_BALANCE, same BALANCE_CACHE_MS rule as the offerer's check).
+         */
+        post: operations["createQuote"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/quotes/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a quote
+         * @description The quote envelope, with the typed data to sign.
+         */
+        get: operations["getQuote"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/quotes/{id}/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Accept a quote
+         * @description Accepts the quote `id` and declines every other active quote of its request, atomically. The body may repeat the id as `quoteId`; it must then equal the path id. The quote then expires at its endTime unless executed through POST /api/v1/swaps.
+         */
+        post: operations["acceptQuote"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/swaps": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Execute a swap
+         * @description Submits the offerer's EIP-712 signature over an accepted quote's typed data and creates the order (201). The signature must recover the offerer (400 INVALID_SIGNATURE). Repeating the same request returns the same order with 200.
+         */
+        post: operations["executeSwap"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/orders": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List your orders
+         * @description Orders of the calling account, newest first. `accountType` picks the side the caller is on (default: the account's own type).
+         */
+        get: operations["listOrders"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/orders/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get an order
+         * @description One of the caller's orders. Another account's order answers 404 ORDER_NOT_FOUND.
+         */
+        get: operations["getOrder"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/account": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Your account
+         * @description The account behind the API key or session: its type and, for a liquidity provider, its fill address (the only wallet that may fill its orders). Clients check their credentials with it at start.
+         */
+        get: operations["getAccount"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/public/orders": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Recent orders (public)
+         * @description Protocol activity, newest first, without authentication. `address` matches offerer or recipient.
+         */
+        get: operations["listPublicOrders"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/public/orders/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One order (public)
+         * @description Any order by id, public view only, with its timeline: the `order.created` and `order.updated` events of the event log, oldest first, each carrying the order as it was then (status and tx hashes). An unknown id is 404 ORDER_NOT_FOUND.
+         */
+        get: operations["getPublicOrder"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/public/quotes/recent": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Latest quotes (public)
+         * @description The newest quotes, amounts and chains only: no account ids.
+         */
+        get: operations["listRecentQuotes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/public/chains": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Supported chains and tokens
+         * @description Every chain of the registry with its escrow (approve it before swapping) and fill contract, and its tokens. rpcUrl is shown only when public.
+         */
+        get: operations["listChains"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/public/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Live events (server-sent events)
+         * @description Every event of the event log as it happens, public views only, no authentication. Each event has `id:` (increasing), `event:` (its type) and `data:` `{id, type, occurredAt, data}`. Reconnect with the `Last-Event-ID` header (or `?lastEventId=`) to replay what was missed, up to the last 10,000 events; an older gap gets a `stream.reset` event. A `: heartbeat` comment comes every 15 s, and `event: shutdown` before the server closes the stream. At most 3 concurrent streams per API key, session, or anonymous IP (429 STREAM_LIMIT). A stream opened with a credential ends with it (logout, expiry, revocation): a final `session.ended` event, then the end of the response. See docs/events.md.
+         */
+        get: operations["streamEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/ws": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Live events (WebSocket)
+         * @description Upgrade to a WebSocket. Authenticate with x-api-key, Authorization: Bearer, or `?token=` (API key or session token); without credentials only the `public` channel is available. Send `{"op":"subscribe","channels":["public"|"quoteRequests"|"account"]}`, `unsubscribe`, or `ping`. At most 3 concurrent WebSockets per API key, session, or anonymous IP (429 STREAM_LIMIT before the upgrade). At most 20 messages per second per connection (burst 50): beyond, an error frame RATE_LIMITED, then close 1008. When the credential ends (logout, expiry, revocation) the server closes with 4001. A plain GET without the upgrade is 400. See docs/events.md for frames and close codes.
+         */
+        get: operations["openWebSocket"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+};
+export type webhooks = Record<string, never>;
+export type components = {
+    schemas: {
+        /** @description Every error the API answers has this body */
+        ErrorBody: {
+            /** @description Human-readable summary */
+            error: string;
+            /**
+             * @description Machine-readable code
+             * @enum {unknown}
+             */
+            code: "VALIDATION_ERROR" | "INVALID_TOKEN" | "INVALID_CHAIN" | "INVALID_SIGNATURE" | "AMOUNT_TOO_SMALL" | "UNAUTHORIZED" | "FORBIDDEN" | "ORDER_NOT_FOUND" | "QUOTE_NOT_FOUND" | "QUOTE_REQUEST_NOT_FOUND" | "NOT_FOUND" | "QUOTE_NOT_ACTIVE" | "QUOTE_REQUEST_CLOSED" | "IDEMPOTENCY_KEY_REUSED" | "CONFLICT" | "QUOTE_EXPIRED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "INSUFFICIENT_BALANCE" | "RATE_LIMITED" | "STREAM_LIMIT" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
+            details: {
+                /** @description Offending field, prefixed by its location: body., query., params., headers. */
+                path: string;
+                message: string;
+            }[];
+        };
+    };
+    responses: never;
+    parameters: never;
+    requestBodies: never;
+    headers: never;
+    pathItems: never;
+};
+export type $defs = Record<string, never>;
+export interface operations {
+    getLiveness: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
                 };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "ok";
                     };
-                    content: {
-                        "application/json": {
-                            message: string;
-                            data: {
+                };
+            };
+        };
+    };
+    getReadiness: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "ready";
+                    };
+                };
+            };
+            /** @description Default Response */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "unavailable";
+                        reason: string;
+                    };
+                };
+            };
+        };
+    };
+    getSignInNonce: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        nonce: string;
+                    };
+                };
+            };
+            /** @description Every error the API answers has this body */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    verifySignIn: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    message: string;
+                    signature: string;
+                    /**
+                     * @description EVM address, any case on input; returned EIP-55 checksummed
+                     * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
+                     */
+                    address: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        session: {
+                            token: string;
+                            /**
+                             * @description EVM address, any case on input; returned EIP-55 checksummed
+                             * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
+                             */
+                            address: string;
+                            expiresAt: string;
+                            accountId: string;
+                        };
+                    };
+                };
+            };
+            /** @description Every error the API answers has this body */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API answers has this body */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API answers has this body */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API answers has this body */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API answers has this body */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    logout: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                    };
+                };
+            };
+            /** @description Every error the API answers has this body */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API answers has this body */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API answers has this body */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listQuoteRequests: {
+        parameters: {
+            query: {
+                /** @description Page number, from 1 */
+                page: number;
+                /** @description Results per page, 1 to 100 */
+                pageSize: number;
+                /** @description Only requests created within this many seconds */
+                timeWindow: number;
+                status?: "open" | "accepted" | "expired" | "cancelled";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        data: {
+                            id: string;
+                            /**
+                             * @description EVM address, any case on input; returned EIP-55 checksummed
+                             * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
+                             */
+                            recipient: string;
+                            /**
+                             * @description EVM address, any case on input; returned EIP-55 checksummed
+                             * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
+                             */
+                            offerer: string;
+                            /**
+                             * @description EVM address, any case on input; returned EIP-55 checksummed
+                             * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
+                             */
+                            inputToken: string;
+                            /**
+                             * @description EVM address, any case on input; returned EIP-55 checksummed
+                             * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
+                             */
+                            outputToken: string;
+                            /**
+                             * @description Token amount in base units as a decimal integer string (1000000 is 1 USDC); at most 2^256-1
+                             * @example 1000000
+                             */
+                            inputAmount: string;
+                            /** @description Chain name from GET /api/public/chains */
+                            inputChain: string;
+                            /** @description Chain name from GET /api/public/chains */
+                            outputChain: string;
+                            /** @enum {unknown} */
+                            status: "open" | "accepted" | "expired" | "cancelled";
+                            acceptedQuoteId: string | null;
+                            /** @description ISO 8601 UTC with milliseconds */
+                            createdAt: string;
+                            /** @description ISO 8601 UTC with milliseconds */
+                            expiresAt: string;
+                        }[];
+                        /** @description Number of matching items on all pages */
+                        total: number;
+                        page: number;
+                        pageSize: number;
+                        totalPages: number;
+                    };
+                };
+            };
+            /** @description Every error the API answers has this body */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API answers has this body */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API answers has this body */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API answers has this body */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    createQuoteRequest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description EVM address, any case on input; returned EIP-55 checksummed
+                     * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
+                     */
+                    recipient: string;
+                    /**
+                     * @description EVM address, any case on input; returned EIP-55 checksummed
+                     * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
+                     */
+                    offerer: string;
+                    /**
+                     * @description EVM address, any case on input; returned EIP-55 checksummed
+                     * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
+                     */
+                    inputToken: string;
+                    /**
+                     * @description EVM address, any case on input; returned EIP-55 checksummed
+                     * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
+                     */
+                    outputToken: string;
+                    /**
+                     * @description Token amount in base units as a decimal integer string (1000000 is 1 USDC); at most 2^256-1
+                     * @example 1000000
+                     */
+                    inputAmount: string;
+                    /** @description Chain name from GET /api/public/chains */
+                    inputChain: string;
+                    /** @description Chain name from GET /api/public/chains */
+                    outputChain: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        data: {
+                            /** @description The quote request id (name kept from the interface specification) */
+                            quoteId: string;
+                            quoteRequestId: string;
+                            quoteRequest: {
                                 id: string;
                                 /**
                                  * @description EVM address, any case on input; returned EIP-55 checksummed
@@ -401,6 +871,303 @@ export type paths = {
                                 createdAt: string;
                                 /** @description ISO 8601 UTC with milliseconds */
                                 expiresAt: string;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Every error the API answers has this body */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API answers has this body */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API answers has this body */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API answers has this body */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API answers has this body */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API answers has this body */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API answers has this body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API answers has this body */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API answers has this body */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getQuoteRequest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        data: {
+                            /** @description The quote request id (name kept from the interface specification) */
+                            quoteId: string;
+                            quoteRequestId: string;
+                            quoteRequest: {
+                                id: string;
+                                /**
+                                 * @description EVM address, any case on input; returned EIP-55 checksummed
+                                 * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
+                                 */
+                                recipient: string;
+                                /**
+                                 * @description EVM address, any case on input; returned EIP-55 checksummed
+                                 * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
+                                 */
+                                offerer: string;
+                                /**
+                                 * @description EVM address, any case on input; returned EIP-55 checksummed
+                                 * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
+                                 */
+                                inputToken: string;
+                                /**
+                                 * @description EVM address, any case on input; returned EIP-55 checksummed
+                                 * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
+                                 */
+                                outputToken: string;
+                                /**
+                                 * @description Token amount in base units as a decimal integer string (1000000 is 1 USDC); at most 2^256-1
+                                 * @example 1000000
+                                 */
+                                inputAmount: string;
+                                /** @description Chain name from GET /api/public/chains */
+                                inputChain: string;
+                                /** @description Chain name from GET /api/public/chains */
+                                outputChain: string;
+                                /** @enum {unknown} */
+                                status: "open" | "accepted" | "expired" | "cancelled";
+                                acceptedQuoteId: string | null;
+                                /** @description ISO 8601 UTC with milliseconds */
+                                createdAt: string;
+                                /** @description ISO 8601 UTC with milliseconds */
+                                expiresAt: string;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Every error the API answers has this body */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API answers has this body */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API answers has this body */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API answers has this body */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API answers has this body */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listQuotes: {
+        parameters: {
+            query: {
+                /** @description Page number, from 1 */
+                page: number;
+                /** @description Results per page, 1 to 100 */
+                pageSize: number;
+                quoteRequestId?: string;
+                status: "active" | "accepted" | "declined" | "expired" | "withdrawn";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        data: {
+                            quotes: {
+                                id: string;
+                                quoteRequestId: string;
+                                liquidityProviderId: string;
+                                /**
+                                 * @description EVM address, any case on input; returned EIP-55 checksummed
+                                 * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
+                                 */
+                                offerer: string;
+                                /**
+                                 * @description EVM address, any case on input; returned EIP-55 checksummed
+                                 * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
+                                 */
+                                recipient: string;
+                                /**
+                                 * @description EVM address, any case on input; returned EIP-55 checksummed
+                                 * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
+                                 */
+                                inputToken: string;
+                                /**
+                                 * @description EVM address, any case on input; returned EIP-55 checksummed
+                                 * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
+                                 */
+                                outputToken: string;
+                                /**
+                                 * @description Token amount in base units as a decimal integer string (1000000 is 1 USDC); at most 2^256-1
+                                 * @example 1000000
+                                 */
+                                inputAmount: string;
+                                /**
+                                 * @description Token amount in base units as a decimal integer string (1000000 is 1 USDC); at most 2^256-1
+                                 * @example 1000000
+                                 */
+                                outputAmount: string;
+                                inputChain: string;
+                                outputChain: string;
+                                /** @description unix seconds */
+                                startTime: number;
+                                /** @description unix seconds; the quote cannot be accepted or executed after it */
+                                endTime: number;
+                                /** @description EIP-712 hash of typedData; also the blockchainOrderId */
+                                signingHash: string;
+                                /** @enum {unknown} */
+                                status: "active" | "accepted" | "declined" | "expired" | "withdrawn";
+                                /** @description ISO 8601 UTC with milliseconds */
+                                createdAt: string;
+                                orderId: string;
+                                /** @description EIP-712 typed data of the order; sign it exactly as received (eth_signTypedData_v4) */
+                                typedData: {
+                                    domain: {
+                                        name: string;
+                                        version: string;
+                                        chainId: number;
+                                        /**
+                                         * @description EVM address, any case on input; returned EIP-55 checksummed
+                                         * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
+                                         */
+                                        verifyingContract: string;
+                                    };
+                                    types: {
+                                        [key: string]: {
+                                            name: string;
+                                            type: string;
+                                        }[];
+                                    };
+                                    /** @enum {string} */
+                                    primaryType: "Order";
+                                    message: {
+                                        [key: string]: string;
+                                    };
+                                };
                             }[];
                             /** @description Number of matching items on all pages */
                             total: number;
@@ -410,633 +1177,125 @@ export type paths = {
                         };
                     };
                 };
-                /** @description Every error the API answers has this body */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error the API answers has this body */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error the API answers has this body */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error the API answers has this body */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
             };
-        };
-        put?: never;
-        /**
-         * Create a quote request
-         * @description Asks liquidity providers to quote a cross-chain swap. The offerer must hold inputAmount of inputToken on inputChain (422 INSUFFICIENT_BALANCE otherwise; a reading that covered an earlier request of the same offerer may answer for BALANCE_CACHE_MS, 1 s by default, and the deposit checks on chain again). The request stays open for 120 s by default. inputAmount below the input token's minAmount (GET /api/public/chains) is 400 AMOUNT_TOO_SMALL; a recipient that is the zero address, a Ferry contract or a registry token is 400 VALIDATION_ERROR.
-         */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
+            /** @description Every error the API answers has this body */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description EVM address, any case on input; returned EIP-55 checksummed
-                         * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
-                         */
-                        recipient: string;
-                        /**
-                         * @description EVM address, any case on input; returned EIP-55 checksummed
-                         * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
-                         */
-                        offerer: string;
-                        /**
-                         * @description EVM address, any case on input; returned EIP-55 checksummed
-                         * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
-                         */
-                        inputToken: string;
-                        /**
-                         * @description EVM address, any case on input; returned EIP-55 checksummed
-                         * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
-                         */
-                        outputToken: string;
-                        /**
-                         * @description Token amount in base units as a decimal integer string (1000000 is 1 USDC); at most 2^256-1
-                         * @example 1000000
-                         */
-                        inputAmount: string;
-                        /** @description Chain name from GET /api/public/chains */
-                        inputChain: string;
-                        /** @description Chain name from GET /api/public/chains */
-                        outputChain: string;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            message: string;
-                            data: {
-                                /** @description The quote request id (name kept from the interface specification) */
-                                quoteId: string;
-                                quoteRequestId: string;
-                                quoteRequest: {
-                                    id: string;
-                                    /**
-                                     * @description EVM address, any case on input; returned EIP-55 checksummed
-                                     * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
-                                     */
-                                    recipient: string;
-                                    /**
-                                     * @description EVM address, any case on input; returned EIP-55 checksummed
-                                     * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
-                                     */
-                                    offerer: string;
-                                    /**
-                                     * @description EVM address, any case on input; returned EIP-55 checksummed
-                                     * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
-                                     */
-                                    inputToken: string;
-                                    /**
-                                     * @description EVM address, any case on input; returned EIP-55 checksummed
-                                     * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
-                                     */
-                                    outputToken: string;
-                                    /**
-                                     * @description Token amount in base units as a decimal integer string (1000000 is 1 USDC); at most 2^256-1
-                                     * @example 1000000
-                                     */
-                                    inputAmount: string;
-                                    /** @description Chain name from GET /api/public/chains */
-                                    inputChain: string;
-                                    /** @description Chain name from GET /api/public/chains */
-                                    outputChain: string;
-                                    /** @enum {unknown} */
-                                    status: "open" | "accepted" | "expired" | "cancelled";
-                                    acceptedQuoteId: string | null;
-                                    /** @description ISO 8601 UTC with milliseconds */
-                                    createdAt: string;
-                                    /** @description ISO 8601 UTC with milliseconds */
-                                    expiresAt: string;
-                                };
-                            };
-                        };
-                    };
+            /** @description Every error the API answers has this body */
+            401: {
+                headers: {
+                    [name: string]: unknown;
                 };
-                /** @description Every error the API answers has this body */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
-                /** @description Every error the API answers has this body */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
+            };
+            /** @description Every error the API answers has this body */
+            403: {
+                headers: {
+                    [name: string]: unknown;
                 };
-                /** @description Every error the API answers has this body */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
-                /** @description Every error the API answers has this body */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
+            };
+            /** @description Every error the API answers has this body */
+            429: {
+                headers: {
+                    [name: string]: unknown;
                 };
-                /** @description Every error the API answers has this body */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error the API answers has this body */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error the API answers has this body */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error the API answers has this body */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error the API answers has this body */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
     };
-    "/api/v1/quote-requests/{id}": {
+    createQuote: {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        /**
-         * Get a quote request
-         * @description A money mover reads its own requests; a liquidity provider may read any request it could quote.
-         */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            message: string;
-                            data: {
-                                /** @description The quote request id (name kept from the interface specification) */
-                                quoteId: string;
-                                quoteRequestId: string;
-                                quoteRequest: {
-                                    id: string;
-                                    /**
-                                     * @description EVM address, any case on input; returned EIP-55 checksummed
-                                     * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
-                                     */
-                                    recipient: string;
-                                    /**
-                                     * @description EVM address, any case on input; returned EIP-55 checksummed
-                                     * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
-                                     */
-                                    offerer: string;
-                                    /**
-                                     * @description EVM address, any case on input; returned EIP-55 checksummed
-                                     * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
-                                     */
-                                    inputToken: string;
-                                    /**
-                                     * @description EVM address, any case on input; returned EIP-55 checksummed
-                                     * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
-                                     */
-                                    outputToken: string;
-                                    /**
-                                     * @description Token amount in base units as a decimal integer string (1000000 is 1 USDC); at most 2^256-1
-                                     * @example 1000000
-                                     */
-                                    inputAmount: string;
-                                    /** @description Chain name from GET /api/public/chains */
-                                    inputChain: string;
-                                    /** @description Chain name from GET /api/public/chains */
-                                    outputChain: string;
-                                    /** @enum {unknown} */
-                                    status: "open" | "accepted" | "expired" | "cancelled";
-                                    acceptedQuoteId: string | null;
-                                    /** @description ISO 8601 UTC with milliseconds */
-                                    createdAt: string;
-                                    /** @description ISO 8601 UTC with milliseconds */
-                                    expiresAt: string;
-                                };
-                            };
-                        };
-                    };
-                };
-                /** @description Every error the API answers has this body */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error the API answers has this body */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error the API answers has this body */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error the API answers has this body */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error the API answers has this body */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
+        requestBody: {
+            content: {
+                "application/json": {
+                    quoteRequestId: string;
+                    /**
+                     * @description Token amount in base units as a decimal integer string (1000000 is 1 USDC); at most 2^256-1
+                     * @example 1000000
+                     */
+                    outputAmount: string;
+                    /** @description Validity in seconds (default 60) */
+                    validFor?: number;
                 };
             };
         };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/quotes": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * List quotes
-         * @description A money mover sees quotes on its own requests; a liquidity provider sees its own quotes. Defaults to active quotes.
-         */
-        get: {
-            parameters: {
-                query: {
-                    /** @description Page number, from 1 */
-                    page: number;
-                    /** @description Results per page, 1 to 100 */
-                    pageSize: number;
-                    quoteRequestId?: string;
-                    status: "active" | "accepted" | "declined" | "expired" | "withdrawn";
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
                 };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            message: string;
-                            data: {
-                                quotes: {
-                                    id: string;
-                                    quoteRequestId: string;
-                                    liquidityProviderId: string;
-                                    /**
-                                     * @description EVM address, any case on input; returned EIP-55 checksummed
-                                     * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
-                                     */
-                                    offerer: string;
-                                    /**
-                                     * @description EVM address, any case on input; returned EIP-55 checksummed
-                                     * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
-                                     */
-                                    recipient: string;
-                                    /**
-                                     * @description EVM address, any case on input; returned EIP-55 checksummed
-                                     * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
-                                     */
-                                    inputToken: string;
-                                    /**
-                                     * @description EVM address, any case on input; returned EIP-55 checksummed
-                                     * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
-                                     */
-                                    outputToken: string;
-                                    /**
-                                     * @description Token amount in base units as a decimal integer string (1000000 is 1 USDC); at most 2^256-1
-                                     * @example 1000000
-                                     */
-                                    inputAmount: string;
-                                    /**
-                                     * @description Token amount in base units as a decimal integer string (1000000 is 1 USDC); at most 2^256-1
-                                     * @example 1000000
-                                     */
-                                    outputAmount: string;
-                                    inputChain: string;
-                                    outputChain: string;
-                                    /** @description unix seconds */
-                                    startTime: number;
-                                    /** @description unix seconds; the quote cannot be accepted or executed after it */
-                                    endTime: number;
-                                    /** @description EIP-712 hash of typedData; also the blockchainOrderId */
-                                    signingHash: string;
-                                    /** @enum {unknown} */
-                                    status: "active" | "accepted" | "declined" | "expired" | "withdrawn";
-                                    /** @description ISO 8601 UTC with milliseconds */
-                                    createdAt: string;
-                                    orderId: string;
-                                    /** @description EIP-712 typed data of the order; sign it exactly as received (eth_signTypedData_v4) */
-                                    typedData: {
-                                        domain: {
-                                            name: string;
-                                            version: string;
-                                            chainId: number;
-                                            /**
-                                             * @description EVM address, any case on input; returned EIP-55 checksummed
-                                             * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
-                                             */
-                                            verifyingContract: string;
-                                        };
-                                        types: {
-                                            [key: string]: {
-                                                name: string;
-                                                type: string;
-                                            }[];
-                                        };
-                                        /** @enum {string} */
-                                        primaryType: "Order";
-                                        message: {
-                                            [key: string]: string;
-                                        };
-                                    };
-                                }[];
-                                /** @description Number of matching items on all pages */
-                                total: number;
-                                page: number;
-                                pageSize: number;
-                                totalPages: number;
-                            };
-                        };
-                    };
-                };
-                /** @description Every error the API answers has this body */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error the API answers has this body */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error the API answers has this body */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error the API answers has this body */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
-        put?: never;
-        /**
-         * Quote an open request
-         * @description A liquidity provider offers outputAmount for an open request. The response carries the EIP-712 typed data the offerer will sign; its deadlines count from the chains' clocks. One active quote per provider per request. outputAmount, in the input token's decimals, may exceed inputAmount by at most MAX_QUOTE_PREMIUM_BPS (400 VALIDATION_ERROR), and the provider's fill address must hold it on the output chain (422 INSUFFICIENT_BALANCE, same BALANCE_CACHE_MS rule as the offerer's check).
-         */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
                 content: {
                     "application/json": {
-                        quoteRequestId: string;
-                        /**
-                         * @description Token amount in base units as a decimal integer string (1000000 is 1 USDC); at most 2^256-1
-                         * @example 1000000
-                         */
-                        outputAmount: string;
-                        /** @description Validity in seconds (default 60) */
-                        validFor?: number;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            message: string;
-                            data: {
-                                quoteId: string;
+                        message: string;
+                        data: {
+                            quoteId: string;
+                            orderId: string;
+                            quote: {
+                                id: string;
+                                quoteRequestId: string;
+                                liquidityProviderId: string;
+                                /**
+                                 * @description EVM address, any case on input; returned EIP-55 checksummed
+                                 * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
+                                 */
+                                offerer: string;
+                                /**
+                                 * @description EVM address, any case on input; returned EIP-55 checksummed
+                                 * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
+                                 */
+                                recipient: string;
+                                /**
+                                 * @description EVM address, any case on input; returned EIP-55 checksummed
+                                 * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
+                                 */
+                                inputToken: string;
+                                /**
+                                 * @description EVM address, any case on input; returned EIP-55 checksummed
+                                 * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
+                                 */
+                                outputToken: string;
+                                /**
+                                 * @description Token amount in base units as a decimal integer string (1000000 is 1 USDC); at most 2^256-1
+                                 * @example 1000000
+                                 */
+                                inputAmount: string;
+                                /**
+                                 * @description Token amount in base units as a decimal integer string (1000000 is 1 USDC); at most 2^256-1
+                                 * @example 1000000
+                                 */
+                                outputAmount: string;
+                                inputChain: string;
+                                outputChain: string;
+                                /** @description unix seconds */
+                                startTime: number;
+                                /** @description unix seconds; the quote cannot be accepted or executed after it */
+                                endTime: number;
+                                /** @description EIP-712 hash of typedData; also the blockchainOrderId */
+                                signingHash: string;
+                                /** @enum {unknown} */
+                                status: "active" | "accepted" | "declined" | "expired" | "withdrawn";
+                                /** @description ISO 8601 UTC with milliseconds */
+                                createdAt: string;
                                 orderId: string;
-                                quote: {
-                                    id: string;
-                                    quoteRequestId: string;
-                                    liquidityProviderId: string;
-                                    /**
-                                     * @description EVM address, any case on input; returned EIP-55 checksummed
-                                     * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
-                                     */
-                                    offerer: string;
-                                    /**
-                                     * @description EVM address, any case on input; returned EIP-55 checksummed
-                                     * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
-                                     */
-                                    recipient: string;
-                                    /**
-                                     * @description EVM address, any case on input; returned EIP-55 checksummed
-                                     * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
-                                     */
-                                    inputToken: string;
-                                    /**
-                                     * @description EVM address, any case on input; returned EIP-55 checksummed
-                                     * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
-                                     */
-                                    outputToken: string;
-                                    /**
-                                     * @description Token amount in base units as a decimal integer string (1000000 is 1 USDC); at most 2^256-1
-                                     * @example 1000000
-                                     */
-                                    inputAmount: string;
-                                    /**
-                                     * @description Token amount in base units as a decimal integer string (1000000 is 1 USDC); at most 2^256-1
-                                     * @example 1000000
-                                     */
-                                    outputAmount: string;
-                                    inputChain: string;
-                                    outputChain: string;
-                                    /** @description unix seconds */
-                                    startTime: number;
-                                    /** @description unix seconds; the quote cannot be accepted or executed after it */
-                                    endTime: number;
-                                    /** @description EIP-712 hash of typedData; also the blockchainOrderId */
-                                    signingHash: string;
-                                    /** @enum {unknown} */
-                                    status: "active" | "accepted" | "declined" | "expired" | "withdrawn";
-                                    /** @description ISO 8601 UTC with milliseconds */
-                                    createdAt: string;
-                                    orderId: string;
-                                    /** @description EIP-712 typed data of the order; sign it exactly as received (eth_signTypedData_v4) */
-                                    typedData: {
-                                        domain: {
-                                            name: string;
-                                            version: string;
-                                            chainId: number;
-                                            /**
-                                             * @description EVM address, any case on input; returned EIP-55 checksummed
-                                             * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
-                                             */
-                                            verifyingContract: string;
-                                        };
-                                        types: {
-                                            [key: string]: {
-                                                name: string;
-                                                type: string;
-                                            }[];
-                                        };
-                                        /** @enum {string} */
-                                        primaryType: "Order";
-                                        message: {
-                                            [key: string]: string;
-                                        };
-                                    };
-                                };
                                 /** @description EIP-712 typed data of the order; sign it exactly as received (eth_signTypedData_v4) */
                                 typedData: {
                                     domain: {
@@ -1062,212 +1321,195 @@ export type paths = {
                                     };
                                 };
                             };
+                            /** @description EIP-712 typed data of the order; sign it exactly as received (eth_signTypedData_v4) */
+                            typedData: {
+                                domain: {
+                                    name: string;
+                                    version: string;
+                                    chainId: number;
+                                    /**
+                                     * @description EVM address, any case on input; returned EIP-55 checksummed
+                                     * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
+                                     */
+                                    verifyingContract: string;
+                                };
+                                types: {
+                                    [key: string]: {
+                                        name: string;
+                                        type: string;
+                                    }[];
+                                };
+                                /** @enum {string} */
+                                primaryType: "Order";
+                                message: {
+                                    [key: string]: string;
+                                };
+                            };
                         };
                     };
                 };
-                /** @description Every error the API answers has this body */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
+            };
+            /** @description Every error the API answers has this body */
+            400: {
+                headers: {
+                    [name: string]: unknown;
                 };
-                /** @description Every error the API answers has this body */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
-                /** @description Every error the API answers has this body */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
+            };
+            /** @description Every error the API answers has this body */
+            401: {
+                headers: {
+                    [name: string]: unknown;
                 };
-                /** @description Every error the API answers has this body */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
-                /** @description Every error the API answers has this body */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
+            };
+            /** @description Every error the API answers has this body */
+            403: {
+                headers: {
+                    [name: string]: unknown;
                 };
-                /** @description Every error the API answers has this body */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
-                /** @description Every error the API answers has this body */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
+            };
+            /** @description Every error the API answers has this body */
+            404: {
+                headers: {
+                    [name: string]: unknown;
                 };
-                /** @description Every error the API answers has this body */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
-                /** @description Every error the API answers has this body */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
+            };
+            /** @description Every error the API answers has this body */
+            409: {
+                headers: {
+                    [name: string]: unknown;
                 };
-                /** @description Every error the API answers has this body */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API answers has this body */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API answers has this body */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API answers has this body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API answers has this body */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API answers has this body */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
     };
-    "/api/v1/quotes/{id}": {
+    getQuote: {
         parameters: {
             query?: never;
             header?: never;
-            path?: never;
+            path: {
+                id: string;
+            };
             cookie?: never;
         };
-        /**
-         * Get a quote
-         * @description The quote envelope, with the typed data to sign.
-         */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
                 };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            message: string;
-                            data: {
-                                quoteId: string;
+                content: {
+                    "application/json": {
+                        message: string;
+                        data: {
+                            quoteId: string;
+                            orderId: string;
+                            quote: {
+                                id: string;
+                                quoteRequestId: string;
+                                liquidityProviderId: string;
+                                /**
+                                 * @description EVM address, any case on input; returned EIP-55 checksummed
+                                 * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
+                                 */
+                                offerer: string;
+                                /**
+                                 * @description EVM address, any case on input; returned EIP-55 checksummed
+                                 * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
+                                 */
+                                recipient: string;
+                                /**
+                                 * @description EVM address, any case on input; returned EIP-55 checksummed
+                                 * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
+                                 */
+                                inputToken: string;
+                                /**
+                                 * @description EVM address, any case on input; returned EIP-55 checksummed
+                                 * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
+                                 */
+                                outputToken: string;
+                                /**
+                                 * @description Token amount in base units as a decimal integer string (1000000 is 1 USDC); at most 2^256-1
+                                 * @example 1000000
+                                 */
+                                inputAmount: string;
+                                /**
+                                 * @description Token amount in base units as a decimal integer string (1000000 is 1 USDC); at most 2^256-1
+                                 * @example 1000000
+                                 */
+                                outputAmount: string;
+                                inputChain: string;
+                                outputChain: string;
+                                /** @description unix seconds */
+                                startTime: number;
+                                /** @description unix seconds; the quote cannot be accepted or executed after it */
+                                endTime: number;
+                                /** @description EIP-712 hash of typedData; also the blockchainOrderId */
+                                signingHash: string;
+                                /** @enum {unknown} */
+                                status: "active" | "accepted" | "declined" | "expired" | "withdrawn";
+                                /** @description ISO 8601 UTC with milliseconds */
+                                createdAt: string;
                                 orderId: string;
-                                quote: {
-                                    id: string;
-                                    quoteRequestId: string;
-                                    liquidityProviderId: string;
-                                    /**
-                                     * @description EVM address, any case on input; returned EIP-55 checksummed
-                                     * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
-                                     */
-                                    offerer: string;
-                                    /**
-                                     * @description EVM address, any case on input; returned EIP-55 checksummed
-                                     * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
-                                     */
-                                    recipient: string;
-                                    /**
-                                     * @description EVM address, any case on input; returned EIP-55 checksummed
-                                     * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
-                                     */
-                                    inputToken: string;
-                                    /**
-                                     * @description EVM address, any case on input; returned EIP-55 checksummed
-                                     * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
-                                     */
-                                    outputToken: string;
-                                    /**
-                                     * @description Token amount in base units as a decimal integer string (1000000 is 1 USDC); at most 2^256-1
-                                     * @example 1000000
-                                     */
-                                    inputAmount: string;
-                                    /**
-                                     * @description Token amount in base units as a decimal integer string (1000000 is 1 USDC); at most 2^256-1
-                                     * @example 1000000
-                                     */
-                                    outputAmount: string;
-                                    inputChain: string;
-                                    outputChain: string;
-                                    /** @description unix seconds */
-                                    startTime: number;
-                                    /** @description unix seconds; the quote cannot be accepted or executed after it */
-                                    endTime: number;
-                                    /** @description EIP-712 hash of typedData; also the blockchainOrderId */
-                                    signingHash: string;
-                                    /** @enum {unknown} */
-                                    status: "active" | "accepted" | "declined" | "expired" | "withdrawn";
-                                    /** @description ISO 8601 UTC with milliseconds */
-                                    createdAt: string;
-                                    orderId: string;
-                                    /** @description EIP-712 typed data of the order; sign it exactly as received (eth_signTypedData_v4) */
-                                    typedData: {
-                                        domain: {
-                                            name: string;
-                                            version: string;
-                                            chainId: number;
-                                            /**
-                                             * @description EVM address, any case on input; returned EIP-55 checksummed
-                                             * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
-                                             */
-                                            verifyingContract: string;
-                                        };
-                                        types: {
-                                            [key: string]: {
-                                                name: string;
-                                                type: string;
-                                            }[];
-                                        };
-                                        /** @enum {string} */
-                                        primaryType: "Order";
-                                        message: {
-                                            [key: string]: string;
-                                        };
-                                    };
-                                };
                                 /** @description EIP-712 typed data of the order; sign it exactly as received (eth_signTypedData_v4) */
                                 typedData: {
                                     domain: {
@@ -1293,1035 +1535,390 @@ export type paths = {
                                     };
                                 };
                             };
+                            /** @description EIP-712 typed data of the order; sign it exactly as received (eth_signTypedData_v4) */
+                            typedData: {
+                                domain: {
+                                    name: string;
+                                    version: string;
+                                    chainId: number;
+                                    /**
+                                     * @description EVM address, any case on input; returned EIP-55 checksummed
+                                     * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
+                                     */
+                                    verifyingContract: string;
+                                };
+                                types: {
+                                    [key: string]: {
+                                        name: string;
+                                        type: string;
+                                    }[];
+                                };
+                                /** @enum {string} */
+                                primaryType: "Order";
+                                message: {
+                                    [key: string]: string;
+                                };
+                            };
                         };
                     };
                 };
-                /** @description Every error the API answers has this body */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
+            };
+            /** @description Every error the API answers has this body */
+            400: {
+                headers: {
+                    [name: string]: unknown;
                 };
-                /** @description Every error the API answers has this body */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
-                /** @description Every error the API answers has this body */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
+            };
+            /** @description Every error the API answers has this body */
+            401: {
+                headers: {
+                    [name: string]: unknown;
                 };
-                /** @description Every error the API answers has this body */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
-                /** @description Every error the API answers has this body */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
+            };
+            /** @description Every error the API answers has this body */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API answers has this body */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API answers has this body */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
     };
-    "/api/v1/quotes/{id}/accept": {
+    acceptQuote: {
         parameters: {
             query?: never;
             header?: never;
-            path?: never;
+            path: {
+                id: string;
+            };
             cookie?: never;
         };
-        get?: never;
-        put?: never;
-        /**
-         * Accept a quote
-         * @description Accepts the quote `id` and declines every other active quote of its request, atomically. The body may repeat the id as `quoteId`; it must then equal the path id. The quote then expires at its endTime unless executed through POST /api/v1/swaps.
-         */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
+        requestBody: {
+            content: {
+                "application/json": {
+                    quoteId?: string;
                 };
-                cookie?: never;
             };
-            requestBody: {
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
                 content: {
                     "application/json": {
-                        quoteId?: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            message: string;
-                            data: {
-                                acceptedQuote: {
-                                    id: string;
-                                    quoteRequestId: string;
-                                    liquidityProviderId: string;
-                                    /**
-                                     * @description EVM address, any case on input; returned EIP-55 checksummed
-                                     * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
-                                     */
-                                    offerer: string;
-                                    /**
-                                     * @description EVM address, any case on input; returned EIP-55 checksummed
-                                     * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
-                                     */
-                                    recipient: string;
-                                    /**
-                                     * @description EVM address, any case on input; returned EIP-55 checksummed
-                                     * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
-                                     */
-                                    inputToken: string;
-                                    /**
-                                     * @description EVM address, any case on input; returned EIP-55 checksummed
-                                     * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
-                                     */
-                                    outputToken: string;
-                                    /**
-                                     * @description Token amount in base units as a decimal integer string (1000000 is 1 USDC); at most 2^256-1
-                                     * @example 1000000
-                                     */
-                                    inputAmount: string;
-                                    /**
-                                     * @description Token amount in base units as a decimal integer string (1000000 is 1 USDC); at most 2^256-1
-                                     * @example 1000000
-                                     */
-                                    outputAmount: string;
-                                    inputChain: string;
-                                    outputChain: string;
-                                    /** @description unix seconds */
-                                    startTime: number;
-                                    /** @description unix seconds; the quote cannot be accepted or executed after it */
-                                    endTime: number;
-                                    /** @description EIP-712 hash of typedData; also the blockchainOrderId */
-                                    signingHash: string;
-                                    /** @enum {unknown} */
-                                    status: "active" | "accepted" | "declined" | "expired" | "withdrawn";
-                                    /** @description ISO 8601 UTC with milliseconds */
-                                    createdAt: string;
-                                    orderId: string;
-                                    /** @description EIP-712 typed data of the order; sign it exactly as received (eth_signTypedData_v4) */
-                                    typedData: {
-                                        domain: {
+                        message: string;
+                        data: {
+                            acceptedQuote: {
+                                id: string;
+                                quoteRequestId: string;
+                                liquidityProviderId: string;
+                                /**
+                                 * @description EVM address, any case on input; returned EIP-55 checksummed
+                                 * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
+                                 */
+                                offerer: string;
+                                /**
+                                 * @description EVM address, any case on input; returned EIP-55 checksummed
+                                 * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
+                                 */
+                                recipient: string;
+                                /**
+                                 * @description EVM address, any case on input; returned EIP-55 checksummed
+                                 * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
+                                 */
+                                inputToken: string;
+                                /**
+                                 * @description EVM address, any case on input; returned EIP-55 checksummed
+                                 * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
+                                 */
+                                outputToken: string;
+                                /**
+                                 * @description Token amount in base units as a decimal integer string (1000000 is 1 USDC); at most 2^256-1
+                                 * @example 1000000
+                                 */
+                                inputAmount: string;
+                                /**
+                                 * @description Token amount in base units as a decimal integer string (1000000 is 1 USDC); at most 2^256-1
+                                 * @example 1000000
+                                 */
+                                outputAmount: string;
+                                inputChain: string;
+                                outputChain: string;
+                                /** @description unix seconds */
+                                startTime: number;
+                                /** @description unix seconds; the quote cannot be accepted or executed after it */
+                                endTime: number;
+                                /** @description EIP-712 hash of typedData; also the blockchainOrderId */
+                                signingHash: string;
+                                /** @enum {unknown} */
+                                status: "active" | "accepted" | "declined" | "expired" | "withdrawn";
+                                /** @description ISO 8601 UTC with milliseconds */
+                                createdAt: string;
+                                orderId: string;
+                                /** @description EIP-712 typed data of the order; sign it exactly as received (eth_signTypedData_v4) */
+                                typedData: {
+                                    domain: {
+                                        name: string;
+                                        version: string;
+                                        chainId: number;
+                                        /**
+                                         * @description EVM address, any case on input; returned EIP-55 checksummed
+                                         * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
+                                         */
+                                        verifyingContract: string;
+                                    };
+                                    types: {
+                                        [key: string]: {
                                             name: string;
-                                            version: string;
-                                            chainId: number;
-                                            /**
-                                             * @description EVM address, any case on input; returned EIP-55 checksummed
-                                             * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
-                                             */
-                                            verifyingContract: string;
-                                        };
-                                        types: {
-                                            [key: string]: {
-                                                name: string;
-                                                type: string;
-                                            }[];
-                                        };
-                                        /** @enum {string} */
-                                        primaryType: "Order";
-                                        message: {
-                                            [key: string]: string;
-                                        };
+                                            type: string;
+                                        }[];
+                                    };
+                                    /** @enum {string} */
+                                    primaryType: "Order";
+                                    message: {
+                                        [key: string]: string;
                                     };
                                 };
-                                quoteRequest: {
-                                    id: string;
-                                    /**
-                                     * @description EVM address, any case on input; returned EIP-55 checksummed
-                                     * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
-                                     */
-                                    recipient: string;
-                                    /**
-                                     * @description EVM address, any case on input; returned EIP-55 checksummed
-                                     * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
-                                     */
-                                    offerer: string;
-                                    /**
-                                     * @description EVM address, any case on input; returned EIP-55 checksummed
-                                     * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
-                                     */
-                                    inputToken: string;
-                                    /**
-                                     * @description EVM address, any case on input; returned EIP-55 checksummed
-                                     * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
-                                     */
-                                    outputToken: string;
-                                    /**
-                                     * @description Token amount in base units as a decimal integer string (1000000 is 1 USDC); at most 2^256-1
-                                     * @example 1000000
-                                     */
-                                    inputAmount: string;
-                                    /** @description Chain name from GET /api/public/chains */
-                                    inputChain: string;
-                                    /** @description Chain name from GET /api/public/chains */
-                                    outputChain: string;
-                                    /** @enum {unknown} */
-                                    status: "open" | "accepted" | "expired" | "cancelled";
-                                    acceptedQuoteId: string | null;
-                                    /** @description ISO 8601 UTC with milliseconds */
-                                    createdAt: string;
-                                    /** @description ISO 8601 UTC with milliseconds */
-                                    expiresAt: string;
-                                };
-                                declinedQuotes: {
-                                    id: string;
-                                    quoteRequestId: string;
-                                    liquidityProviderId: string;
-                                    /**
-                                     * @description EVM address, any case on input; returned EIP-55 checksummed
-                                     * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
-                                     */
-                                    offerer: string;
-                                    /**
-                                     * @description EVM address, any case on input; returned EIP-55 checksummed
-                                     * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
-                                     */
-                                    recipient: string;
-                                    /**
-                                     * @description EVM address, any case on input; returned EIP-55 checksummed
-                                     * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
-                                     */
-                                    inputToken: string;
-                                    /**
-                                     * @description EVM address, any case on input; returned EIP-55 checksummed
-                                     * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
-                                     */
-                                    outputToken: string;
-                                    /**
-                                     * @description Token amount in base units as a decimal integer string (1000000 is 1 USDC); at most 2^256-1
-                                     * @example 1000000
-                                     */
-                                    inputAmount: string;
-                                    /**
-                                     * @description Token amount in base units as a decimal integer string (1000000 is 1 USDC); at most 2^256-1
-                                     * @example 1000000
-                                     */
-                                    outputAmount: string;
-                                    inputChain: string;
-                                    outputChain: string;
-                                    /** @description unix seconds */
-                                    startTime: number;
-                                    /** @description unix seconds; the quote cannot be accepted or executed after it */
-                                    endTime: number;
-                                    /** @description EIP-712 hash of typedData; also the blockchainOrderId */
-                                    signingHash: string;
-                                    /** @enum {unknown} */
-                                    status: "active" | "accepted" | "declined" | "expired" | "withdrawn";
-                                    /** @description ISO 8601 UTC with milliseconds */
-                                    createdAt: string;
-                                    orderId: string;
-                                    /** @description EIP-712 typed data of the order; sign it exactly as received (eth_signTypedData_v4) */
-                                    typedData: {
-                                        domain: {
-                                            name: string;
-                                            version: string;
-                                            chainId: number;
-                                            /**
-                                             * @description EVM address, any case on input; returned EIP-55 checksummed
-                                             * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
-                                             */
-                                            verifyingContract: string;
-                                        };
-                                        types: {
-                                            [key: string]: {
-                                                name: string;
-                                                type: string;
-                                            }[];
-                                        };
-                                        /** @enum {string} */
-                                        primaryType: "Order";
-                                        message: {
-                                            [key: string]: string;
-                                        };
-                                    };
-                                }[];
-                                declinedCount: number;
                             };
+                            quoteRequest: {
+                                id: string;
+                                /**
+                                 * @description EVM address, any case on input; returned EIP-55 checksummed
+                                 * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
+                                 */
+                                recipient: string;
+                                /**
+                                 * @description EVM address, any case on input; returned EIP-55 checksummed
+                                 * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
+                                 */
+                                offerer: string;
+                                /**
+                                 * @description EVM address, any case on input; returned EIP-55 checksummed
+                                 * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
+                                 */
+                                inputToken: string;
+                                /**
+                                 * @description EVM address, any case on input; returned EIP-55 checksummed
+                                 * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
+                                 */
+                                outputToken: string;
+                                /**
+                                 * @description Token amount in base units as a decimal integer string (1000000 is 1 USDC); at most 2^256-1
+                                 * @example 1000000
+                                 */
+                                inputAmount: string;
+                                /** @description Chain name from GET /api/public/chains */
+                                inputChain: string;
+                                /** @description Chain name from GET /api/public/chains */
+                                outputChain: string;
+                                /** @enum {unknown} */
+                                status: "open" | "accepted" | "expired" | "cancelled";
+                                acceptedQuoteId: string | null;
+                                /** @description ISO 8601 UTC with milliseconds */
+                                createdAt: string;
+                                /** @description ISO 8601 UTC with milliseconds */
+                                expiresAt: string;
+                            };
+                            declinedQuotes: {
+                                id: string;
+                                quoteRequestId: string;
+                                liquidityProviderId: string;
+                                /**
+                                 * @description EVM address, any case on input; returned EIP-55 checksummed
+                                 * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
+                                 */
+                                offerer: string;
+                                /**
+                                 * @description EVM address, any case on input; returned EIP-55 checksummed
+                                 * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
+                                 */
+                                recipient: string;
+                                /**
+                                 * @description EVM address, any case on input; returned EIP-55 checksummed
+                                 * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
+                                 */
+                                inputToken: string;
+                                /**
+                                 * @description EVM address, any case on input; returned EIP-55 checksummed
+                                 * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
+                                 */
+                                outputToken: string;
+                                /**
+                                 * @description Token amount in base units as a decimal integer string (1000000 is 1 USDC); at most 2^256-1
+                                 * @example 1000000
+                                 */
+                                inputAmount: string;
+                                /**
+                                 * @description Token amount in base units as a decimal integer string (1000000 is 1 USDC); at most 2^256-1
+                                 * @example 1000000
+                                 */
+                                outputAmount: string;
+                                inputChain: string;
+                                outputChain: string;
+                                /** @description unix seconds */
+                                startTime: number;
+                                /** @description unix seconds; the quote cannot be accepted or executed after it */
+                                endTime: number;
+                                /** @description EIP-712 hash of typedData; also the blockchainOrderId */
+                                signingHash: string;
+                                /** @enum {unknown} */
+                                status: "active" | "accepted" | "declined" | "expired" | "withdrawn";
+                                /** @description ISO 8601 UTC with milliseconds */
+                                createdAt: string;
+                                orderId: string;
+                                /** @description EIP-712 typed data of the order; sign it exactly as received (eth_signTypedData_v4) */
+                                typedData: {
+                                    domain: {
+                                        name: string;
+                                        version: string;
+                                        chainId: number;
+                                        /**
+                                         * @description EVM address, any case on input; returned EIP-55 checksummed
+                                         * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
+                                         */
+                                        verifyingContract: string;
+                                    };
+                                    types: {
+                                        [key: string]: {
+                                            name: string;
+                                            type: string;
+                                        }[];
+                                    };
+                                    /** @enum {string} */
+                                    primaryType: "Order";
+                                    message: {
+                                        [key: string]: string;
+                                    };
+                                };
+                            }[];
+                            declinedCount: number;
                         };
                     };
                 };
-                /** @description Every error the API answers has this body */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
+            };
+            /** @description Every error the API answers has this body */
+            400: {
+                headers: {
+                    [name: string]: unknown;
                 };
-                /** @description Every error the API answers has this body */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
-                /** @description Every error the API answers has this body */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
+            };
+            /** @description Every error the API answers has this body */
+            401: {
+                headers: {
+                    [name: string]: unknown;
                 };
-                /** @description Every error the API answers has this body */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
-                /** @description Every error the API answers has this body */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
+            };
+            /** @description Every error the API answers has this body */
+            403: {
+                headers: {
+                    [name: string]: unknown;
                 };
-                /** @description Every error the API answers has this body */
-                410: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
-                /** @description Every error the API answers has this body */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
+            };
+            /** @description Every error the API answers has this body */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API answers has this body */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API answers has this body */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API answers has this body */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
     };
-    "/api/v1/swaps": {
+    executeSwap: {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        get?: never;
-        put?: never;
-        /**
-         * Execute a swap
-         * @description Submits the offerer's EIP-712 signature over an accepted quote's typed data and creates the order (201). The signature must recover the offerer (400 INVALID_SIGNATURE). Repeating the same request returns the same order with 200.
-         */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
+        requestBody: {
+            content: {
+                "application/json": {
+                    orderId: string;
+                    quoteId: string;
+                    /** @description 65-byte (or 64-byte EIP-2098) hex signature */
+                    signature: string;
+                };
             };
-            requestBody: {
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
                 content: {
                     "application/json": {
-                        orderId: string;
-                        quoteId: string;
-                        /** @description 65-byte (or 64-byte EIP-2098) hex signature */
-                        signature: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            message: string;
-                            data: {
-                                orderId: string;
-                                blockchainOrderId: string;
-                                order: {
-                                    orderId: string;
-                                    quoteId: string;
-                                    quoteRequestId: string;
-                                    blockchainOrderId: string;
-                                    /** @description The offerer's EIP-712 signature. Served to the order's money mover only; absent for the liquidity provider (with it, anyone could deposit the order into the escrow). */
-                                    signature?: string;
-                                    /** @enum {unknown} */
-                                    status: "created" | "deposited" | "filled" | "completed" | "failed" | "refunded";
-                                    moneyMoverAccountId: string;
-                                    liquidityProviderAccountId: string;
-                                    details: {
-                                        /**
-                                         * @description EVM address, any case on input; returned EIP-55 checksummed
-                                         * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
-                                         */
-                                        offerer: string;
-                                        /**
-                                         * @description EVM address, any case on input; returned EIP-55 checksummed
-                                         * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
-                                         */
-                                        recipient: string;
-                                        /**
-                                         * @description EVM address, any case on input; returned EIP-55 checksummed
-                                         * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
-                                         */
-                                        inputToken: string;
-                                        /**
-                                         * @description EVM address, any case on input; returned EIP-55 checksummed
-                                         * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
-                                         */
-                                        outputToken: string;
-                                        /**
-                                         * @description Token amount in base units as a decimal integer string (1000000 is 1 USDC); at most 2^256-1
-                                         * @example 1000000
-                                         */
-                                        inputAmount: string;
-                                        /**
-                                         * @description Token amount in base units as a decimal integer string (1000000 is 1 USDC); at most 2^256-1
-                                         * @example 1000000
-                                         */
-                                        outputAmount: string;
-                                        inputChain: string;
-                                        outputChain: string;
-                                        blockchainOrderId: string;
-                                        srcChainTxHash: string | null;
-                                        dstChainTxHash: string | null;
-                                        settlementTxHash: string | null;
-                                    };
-                                    /** @description ISO 8601 UTC with milliseconds */
-                                    createdAt: string;
-                                    /** @description ISO 8601 UTC with milliseconds */
-                                    updatedAt: string;
-                                    completedAt: string | null;
-                                    failureReason: string | null;
-                                    createdBy: string;
-                                    updatedBy: string;
-                                    metadata: {
-                                        [key: string]: unknown;
-                                    };
-                                    quote?: {
-                                        id: string;
-                                        quoteRequestId: string;
-                                        liquidityProviderId: string;
-                                        /**
-                                         * @description EVM address, any case on input; returned EIP-55 checksummed
-                                         * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
-                                         */
-                                        offerer: string;
-                                        /**
-                                         * @description EVM address, any case on input; returned EIP-55 checksummed
-                                         * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
-                                         */
-                                        recipient: string;
-                                        /**
-                                         * @description EVM address, any case on input; returned EIP-55 checksummed
-                                         * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
-                                         */
-                                        inputToken: string;
-                                        /**
-                                         * @description EVM address, any case on input; returned EIP-55 checksummed
-                                         * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
-                                         */
-                                        outputToken: string;
-                                        /**
-                                         * @description Token amount in base units as a decimal integer string (1000000 is 1 USDC); at most 2^256-1
-                                         * @example 1000000
-                                         */
-                                        inputAmount: string;
-                                        /**
-                                         * @description Token amount in base units as a decimal integer string (1000000 is 1 USDC); at most 2^256-1
-                                         * @example 1000000
-                                         */
-                                        outputAmount: string;
-                                        inputChain: string;
-                                        outputChain: string;
-                                        /** @description unix seconds */
-                                        startTime: number;
-                                        /** @description unix seconds; the quote cannot be accepted or executed after it */
-                                        endTime: number;
-                                        /** @description EIP-712 hash of typedData; also the blockchainOrderId */
-                                        signingHash: string;
-                                        /** @enum {unknown} */
-                                        status: "active" | "accepted" | "declined" | "expired" | "withdrawn";
-                                        /** @description ISO 8601 UTC with milliseconds */
-                                        createdAt: string;
-                                        orderId: string;
-                                        /** @description EIP-712 typed data of the order; sign it exactly as received (eth_signTypedData_v4) */
-                                        typedData: {
-                                            domain: {
-                                                name: string;
-                                                version: string;
-                                                chainId: number;
-                                                /**
-                                                 * @description EVM address, any case on input; returned EIP-55 checksummed
-                                                 * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
-                                                 */
-                                                verifyingContract: string;
-                                            };
-                                            types: {
-                                                [key: string]: {
-                                                    name: string;
-                                                    type: string;
-                                                }[];
-                                            };
-                                            /** @enum {string} */
-                                            primaryType: "Order";
-                                            message: {
-                                                [key: string]: string;
-                                            };
-                                        };
-                                    };
-                                };
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            message: string;
-                            data: {
-                                orderId: string;
-                                blockchainOrderId: string;
-                                order: {
-                                    orderId: string;
-                                    quoteId: string;
-                                    quoteRequestId: string;
-                                    blockchainOrderId: string;
-                                    /** @description The offerer's EIP-712 signature. Served to the order's money mover only; absent for the liquidity provider (with it, anyone could deposit the order into the escrow). */
-                                    signature?: string;
-                                    /** @enum {unknown} */
-                                    status: "created" | "deposited" | "filled" | "completed" | "failed" | "refunded";
-                                    moneyMoverAccountId: string;
-                                    liquidityProviderAccountId: string;
-                                    details: {
-                                        /**
-                                         * @description EVM address, any case on input; returned EIP-55 checksummed
-                                         * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
-                                         */
-                                        offerer: string;
-                                        /**
-                                         * @description EVM address, any case on input; returned EIP-55 checksummed
-                                         * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
-                                         */
-                                        recipient: string;
-                                        /**
-                                         * @description EVM address, any case on input; returned EIP-55 checksummed
-                                         * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
-                                         */
-                                        inputToken: string;
-                                        /**
-                                         * @description EVM address, any case on input; returned EIP-55 checksummed
-                                         * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
-                                         */
-                                        outputToken: string;
-                                        /**
-                                         * @description Token amount in base units as a decimal integer string (1000000 is 1 USDC); at most 2^256-1
-                                         * @example 1000000
-                                         */
-                                        inputAmount: string;
-                                        /**
-                                         * @description Token amount in base units as a decimal integer string (1000000 is 1 USDC); at most 2^256-1
-                                         * @example 1000000
-                                         */
-                                        outputAmount: string;
-                                        inputChain: string;
-                                        outputChain: string;
-                                        blockchainOrderId: string;
-                                        srcChainTxHash: string | null;
-                                        dstChainTxHash: string | null;
-                                        settlementTxHash: string | null;
-                                    };
-                                    /** @description ISO 8601 UTC with milliseconds */
-                                    createdAt: string;
-                                    /** @description ISO 8601 UTC with milliseconds */
-                                    updatedAt: string;
-                                    completedAt: string | null;
-                                    failureReason: string | null;
-                                    createdBy: string;
-                                    updatedBy: string;
-                                    metadata: {
-                                        [key: string]: unknown;
-                                    };
-                                    quote?: {
-                                        id: string;
-                                        quoteRequestId: string;
-                                        liquidityProviderId: string;
-                                        /**
-                                         * @description EVM address, any case on input; returned EIP-55 checksummed
-                                         * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
-                                         */
-                                        offerer: string;
-                                        /**
-                                         * @description EVM address, any case on input; returned EIP-55 checksummed
-                                         * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
-                                         */
-                                        recipient: string;
-                                        /**
-                                         * @description EVM address, any case on input; returned EIP-55 checksummed
-                                         * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
-                                         */
-                                        inputToken: string;
-                                        /**
-                                         * @description EVM address, any case on input; returned EIP-55 checksummed
-                                         * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
-                                         */
-                                        outputToken: string;
-                                        /**
-                                         * @description Token amount in base units as a decimal integer string (1000000 is 1 USDC); at most 2^256-1
-                                         * @example 1000000
-                                         */
-                                        inputAmount: string;
-                                        /**
-                                         * @description Token amount in base units as a decimal integer string (1000000 is 1 USDC); at most 2^256-1
-                                         * @example 1000000
-                                         */
-                                        outputAmount: string;
-                                        inputChain: string;
-                                        outputChain: string;
-                                        /** @description unix seconds */
-                                        startTime: number;
-                                        /** @description unix seconds; the quote cannot be accepted or executed after it */
-                                        endTime: number;
-                                        /** @description EIP-712 hash of typedData; also the blockchainOrderId */
-                                        signingHash: string;
-                                        /** @enum {unknown} */
-                                        status: "active" | "accepted" | "declined" | "expired" | "withdrawn";
-                                        /** @description ISO 8601 UTC with milliseconds */
-                                        createdAt: string;
-                                        orderId: string;
-                                        /** @description EIP-712 typed data of the order; sign it exactly as received (eth_signTypedData_v4) */
-                                        typedData: {
-                                            domain: {
-                                                name: string;
-                                                version: string;
-                                                chainId: number;
-                                                /**
-                                                 * @description EVM address, any case on input; returned EIP-55 checksummed
-                                                 * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
-                                                 */
-                                                verifyingContract: string;
-                                            };
-                                            types: {
-                                                [key: string]: {
-                                                    name: string;
-                                                    type: string;
-                                                }[];
-                                            };
-                                            /** @enum {string} */
-                                            primaryType: "Order";
-                                            message: {
-                                                [key: string]: string;
-                                            };
-                                        };
-                                    };
-                                };
-                            };
-                        };
-                    };
-                };
-                /** @description Every error the API answers has this body */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error the API answers has this body */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error the API answers has this body */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error the API answers has this body */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error the API answers has this body */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error the API answers has this body */
-                410: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error the API answers has this body */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error the API answers has this body */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error the API answers has this body */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/orders": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * List your orders
-         * @description Orders of the calling account, newest first. `accountType` picks the side the caller is on (default: the account's own type).
-         */
-        get: {
-            parameters: {
-                query: {
-                    /** @description Page number, from 1 */
-                    page: number;
-                    /** @description Results per page, 1 to 100 */
-                    pageSize: number;
-                    status?: "created" | "deposited" | "filled" | "completed" | "failed" | "refunded";
-                    accountType?: "moneyMover" | "liquidityProvider";
-                    /** @description Embed each order's quote as `quote` */
-                    includeQuote: boolean;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            message: string;
-                            data: {
-                                orders: {
-                                    orderId: string;
-                                    quoteId: string;
-                                    quoteRequestId: string;
-                                    blockchainOrderId: string;
-                                    /** @description The offerer's EIP-712 signature. Served to the order's money mover only; absent for the liquidity provider (with it, anyone could deposit the order into the escrow). */
-                                    signature?: string;
-                                    /** @enum {unknown} */
-                                    status: "created" | "deposited" | "filled" | "completed" | "failed" | "refunded";
-                                    moneyMoverAccountId: string;
-                                    liquidityProviderAccountId: string;
-                                    details: {
-                                        /**
-                                         * @description EVM address, any case on input; returned EIP-55 checksummed
-                                         * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
-                                         */
-                                        offerer: string;
-                                        /**
-                                         * @description EVM address, any case on input; returned EIP-55 checksummed
-                                         * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
-                                         */
-                                        recipient: string;
-                                        /**
-                                         * @description EVM address, any case on input; returned EIP-55 checksummed
-                                         * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
-                                         */
-                                        inputToken: string;
-                                        /**
-                                         * @description EVM address, any case on input; returned EIP-55 checksummed
-                                         * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
-                                         */
-                                        outputToken: string;
-                                        /**
-                                         * @description Token amount in base units as a decimal integer string (1000000 is 1 USDC); at most 2^256-1
-                                         * @example 1000000
-                                         */
-                                        inputAmount: string;
-                                        /**
-                                         * @description Token amount in base units as a decimal integer string (1000000 is 1 USDC); at most 2^256-1
-                                         * @example 1000000
-                                         */
-                                        outputAmount: string;
-                                        inputChain: string;
-                                        outputChain: string;
-                                        blockchainOrderId: string;
-                                        srcChainTxHash: string | null;
-                                        dstChainTxHash: string | null;
-                                        settlementTxHash: string | null;
-                                    };
-                                    /** @description ISO 8601 UTC with milliseconds */
-                                    createdAt: string;
-                                    /** @description ISO 8601 UTC with milliseconds */
-                                    updatedAt: string;
-                                    completedAt: string | null;
-                                    failureReason: string | null;
-                                    createdBy: string;
-                                    updatedBy: string;
-                                    metadata: {
-                                        [key: string]: unknown;
-                                    };
-                                    quote?: {
-                                        id: string;
-                                        quoteRequestId: string;
-                                        liquidityProviderId: string;
-                                        /**
-                                         * @description EVM address, any case on input; returned EIP-55 checksummed
-                                         * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
-                                         */
-                                        offerer: string;
-                                        /**
-                                         * @description EVM address, any case on input; returned EIP-55 checksummed
-                                         * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
-                                         */
-                                        recipient: string;
-                                        /**
-                                         * @description EVM address, any case on input; returned EIP-55 checksummed
-                                         * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
-                                         */
-                                        inputToken: string;
-                                        /**
-                                         * @description EVM address, any case on input; returned EIP-55 checksummed
-                                         * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
-                                         */
-                                        outputToken: string;
-                                        /**
-                                         * @description Token amount in base units as a decimal integer string (1000000 is 1 USDC); at most 2^256-1
-                                         * @example 1000000
-                                         */
-                                        inputAmount: string;
-                                        /**
-                                         * @description Token amount in base units as a decimal integer string (1000000 is 1 USDC); at most 2^256-1
-                                         * @example 1000000
-                                         */
-                                        outputAmount: string;
-                                        inputChain: string;
-                                        outputChain: string;
-                                        /** @description unix seconds */
-                                        startTime: number;
-                                        /** @description unix seconds; the quote cannot be accepted or executed after it */
-                                        endTime: number;
-                                        /** @description EIP-712 hash of typedData; also the blockchainOrderId */
-                                        signingHash: string;
-                                        /** @enum {unknown} */
-                                        status: "active" | "accepted" | "declined" | "expired" | "withdrawn";
-                                        /** @description ISO 8601 UTC with milliseconds */
-                                        createdAt: string;
-                                        orderId: string;
-                                        /** @description EIP-712 typed data of the order; sign it exactly as received (eth_signTypedData_v4) */
-                                        typedData: {
-                                            domain: {
-                                                name: string;
-                                                version: string;
-                                                chainId: number;
-                                                /**
-                                                 * @description EVM address, any case on input; returned EIP-55 checksummed
-                                                 * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
-                                                 */
-                                                verifyingContract: string;
-                                            };
-                                            types: {
-                                                [key: string]: {
-                                                    name: string;
-                                                    type: string;
-                                                }[];
-                                            };
-                                            /** @enum {string} */
-                                            primaryType: "Order";
-                                            message: {
-                                                [key: string]: string;
-                                            };
-                                        };
-                                    };
-                                }[];
-                                /** @description Number of matching items on all pages */
-                                total: number;
-                                page: number;
-                                pageSize: number;
-                                totalPages: number;
-                            };
-                        };
-                    };
-                };
-                /** @description Every error the API answers has this body */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error the API answers has this body */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error the API answers has this body */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error the API answers has this body */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/orders/{id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Get an order
-         * @description One of the caller's orders. Another account's order answers 404 ORDER_NOT_FOUND.
-         */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            message: string;
-                            data: {
+                        message: string;
+                        data: {
+                            orderId: string;
+                            blockchainOrderId: string;
+                            order: {
                                 orderId: string;
                                 quoteId: string;
                                 quoteRequestId: string;
@@ -2457,186 +2054,30 @@ export type paths = {
                         };
                     };
                 };
-                /** @description Every error the API answers has this body */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error the API answers has this body */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error the API answers has this body */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error the API answers has this body */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error the API answers has this body */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
             };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/account": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Your account
-         * @description The account behind the API key or session: its type and, for a liquidity provider, its fill address (the only wallet that may fill its orders). Clients check their credentials with it at start.
-         */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            message: string;
-                            data: {
-                                id: string;
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        data: {
+                            orderId: string;
+                            blockchainOrderId: string;
+                            order: {
+                                orderId: string;
+                                quoteId: string;
+                                quoteRequestId: string;
+                                blockchainOrderId: string;
+                                /** @description The offerer's EIP-712 signature. Served to the order's money mover only; absent for the liquidity provider (with it, anyone could deposit the order into the escrow). */
+                                signature?: string;
                                 /** @enum {unknown} */
-                                type: "moneyMover" | "liquidityProvider";
-                                name: string;
-                                address: string | null;
-                                /** @description ISO 8601 UTC with milliseconds */
-                                createdAt: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Every error the API answers has this body */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error the API answers has this body */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error the API answers has this body */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/public/orders": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Recent orders (public)
-         * @description Protocol activity, newest first, without authentication. `address` matches offerer or recipient.
-         */
-        get: {
-            parameters: {
-                query: {
-                    /** @description Page number, from 1 */
-                    page: number;
-                    /** @description Results per page, 1 to 100 */
-                    pageSize: number;
-                    /**
-                     * @description EVM address, any case on input; returned EIP-55 checksummed
-                     * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
-                     */
-                    address?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "success";
-                            data: {
-                                orders: {
-                                    id: string;
-                                    /** @enum {unknown} */
-                                    status: "created" | "deposited" | "filled" | "completed" | "failed" | "refunded";
-                                    /** @description ISO 8601 UTC with milliseconds */
-                                    createdAt: string;
-                                    /** @description ISO 8601 UTC with milliseconds */
-                                    updatedAt: string;
+                                status: "created" | "deposited" | "filled" | "completed" | "failed" | "refunded";
+                                moneyMoverAccountId: string;
+                                liquidityProviderAccountId: string;
+                                details: {
                                     /**
                                      * @description EVM address, any case on input; returned EIP-55 checksummed
                                      * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
@@ -2648,6 +2089,16 @@ export type paths = {
                                      */
                                     recipient: string;
                                     /**
+                                     * @description EVM address, any case on input; returned EIP-55 checksummed
+                                     * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
+                                     */
+                                    inputToken: string;
+                                    /**
+                                     * @description EVM address, any case on input; returned EIP-55 checksummed
+                                     * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
+                                     */
+                                    outputToken: string;
+                                    /**
                                      * @description Token amount in base units as a decimal integer string (1000000 is 1 USDC); at most 2^256-1
                                      * @example 1000000
                                      */
@@ -2657,6 +2108,38 @@ export type paths = {
                                      * @example 1000000
                                      */
                                     outputAmount: string;
+                                    inputChain: string;
+                                    outputChain: string;
+                                    blockchainOrderId: string;
+                                    srcChainTxHash: string | null;
+                                    dstChainTxHash: string | null;
+                                    settlementTxHash: string | null;
+                                };
+                                /** @description ISO 8601 UTC with milliseconds */
+                                createdAt: string;
+                                /** @description ISO 8601 UTC with milliseconds */
+                                updatedAt: string;
+                                completedAt: string | null;
+                                failureReason: string | null;
+                                createdBy: string;
+                                updatedBy: string;
+                                metadata: {
+                                    [key: string]: unknown;
+                                };
+                                quote?: {
+                                    id: string;
+                                    quoteRequestId: string;
+                                    liquidityProviderId: string;
+                                    /**
+                                     * @description EVM address, any case on input; returned EIP-55 checksummed
+                                     * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
+                                     */
+                                    offerer: string;
+                                    /**
+                                     * @description EVM address, any case on input; returned EIP-55 checksummed
+                                     * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
+                                     */
+                                    recipient: string;
                                     /**
                                      * @description EVM address, any case on input; returned EIP-55 checksummed
                                      * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
@@ -2667,16 +2150,302 @@ export type paths = {
                                      * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
                                      */
                                     outputToken: string;
+                                    /**
+                                     * @description Token amount in base units as a decimal integer string (1000000 is 1 USDC); at most 2^256-1
+                                     * @example 1000000
+                                     */
+                                    inputAmount: string;
+                                    /**
+                                     * @description Token amount in base units as a decimal integer string (1000000 is 1 USDC); at most 2^256-1
+                                     * @example 1000000
+                                     */
+                                    outputAmount: string;
                                     inputChain: string;
                                     outputChain: string;
+                                    /** @description unix seconds */
+                                    startTime: number;
+                                    /** @description unix seconds; the quote cannot be accepted or executed after it */
+                                    endTime: number;
+                                    /** @description EIP-712 hash of typedData; also the blockchainOrderId */
+                                    signingHash: string;
+                                    /** @enum {unknown} */
+                                    status: "active" | "accepted" | "declined" | "expired" | "withdrawn";
+                                    /** @description ISO 8601 UTC with milliseconds */
+                                    createdAt: string;
+                                    orderId: string;
+                                    /** @description EIP-712 typed data of the order; sign it exactly as received (eth_signTypedData_v4) */
+                                    typedData: {
+                                        domain: {
+                                            name: string;
+                                            version: string;
+                                            chainId: number;
+                                            /**
+                                             * @description EVM address, any case on input; returned EIP-55 checksummed
+                                             * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
+                                             */
+                                            verifyingContract: string;
+                                        };
+                                        types: {
+                                            [key: string]: {
+                                                name: string;
+                                                type: string;
+                                            }[];
+                                        };
+                                        /** @enum {string} */
+                                        primaryType: "Order";
+                                        message: {
+                                            [key: string]: string;
+                                        };
+                                    };
+                                };
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Every error the API answers has this body */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API answers has this body */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API answers has this body */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API answers has this body */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API answers has this body */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API answers has this body */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API answers has this body */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API answers has this body */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API answers has this body */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listOrders: {
+        parameters: {
+            query: {
+                /** @description Page number, from 1 */
+                page: number;
+                /** @description Results per page, 1 to 100 */
+                pageSize: number;
+                status?: "created" | "deposited" | "filled" | "completed" | "failed" | "refunded";
+                accountType?: "moneyMover" | "liquidityProvider";
+                /** @description Embed each order's quote as `quote` */
+                includeQuote: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        data: {
+                            orders: {
+                                orderId: string;
+                                quoteId: string;
+                                quoteRequestId: string;
+                                blockchainOrderId: string;
+                                /** @description The offerer's EIP-712 signature. Served to the order's money mover only; absent for the liquidity provider (with it, anyone could deposit the order into the escrow). */
+                                signature?: string;
+                                /** @enum {unknown} */
+                                status: "created" | "deposited" | "filled" | "completed" | "failed" | "refunded";
+                                moneyMoverAccountId: string;
+                                liquidityProviderAccountId: string;
+                                details: {
+                                    /**
+                                     * @description EVM address, any case on input; returned EIP-55 checksummed
+                                     * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
+                                     */
+                                    offerer: string;
+                                    /**
+                                     * @description EVM address, any case on input; returned EIP-55 checksummed
+                                     * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
+                                     */
+                                    recipient: string;
+                                    /**
+                                     * @description EVM address, any case on input; returned EIP-55 checksummed
+                                     * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
+                                     */
+                                    inputToken: string;
+                                    /**
+                                     * @description EVM address, any case on input; returned EIP-55 checksummed
+                                     * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
+                                     */
+                                    outputToken: string;
+                                    /**
+                                     * @description Token amount in base units as a decimal integer string (1000000 is 1 USDC); at most 2^256-1
+                                     * @example 1000000
+                                     */
+                                    inputAmount: string;
+                                    /**
+                                     * @description Token amount in base units as a decimal integer string (1000000 is 1 USDC); at most 2^256-1
+                                     * @example 1000000
+                                     */
+                                    outputAmount: string;
+                                    inputChain: string;
+                                    outputChain: string;
+                                    blockchainOrderId: string;
                                     srcChainTxHash: string | null;
                                     dstChainTxHash: string | null;
                                     settlementTxHash: string | null;
-                                    failureReason: string | null;
-                                    /** @enum {string} */
-                                    source: "order";
-                                }[];
-                            };
+                                };
+                                /** @description ISO 8601 UTC with milliseconds */
+                                createdAt: string;
+                                /** @description ISO 8601 UTC with milliseconds */
+                                updatedAt: string;
+                                completedAt: string | null;
+                                failureReason: string | null;
+                                createdBy: string;
+                                updatedBy: string;
+                                metadata: {
+                                    [key: string]: unknown;
+                                };
+                                quote?: {
+                                    id: string;
+                                    quoteRequestId: string;
+                                    liquidityProviderId: string;
+                                    /**
+                                     * @description EVM address, any case on input; returned EIP-55 checksummed
+                                     * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
+                                     */
+                                    offerer: string;
+                                    /**
+                                     * @description EVM address, any case on input; returned EIP-55 checksummed
+                                     * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
+                                     */
+                                    recipient: string;
+                                    /**
+                                     * @description EVM address, any case on input; returned EIP-55 checksummed
+                                     * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
+                                     */
+                                    inputToken: string;
+                                    /**
+                                     * @description EVM address, any case on input; returned EIP-55 checksummed
+                                     * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
+                                     */
+                                    outputToken: string;
+                                    /**
+                                     * @description Token amount in base units as a decimal integer string (1000000 is 1 USDC); at most 2^256-1
+                                     * @example 1000000
+                                     */
+                                    inputAmount: string;
+                                    /**
+                                     * @description Token amount in base units as a decimal integer string (1000000 is 1 USDC); at most 2^256-1
+                                     * @example 1000000
+                                     */
+                                    outputAmount: string;
+                                    inputChain: string;
+                                    outputChain: string;
+                                    /** @description unix seconds */
+                                    startTime: number;
+                                    /** @description unix seconds; the quote cannot be accepted or executed after it */
+                                    endTime: number;
+                                    /** @description EIP-712 hash of typedData; also the blockchainOrderId */
+                                    signingHash: string;
+                                    /** @enum {unknown} */
+                                    status: "active" | "accepted" | "declined" | "expired" | "withdrawn";
+                                    /** @description ISO 8601 UTC with milliseconds */
+                                    createdAt: string;
+                                    orderId: string;
+                                    /** @description EIP-712 typed data of the order; sign it exactly as received (eth_signTypedData_v4) */
+                                    typedData: {
+                                        domain: {
+                                            name: string;
+                                            version: string;
+                                            chainId: number;
+                                            /**
+                                             * @description EVM address, any case on input; returned EIP-55 checksummed
+                                             * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
+                                             */
+                                            verifyingContract: string;
+                                        };
+                                        types: {
+                                            [key: string]: {
+                                                name: string;
+                                                type: string;
+                                            }[];
+                                        };
+                                        /** @enum {string} */
+                                        primaryType: "Order";
+                                        message: {
+                                            [key: string]: string;
+                                        };
+                                    };
+                                };
+                            }[];
                             /** @description Number of matching items on all pages */
                             total: number;
                             page: number;
@@ -2685,67 +2454,485 @@ export type paths = {
                         };
                     };
                 };
-                /** @description Every error the API answers has this body */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
+            };
+            /** @description Every error the API answers has this body */
+            400: {
+                headers: {
+                    [name: string]: unknown;
                 };
-                /** @description Every error the API answers has this body */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API answers has this body */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API answers has this body */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API answers has this body */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
     };
-    "/api/public/orders/{id}": {
+    getOrder: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        data: {
+                            orderId: string;
+                            quoteId: string;
+                            quoteRequestId: string;
+                            blockchainOrderId: string;
+                            /** @description The offerer's EIP-712 signature. Served to the order's money mover only; absent for the liquidity provider (with it, anyone could deposit the order into the escrow). */
+                            signature?: string;
+                            /** @enum {unknown} */
+                            status: "created" | "deposited" | "filled" | "completed" | "failed" | "refunded";
+                            moneyMoverAccountId: string;
+                            liquidityProviderAccountId: string;
+                            details: {
+                                /**
+                                 * @description EVM address, any case on input; returned EIP-55 checksummed
+                                 * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
+                                 */
+                                offerer: string;
+                                /**
+                                 * @description EVM address, any case on input; returned EIP-55 checksummed
+                                 * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
+                                 */
+                                recipient: string;
+                                /**
+                                 * @description EVM address, any case on input; returned EIP-55 checksummed
+                                 * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
+                                 */
+                                inputToken: string;
+                                /**
+                                 * @description EVM address, any case on input; returned EIP-55 checksummed
+                                 * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
+                                 */
+                                outputToken: string;
+                                /**
+                                 * @description Token amount in base units as a decimal integer string (1000000 is 1 USDC); at most 2^256-1
+                                 * @example 1000000
+                                 */
+                                inputAmount: string;
+                                /**
+                                 * @description Token amount in base units as a decimal integer string (1000000 is 1 USDC); at most 2^256-1
+                                 * @example 1000000
+                                 */
+                                outputAmount: string;
+                                inputChain: string;
+                                outputChain: string;
+                                blockchainOrderId: string;
+                                srcChainTxHash: string | null;
+                                dstChainTxHash: string | null;
+                                settlementTxHash: string | null;
+                            };
+                            /** @description ISO 8601 UTC with milliseconds */
+                            createdAt: string;
+                            /** @description ISO 8601 UTC with milliseconds */
+                            updatedAt: string;
+                            completedAt: string | null;
+                            failureReason: string | null;
+                            createdBy: string;
+                            updatedBy: string;
+                            metadata: {
+                                [key: string]: unknown;
+                            };
+                            quote?: {
+                                id: string;
+                                quoteRequestId: string;
+                                liquidityProviderId: string;
+                                /**
+                                 * @description EVM address, any case on input; returned EIP-55 checksummed
+                                 * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
+                                 */
+                                offerer: string;
+                                /**
+                                 * @description EVM address, any case on input; returned EIP-55 checksummed
+                                 * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
+                                 */
+                                recipient: string;
+                                /**
+                                 * @description EVM address, any case on input; returned EIP-55 checksummed
+                                 * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
+                                 */
+                                inputToken: string;
+                                /**
+                                 * @description EVM address, any case on input; returned EIP-55 checksummed
+                                 * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
+                                 */
+                                outputToken: string;
+                                /**
+                                 * @description Token amount in base units as a decimal integer string (1000000 is 1 USDC); at most 2^256-1
+                                 * @example 1000000
+                                 */
+                                inputAmount: string;
+                                /**
+                                 * @description Token amount in base units as a decimal integer string (1000000 is 1 USDC); at most 2^256-1
+                                 * @example 1000000
+                                 */
+                                outputAmount: string;
+                                inputChain: string;
+                                outputChain: string;
+                                /** @description unix seconds */
+                                startTime: number;
+                                /** @description unix seconds; the quote cannot be accepted or executed after it */
+                                endTime: number;
+                                /** @description EIP-712 hash of typedData; also the blockchainOrderId */
+                                signingHash: string;
+                                /** @enum {unknown} */
+                                status: "active" | "accepted" | "declined" | "expired" | "withdrawn";
+                                /** @description ISO 8601 UTC with milliseconds */
+                                createdAt: string;
+                                orderId: string;
+                                /** @description EIP-712 typed data of the order; sign it exactly as received (eth_signTypedData_v4) */
+                                typedData: {
+                                    domain: {
+                                        name: string;
+                                        version: string;
+                                        chainId: number;
+                                        /**
+                                         * @description EVM address, any case on input; returned EIP-55 checksummed
+                                         * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
+                                         */
+                                        verifyingContract: string;
+                                    };
+                                    types: {
+                                        [key: string]: {
+                                            name: string;
+                                            type: string;
+                                        }[];
+                                    };
+                                    /** @enum {string} */
+                                    primaryType: "Order";
+                                    message: {
+                                        [key: string]: string;
+                                    };
+                                };
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Every error the API answers has this body */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API answers has this body */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API answers has this body */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API answers has this body */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API answers has this body */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getAccount: {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        /**
-         * One order (public)
-         * @description Any order by id, public view only, with its timeline: the `order.created` and `order.updated` events of the event log, oldest first, each carrying the order as it was then (status and tx hashes). An unknown id is 404 ORDER_NOT_FOUND.
-         */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
                 };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
+                content: {
+                    "application/json": {
+                        message: string;
+                        data: {
+                            id: string;
+                            /** @enum {unknown} */
+                            type: "moneyMover" | "liquidityProvider";
+                            name: string;
+                            address: string | null;
+                            /** @description ISO 8601 UTC with milliseconds */
+                            createdAt: string;
+                        };
                     };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "success";
-                            data: {
-                                order: {
+                };
+            };
+            /** @description Every error the API answers has this body */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API answers has this body */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API answers has this body */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listPublicOrders: {
+        parameters: {
+            query: {
+                /** @description Page number, from 1 */
+                page: number;
+                /** @description Results per page, 1 to 100 */
+                pageSize: number;
+                /**
+                 * @description EVM address, any case on input; returned EIP-55 checksummed
+                 * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
+                 */
+                address?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: {
+                            orders: {
+                                id: string;
+                                /** @enum {unknown} */
+                                status: "created" | "deposited" | "filled" | "completed" | "failed" | "refunded";
+                                /** @description ISO 8601 UTC with milliseconds */
+                                createdAt: string;
+                                /** @description ISO 8601 UTC with milliseconds */
+                                updatedAt: string;
+                                /**
+                                 * @description EVM address, any case on input; returned EIP-55 checksummed
+                                 * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
+                                 */
+                                offerer: string;
+                                /**
+                                 * @description EVM address, any case on input; returned EIP-55 checksummed
+                                 * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
+                                 */
+                                recipient: string;
+                                /**
+                                 * @description Token amount in base units as a decimal integer string (1000000 is 1 USDC); at most 2^256-1
+                                 * @example 1000000
+                                 */
+                                inputAmount: string;
+                                /**
+                                 * @description Token amount in base units as a decimal integer string (1000000 is 1 USDC); at most 2^256-1
+                                 * @example 1000000
+                                 */
+                                outputAmount: string;
+                                /**
+                                 * @description EVM address, any case on input; returned EIP-55 checksummed
+                                 * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
+                                 */
+                                inputToken: string;
+                                /**
+                                 * @description EVM address, any case on input; returned EIP-55 checksummed
+                                 * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
+                                 */
+                                outputToken: string;
+                                inputChain: string;
+                                outputChain: string;
+                                srcChainTxHash: string | null;
+                                dstChainTxHash: string | null;
+                                settlementTxHash: string | null;
+                                failureReason: string | null;
+                                /** @enum {string} */
+                                source: "order";
+                            }[];
+                        };
+                        /** @description Number of matching items on all pages */
+                        total: number;
+                        page: number;
+                        pageSize: number;
+                        totalPages: number;
+                    };
+                };
+            };
+            /** @description Every error the API answers has this body */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API answers has this body */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getPublicOrder: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: {
+                            order: {
+                                id: string;
+                                /** @enum {unknown} */
+                                status: "created" | "deposited" | "filled" | "completed" | "failed" | "refunded";
+                                /** @description ISO 8601 UTC with milliseconds */
+                                createdAt: string;
+                                /** @description ISO 8601 UTC with milliseconds */
+                                updatedAt: string;
+                                /**
+                                 * @description EVM address, any case on input; returned EIP-55 checksummed
+                                 * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
+                                 */
+                                offerer: string;
+                                /**
+                                 * @description EVM address, any case on input; returned EIP-55 checksummed
+                                 * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
+                                 */
+                                recipient: string;
+                                /**
+                                 * @description Token amount in base units as a decimal integer string (1000000 is 1 USDC); at most 2^256-1
+                                 * @example 1000000
+                                 */
+                                inputAmount: string;
+                                /**
+                                 * @description Token amount in base units as a decimal integer string (1000000 is 1 USDC); at most 2^256-1
+                                 * @example 1000000
+                                 */
+                                outputAmount: string;
+                                /**
+                                 * @description EVM address, any case on input; returned EIP-55 checksummed
+                                 * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
+                                 */
+                                inputToken: string;
+                                /**
+                                 * @description EVM address, any case on input; returned EIP-55 checksummed
+                                 * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
+                                 */
+                                outputToken: string;
+                                inputChain: string;
+                                outputChain: string;
+                                srcChainTxHash: string | null;
+                                dstChainTxHash: string | null;
+                                settlementTxHash: string | null;
+                                failureReason: string | null;
+                                /** @enum {string} */
+                                source: "order";
+                            };
+                            events: {
+                                /** @description Event id, as on the streams */
+                                id: number;
+                                type: "order.created" | "order.updated";
+                                /** @description ISO 8601 UTC with milliseconds */
+                                occurredAt: string;
+                                data: {
                                     id: string;
                                     /** @enum {unknown} */
                                     status: "created" | "deposited" | "filled" | "completed" | "failed" | "refunded";
@@ -2792,230 +2979,150 @@ export type paths = {
                                     /** @enum {string} */
                                     source: "order";
                                 };
-                                events: {
-                                    /** @description Event id, as on the streams */
-                                    id: number;
-                                    type: "order.created" | "order.updated";
-                                    /** @description ISO 8601 UTC with milliseconds */
-                                    occurredAt: string;
-                                    data: {
-                                        id: string;
-                                        /** @enum {unknown} */
-                                        status: "created" | "deposited" | "filled" | "completed" | "failed" | "refunded";
-                                        /** @description ISO 8601 UTC with milliseconds */
-                                        createdAt: string;
-                                        /** @description ISO 8601 UTC with milliseconds */
-                                        updatedAt: string;
-                                        /**
-                                         * @description EVM address, any case on input; returned EIP-55 checksummed
-                                         * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
-                                         */
-                                        offerer: string;
-                                        /**
-                                         * @description EVM address, any case on input; returned EIP-55 checksummed
-                                         * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
-                                         */
-                                        recipient: string;
-                                        /**
-                                         * @description Token amount in base units as a decimal integer string (1000000 is 1 USDC); at most 2^256-1
-                                         * @example 1000000
-                                         */
-                                        inputAmount: string;
-                                        /**
-                                         * @description Token amount in base units as a decimal integer string (1000000 is 1 USDC); at most 2^256-1
-                                         * @example 1000000
-                                         */
-                                        outputAmount: string;
-                                        /**
-                                         * @description EVM address, any case on input; returned EIP-55 checksummed
-                                         * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
-                                         */
-                                        inputToken: string;
-                                        /**
-                                         * @description EVM address, any case on input; returned EIP-55 checksummed
-                                         * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
-                                         */
-                                        outputToken: string;
-                                        inputChain: string;
-                                        outputChain: string;
-                                        srcChainTxHash: string | null;
-                                        dstChainTxHash: string | null;
-                                        settlementTxHash: string | null;
-                                        failureReason: string | null;
-                                        /** @enum {string} */
-                                        source: "order";
-                                    };
-                                }[];
-                            };
+                            }[];
                         };
                     };
                 };
-                /** @description Every error the API answers has this body */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
+            };
+            /** @description Every error the API answers has this body */
+            400: {
+                headers: {
+                    [name: string]: unknown;
                 };
-                /** @description Every error the API answers has this body */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
-                /** @description Every error the API answers has this body */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
+            };
+            /** @description Every error the API answers has this body */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API answers has this body */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
     };
-    "/api/public/quotes/recent": {
+    listRecentQuotes: {
+        parameters: {
+            query: {
+                limit: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: {
+                            quotes: {
+                                id: string;
+                                quoteRequestId: string;
+                                /**
+                                 * @description EVM address, any case on input; returned EIP-55 checksummed
+                                 * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
+                                 */
+                                inputToken: string;
+                                /**
+                                 * @description EVM address, any case on input; returned EIP-55 checksummed
+                                 * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
+                                 */
+                                outputToken: string;
+                                /**
+                                 * @description Token amount in base units as a decimal integer string (1000000 is 1 USDC); at most 2^256-1
+                                 * @example 1000000
+                                 */
+                                inputAmount: string;
+                                /**
+                                 * @description Token amount in base units as a decimal integer string (1000000 is 1 USDC); at most 2^256-1
+                                 * @example 1000000
+                                 */
+                                outputAmount: string;
+                                inputChain: string;
+                                outputChain: string;
+                                /** @enum {unknown} */
+                                status: "active" | "accepted" | "declined" | "expired" | "withdrawn";
+                                startTime: number;
+                                endTime: number;
+                                /** @description ISO 8601 UTC with milliseconds */
+                                createdAt: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Every error the API answers has this body */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API answers has this body */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listChains: {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        /**
-         * Latest quotes (public)
-         * @description The newest quotes, amounts and chains only: no account ids.
-         */
-        get: {
-            parameters: {
-                query: {
-                    limit: number;
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
                 };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "success";
-                            data: {
-                                quotes: {
-                                    id: string;
-                                    quoteRequestId: string;
-                                    /**
-                                     * @description EVM address, any case on input; returned EIP-55 checksummed
-                                     * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
-                                     */
-                                    inputToken: string;
-                                    /**
-                                     * @description EVM address, any case on input; returned EIP-55 checksummed
-                                     * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
-                                     */
-                                    outputToken: string;
-                                    /**
-                                     * @description Token amount in base units as a decimal integer string (1000000 is 1 USDC); at most 2^256-1
-                                     * @example 1000000
-                                     */
-                                    inputAmount: string;
-                                    /**
-                                     * @description Token amount in base units as a decimal integer string (1000000 is 1 USDC); at most 2^256-1
-                                     * @example 1000000
-                                     */
-                                    outputAmount: string;
-                                    inputChain: string;
-                                    outputChain: string;
-                                    /** @enum {unknown} */
-                                    status: "active" | "accepted" | "declined" | "expired" | "withdrawn";
-                                    startTime: number;
-                                    endTime: number;
-                                    /** @description ISO 8601 UTC with milliseconds */
-                                    createdAt: string;
-                                }[];
-                            };
-                        };
-                    };
-                };
-                /** @description Every error the API answers has this body */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error the API answers has this body */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/public/chains": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Supported chains and tokens
-         * @description Every chain of the registry with its escrow (approve it before swapping) and fill contract, and its tokens. rpcUrl is shown only when public.
-         */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "success";
-                            data: {
-                                chains: {
-                                    name: string;
-                                    chainId: number;
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: {
+                            chains: {
+                                name: string;
+                                chainId: number;
+                                /**
+                                 * @description EVM address, any case on input; returned EIP-55 checksummed
+                                 * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
+                                 */
+                                escrow: string;
+                                /**
+                                 * @description EVM address, any case on input; returned EIP-55 checksummed
+                                 * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
+                                 */
+                                fill: string;
+                                contracts: {
                                     /**
                                      * @description EVM address, any case on input; returned EIP-55 checksummed
                                      * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
@@ -3026,219 +3133,144 @@ export type paths = {
                                      * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
                                      */
                                     fill: string;
-                                    contracts: {
-                                        /**
-                                         * @description EVM address, any case on input; returned EIP-55 checksummed
-                                         * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
-                                         */
-                                        escrow: string;
-                                        /**
-                                         * @description EVM address, any case on input; returned EIP-55 checksummed
-                                         * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
-                                         */
-                                        fill: string;
-                                        messenger: string | null;
-                                    };
-                                    confirmations: number;
-                                    explorerUrl?: string;
-                                    rpcUrl?: string;
-                                    tokens: {
-                                        symbol: string;
-                                        /**
-                                         * @description EVM address, any case on input; returned EIP-55 checksummed
-                                         * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
-                                         */
-                                        address: string;
-                                        decimals: number;
-                                        /** @description Smallest inputAmount accepted with this token as input, in base units (smaller: 400 AMOUNT_TOO_SMALL) */
-                                        minAmount: string;
-                                    }[];
+                                    messenger: string | null;
+                                };
+                                confirmations: number;
+                                explorerUrl?: string;
+                                rpcUrl?: string;
+                                tokens: {
+                                    symbol: string;
+                                    /**
+                                     * @description EVM address, any case on input; returned EIP-55 checksummed
+                                     * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
+                                     */
+                                    address: string;
+                                    decimals: number;
+                                    /** @description Smallest inputAmount accepted with this token as input, in base units (smaller: 400 AMOUNT_TOO_SMALL) */
+                                    minAmount: string;
                                 }[];
-                            };
+                            }[];
                         };
                     };
                 };
-                /** @description Every error the API answers has this body */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
+            };
+            /** @description Every error the API answers has this body */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
     };
-    "/api/public/stream": {
+    streamEvents: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description For clients that cannot send Last-Event-ID */
+                lastEventId?: number;
+            };
             header?: never;
             path?: never;
             cookie?: never;
         };
-        /**
-         * Live events (server-sent events)
-         * @description Every event of the event log as it happens, public views only, no authentication. Each event has `id:` (increasing), `event:` (its type) and `data:` `{id, type, occurredAt, data}`. Reconnect with the `Last-Event-ID` header (or `?lastEventId=`) to replay what was missed, up to the last 10,000 events; an older gap gets a `stream.reset` event. A `: heartbeat` comment comes every 15 s, and `event: shutdown` before the server closes the stream. At most 3 concurrent streams per API key, session, or anonymous IP (429 STREAM_LIMIT). A stream opened with a credential ends with it (logout, expiry, revocation): a final `session.ended` event, then the end of the response. See docs/events.md.
-         */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description For clients that cannot send Last-Event-ID */
-                    lastEventId?: number;
+        requestBody?: never;
+        responses: {
+            /** @description An endless text/event-stream */
+            200: {
+                headers: {
+                    [name: string]: unknown;
                 };
-                header?: never;
-                path?: never;
-                cookie?: never;
+                content: {
+                    "text/event-stream": string;
+                };
             };
-            requestBody?: never;
-            responses: {
-                /** @description An endless text/event-stream */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/event-stream": string;
-                    };
+            /** @description Every error the API answers has this body */
+            400: {
+                headers: {
+                    [name: string]: unknown;
                 };
-                /** @description Every error the API answers has this body */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
-                /** @description Every error the API answers has this body */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
+            };
+            /** @description Every error the API answers has this body */
+            429: {
+                headers: {
+                    [name: string]: unknown;
                 };
-                /** @description Every error the API answers has this body */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API answers has this body */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
     };
-    "/ws": {
+    openWebSocket: {
         parameters: {
-            query?: never;
+            query?: {
+                token?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
         };
-        /**
-         * Live events (WebSocket)
-         * @description Upgrade to a WebSocket. Authenticate with x-api-key, Authorization: Bearer, or `?token=` (API key or session token); without credentials only the `public` channel is available. Send `{"op":"subscribe","channels":["public"|"quoteRequests"|"account"]}`, `unsubscribe`, or `ping`. At most 3 concurrent WebSockets per API key, session, or anonymous IP (429 STREAM_LIMIT before the upgrade). At most 20 messages per second per connection (burst 50): beyond, an error frame RATE_LIMITED, then close 1008. When the credential ends (logout, expiry, revocation) the server closes with 4001. A plain GET without the upgrade is 400. See docs/events.md for frames and close codes.
-         */
-        get: {
-            parameters: {
-                query?: {
-                    token?: string;
+        requestBody?: never;
+        responses: {
+            /** @description Switching Protocols: the connection continues as a WebSocket */
+            101: {
+                headers: {
+                    [name: string]: unknown;
                 };
-                header?: never;
-                path?: never;
-                cookie?: never;
+                content: {
+                    "application/json": unknown;
+                };
             };
-            requestBody?: never;
-            responses: {
-                /** @description Every error the API answers has this body */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
+            /** @description Every error the API answers has this body */
+            400: {
+                headers: {
+                    [name: string]: unknown;
                 };
-                /** @description Every error the API answers has this body */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
-                /** @description Every error the API answers has this body */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
+            };
+            /** @description Every error the API answers has this body */
+            401: {
+                headers: {
+                    [name: string]: unknown;
                 };
-                /** @description Every error the API answers has this body */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API answers has this body */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API answers has this body */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
     };
-};
-export type webhooks = Record<string, never>;
-export type components = {
-    schemas: {
-        /** @description Every error the API answers has this body */
-        ErrorBody: {
-            /** @description Human-readable summary */
-            error: string;
-            /**
-             * @description Machine-readable code
-             * @enum {unknown}
-             */
-            code: "VALIDATION_ERROR" | "INVALID_TOKEN" | "INVALID_CHAIN" | "INVALID_SIGNATURE" | "AMOUNT_TOO_SMALL" | "UNAUTHORIZED" | "FORBIDDEN" | "ORDER_NOT_FOUND" | "QUOTE_NOT_FOUND" | "QUOTE_REQUEST_NOT_FOUND" | "NOT_FOUND" | "QUOTE_NOT_ACTIVE" | "QUOTE_REQUEST_CLOSED" | "IDEMPOTENCY_KEY_REUSED" | "CONFLICT" | "QUOTE_EXPIRED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "INSUFFICIENT_BALANCE" | "RATE_LIMITED" | "STREAM_LIMIT" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
-            details: {
-                /** @description Offending field, prefixed by its location: body., query., params., headers. */
-                path: string;
-                message: string;
-            }[];
-        };
-    };
-    responses: never;
-    parameters: never;
-    requestBodies: never;
-    headers: never;
-    pathItems: never;
-};
-export type $defs = Record<string, never>;
-export type operations = Record<string, never>;
+}

@@ -15,6 +15,7 @@ export async function installOpenApi(app: FastifyInstance): Promise<void> {
       info: {
         title: 'Ferry API',
         version: '1.0.0',
+        license: { name: 'MIT', identifier: 'MIT' },
         description:
           'Cross-chain stablecoin swaps: quote requests, competing quotes, EIP-712 signed orders, escrow settlement. ' +
           'Errors always have the body `{error, code, details: [{path, message}]}`. ' +
@@ -40,15 +41,37 @@ export async function installOpenApi(app: FastifyInstance): Promise<void> {
           },
         },
       },
+      // Relative: the API is served from the origin that serves this document, whatever host or port that is.
+      servers: [{ url: '/', description: 'The Ferry instance serving this document' }],
       tags: [
-        { name: 'Quote requests' },
-        { name: 'Quotes' },
-        { name: 'Swaps' },
-        { name: 'Orders' },
-        { name: 'Accounts' },
-        { name: 'Public' },
-        { name: 'Auth' },
-        { name: 'Health' },
+        {
+          name: 'Quote requests',
+          description:
+            'A money mover asks for quotes on a swap between two chains; liquidity providers list the open ones.',
+        },
+        {
+          name: 'Quotes',
+          description: 'Liquidity providers quote open requests; the money mover accepts one.',
+        },
+        {
+          name: 'Swaps',
+          description:
+            'The money mover submits the signed EIP-712 order; Ferry escrows, watches the fill, settles.',
+        },
+        {
+          name: 'Orders',
+          description: 'Orders of your account, with their settlement status and transactions.',
+        },
+        { name: 'Accounts', description: 'The account behind the API key or session.' },
+        {
+          name: 'Public',
+          description: 'Protocol activity, chains and live events, readable without credentials.',
+        },
+        { name: 'Auth', description: 'Sign-In with Ethereum (EIP-4361) sessions for money movers.' },
+        {
+          name: 'Health',
+          description: 'Liveness and readiness probes for load balancers and orchestrators.',
+        },
       ],
     },
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },

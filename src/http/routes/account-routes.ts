@@ -18,6 +18,7 @@ export function registerAccountRoutes(app: FerryApp, { accounts }: { accounts: A
       preValidation: requireAccount('moneyMover', 'liquidityProvider'),
       schema: {
         tags: ['Accounts'],
+        operationId: 'getAccount',
         summary: 'Your account',
         description:
           'The account behind the API key or session: its type and, for a liquidity provider, its fill address (the only wallet that may fill its orders). Clients check their credentials with it at start.',

@@ -4,7 +4,7 @@ import type { AuthService } from '../../services/auth-service.ts';
 import type { FerryApp } from '../app-types.ts';
 import { principalOf } from '../auth-hooks.ts';
 import { signInRateLimit } from '../rate-limit.ts';
-import { AddressSchema, errorResponses } from '../schemas/common-schemas.ts';
+import { AddressSchema, errorResponses, PUBLIC_SECURITY } from '../schemas/common-schemas.ts';
 
 export function registerAuthRoutes(app: FerryApp, { auth, config }: { auth: AuthService; config: Config }) {
   app.get(
@@ -12,6 +12,8 @@ export function registerAuthRoutes(app: FerryApp, { auth, config }: { auth: Auth
     {
       schema: {
         tags: ['Auth'],
+        operationId: 'getSignInNonce',
+        security: PUBLIC_SECURITY,
         summary: 'Get a Sign-In with Ethereum nonce',
         description: 'A fresh nonce for an EIP-4361 message. Single use; valid for 10 minutes.',
         response: { 200: Type.Object({ nonce: Type.String() }), ...errorResponses(429) },
@@ -28,6 +30,8 @@ export function registerAuthRoutes(app: FerryApp, { auth, config }: { auth: Auth
       onRequest: signInRateLimit(app, config),
       schema: {
         tags: ['Auth'],
+        operationId: 'verifySignIn',
+        security: PUBLIC_SECURITY,
         summary: 'Verify a signed sign-in message',
         description:
           'Checks the EIP-4361 message (domain, nonce, chain, expiry) and its signature, and opens a session. Present it as `Authorization: Bearer <token>` on endpoints 1-10, acting as the money mover of that address. At most 10 sign-ins per minute per client IP (429 RATE_LIMITED) and 5 live sessions per address: a new session ends the oldest. An Idempotency-Key is ignored here (the answer holds a live token and is never stored).',
@@ -71,6 +75,7 @@ export function registerAuthRoutes(app: FerryApp, { auth, config }: { auth: Auth
       config: { storeIdempotentResponses: false },
       schema: {
         tags: ['Auth'],
+        operationId: 'logout',
         summary: 'End the current session',
         description:
           "Revokes the bearer session at once and closes the session's open streams (WebSocket close 4001, SSE `session.ended`).",

@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import { type FerryDatabase, pingDatabase } from '../../store/database.ts';
 import type { FerryApp } from '../app-types.ts';
+import { PUBLIC_SECURITY } from '../schemas/common-schemas.ts';
 
 export function registerHealthRoutes(
   app: FerryApp,
@@ -12,6 +13,8 @@ export function registerHealthRoutes(
       config: { rateLimit: false },
       schema: {
         tags: ['Health'],
+        operationId: 'getLiveness',
+        security: PUBLIC_SECURITY,
         summary: 'Liveness',
         description: 'The process is up.',
         response: { 200: Type.Object({ status: Type.Literal('ok') }) },
@@ -26,6 +29,8 @@ export function registerHealthRoutes(
       config: { rateLimit: false },
       schema: {
         tags: ['Health'],
+        operationId: 'getReadiness',
+        security: PUBLIC_SECURITY,
         summary: 'Readiness',
         description:
           'Ready for traffic: the database answers and the instance is not draining. 503 otherwise.',

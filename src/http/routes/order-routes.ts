@@ -26,6 +26,7 @@ export function registerOrderRoutes(
       preValidation: requireAccount('moneyMover', 'liquidityProvider'),
       schema: {
         tags: ['Orders'],
+        operationId: 'listOrders',
         summary: 'List your orders',
         description:
           "Orders of the calling account, newest first. `accountType` picks the side the caller is on (default: the account's own type).",
@@ -90,6 +91,7 @@ export function registerOrderRoutes(
       preValidation: requireAccount('moneyMover', 'liquidityProvider'),
       schema: {
         tags: ['Orders'],
+        operationId: 'getOrder',
         summary: 'Get an order',
         description: "One of the caller's orders. Another account's order answers 404 ORDER_NOT_FOUND.",
         security: ACCOUNT_SECURITY,

@@ -12,6 +12,7 @@ import {
   IdSchema,
   PageFields,
   PaginationQuery,
+  PUBLIC_SECURITY,
   TimestampSchema,
 } from '../schemas/common-schemas.ts';
 import { PublicOrderSchema, PublicQuoteSchema } from '../schemas/resource-schemas.ts';
@@ -52,6 +53,8 @@ export function registerPublicRoutes(
     {
       schema: {
         tags: ['Public'],
+        operationId: 'listPublicOrders',
+        security: PUBLIC_SECURITY,
         summary: 'Recent orders (public)',
         description:
           'Protocol activity, newest first, without authentication. `address` matches offerer or recipient.',
@@ -101,6 +104,8 @@ export function registerPublicRoutes(
     {
       schema: {
         tags: ['Public'],
+        operationId: 'getPublicOrder',
+        security: PUBLIC_SECURITY,
         summary: 'One order (public)',
         description:
           'Any order by id, public view only, with its timeline: the `order.created` and `order.updated` events of ' +
@@ -151,6 +156,8 @@ export function registerPublicRoutes(
     {
       schema: {
         tags: ['Public'],
+        operationId: 'listRecentQuotes',
+        security: PUBLIC_SECURITY,
         summary: 'Latest quotes (public)',
         description: 'The newest quotes, amounts and chains only: no account ids.',
         querystring: Type.Object(
@@ -181,6 +188,8 @@ export function registerPublicRoutes(
     {
       schema: {
         tags: ['Public'],
+        operationId: 'listChains',
+        security: PUBLIC_SECURITY,
         summary: 'Supported chains and tokens',
         description:
           'Every chain of the registry with its escrow (approve it before swapping) and fill contract, and its tokens. rpcUrl is shown only when public.',

@@ -40,6 +40,7 @@ export function registerQuoteRequestRoutes(
       preValidation: requireAccount('moneyMover', 'liquidityProvider'),
       schema: {
         tags: ['Quote requests'],
+        operationId: 'listQuoteRequests',
         summary: 'List quote requests',
         description:
           'Newest first. A money mover sees its own requests; a liquidity provider sees every open request (pass `status` to see others).',
@@ -92,6 +93,7 @@ export function registerQuoteRequestRoutes(
       preValidation: requireAccount('moneyMover'),
       schema: {
         tags: ['Quote requests'],
+        operationId: 'createQuoteRequest',
         summary: 'Create a quote request',
         description:
           "Asks liquidity providers to quote a cross-chain swap. The offerer must hold inputAmount of inputToken on inputChain (422 INSUFFICIENT_BALANCE otherwise; a reading that covered an earlier request of the same offerer may answer for BALANCE_CACHE_MS, 1 s by default, and the deposit checks on chain again). The request stays open for 120 s by default. inputAmount below the input token's minAmount (GET /api/public/chains) is 400 AMOUNT_TOO_SMALL; a recipient that is the zero address, a Ferry contract or a registry token is 400 VALIDATION_ERROR.",
@@ -127,6 +129,7 @@ export function registerQuoteRequestRoutes(
       preValidation: requireAccount('moneyMover', 'liquidityProvider'),
       schema: {
         tags: ['Quote requests'],
+        operationId: 'getQuoteRequest',
         summary: 'Get a quote request',
         description:
           'A money mover reads its own requests; a liquidity provider may read any request it could quote.',

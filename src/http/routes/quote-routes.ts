@@ -27,6 +27,7 @@ export function registerQuoteRoutes(
       preValidation: requireAccount('liquidityProvider'),
       schema: {
         tags: ['Quotes'],
+        operationId: 'createQuote',
         summary: 'Quote an open request',
         description:
           "A liquidity provider offers outputAmount for an open request. The response carries the EIP-712 typed data the offerer will sign; its deadlines count from the chains' clocks. One active quote per provider per request. outputAmount, in the input token's decimals, may exceed inputAmount by at most MAX_QUOTE_PREMIUM_BPS (400 VALIDATION_ERROR), and the provider's fill address must hold it on the output chain (422 INSUFFICIENT_BALANCE, same BALANCE_CACHE_MS rule as the offerer's check).",
@@ -60,6 +61,7 @@ export function registerQuoteRoutes(
       preValidation: requireAccount('moneyMover', 'liquidityProvider'),
       schema: {
         tags: ['Quotes'],
+        operationId: 'listQuotes',
         summary: 'List quotes',
         description:
           'A money mover sees quotes on its own requests; a liquidity provider sees its own quotes. Defaults to active quotes.',
@@ -110,6 +112,7 @@ export function registerQuoteRoutes(
       preValidation: requireAccount('moneyMover', 'liquidityProvider'),
       schema: {
         tags: ['Quotes'],
+        operationId: 'getQuote',
         summary: 'Get a quote',
         description: 'The quote envelope, with the typed data to sign.',
         security: ACCOUNT_SECURITY,
@@ -135,6 +138,7 @@ export function registerQuoteRoutes(
       ],
       schema: {
         tags: ['Quotes'],
+        operationId: 'acceptQuote',
         summary: 'Accept a quote',
         description:
           'Accepts the quote `id` and declines every other active quote of its request, atomically. The body may repeat the id as `quoteId`; it must then equal the path id. The quote then expires at its endTime unless executed through POST /api/v1/swaps.',

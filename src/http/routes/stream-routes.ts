@@ -11,7 +11,7 @@ import { serveWebSocket, WS_CLOSE } from '../../events/ws-gateway.ts';
 import type { AuthService } from '../../services/auth-service.ts';
 import type { FerryDatabase } from '../../store/database.ts';
 import type { FerryApp } from '../app-types.ts';
-import { errorResponses } from '../schemas/common-schemas.ts';
+import { errorResponses, OPTIONAL_ACCOUNT_SECURITY, PUBLIC_SECURITY } from '../schemas/common-schemas.ts';
 import '../request-context.ts';
 
 export interface StreamRouteDeps {
@@ -91,6 +91,8 @@ export async function registerStreamRoutes(app: FerryApp, deps: StreamRouteDeps)
     {
       schema: {
         tags: ['Public'],
+        operationId: 'streamEvents',
+        security: PUBLIC_SECURITY,
         summary: 'Live events (server-sent events)',
         description:
           'Every event of the event log as it happens, public views only, no authentication. Each event has `id:` ' +
@@ -189,6 +191,8 @@ export async function registerStreamRoutes(app: FerryApp, deps: StreamRouteDeps)
     url: '/ws',
     schema: {
       tags: ['Public'],
+      operationId: 'openWebSocket',
+      security: OPTIONAL_ACCOUNT_SECURITY,
       summary: 'Live events (WebSocket)',
       description:
         'Upgrade to a WebSocket. Authenticate with x-api-key, Authorization: Bearer, or `?token=` (API key or ' +
@@ -202,7 +206,11 @@ export async function registerStreamRoutes(app: FerryApp, deps: StreamRouteDeps)
         { token: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })) },
         { additionalProperties: false },
       ),
-      response: { ...errorResponses(400, 401, 429, 503) },
+      response: {
+        // The handshake's success is 101, which OpenAPI cannot describe further: the frames are in docs/events.md.
+        101: { description: 'Switching Protocols: the connection continues as a WebSocket' },
+        ...errorResponses(400, 401, 429, 503),
+      },
     },
     preHandler: async (request, reply) => {
       await wsPrincipal(request, request.query.token);

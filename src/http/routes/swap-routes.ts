@@ -17,6 +17,7 @@ export function registerSwapRoutes(app: FerryApp, { swaps }: { swaps: SwapServic
       preValidation: requireAccount('moneyMover'),
       schema: {
         tags: ['Swaps'],
+        operationId: 'executeSwap',
         summary: 'Execute a swap',
         description:
           "Submits the offerer's EIP-712 signature over an accepted quote's typed data and creates the order (201). The signature must recover the offerer (400 INVALID_SIGNATURE). Repeating the same request returns the same order with 200.",

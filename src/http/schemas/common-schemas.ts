@@ -78,3 +78,9 @@ export const AUTH_ERRORS = [400, 401, 403, 429, 500] as const;
 
 /** Endpoints 1-10 accept either an API key or a SIWE session. */
 export const ACCOUNT_SECURITY: Array<Record<string, string[]>> = [{ apiKey: [] }, { session: [] }];
+
+/** Open to anyone: stated as an empty list, so generators and linters know no credential is missing. */
+export const PUBLIC_SECURITY: Array<Record<string, string[]>> = [];
+
+/** Anonymous, or with a credential that unlocks more (the `{}` entry is "no credential"). */
+export const OPTIONAL_ACCOUNT_SECURITY: Array<Record<string, string[]>> = [{}, ...ACCOUNT_SECURITY];
