@@ -1,4 +1,3 @@
-import type { Transaction } from 'kysely';
 import {
   type Hex,
   keccak256,
@@ -10,6 +9,7 @@ import {
 import type { PrivateKeyAccount } from 'viem/accounts';
 import { type Fees, initialFees, replacementFees } from '../domain/fee-bump.ts';
 import { newId } from '../domain/ids.ts';
+import type { FerryMetrics } from '../metrics/ferry-metrics.ts';
 import {
   type ChainActionTx,
   finishChainAction,
@@ -22,7 +22,7 @@ import {
   setChainActionTxStatus,
 } from '../store/chain-action-txs-store.ts';
 import type { FerryDatabase } from '../store/database.ts';
-import type { Database } from '../store/schema.ts';
+import type { StoreTransaction } from '../store/db-types.ts';
 import {
   allocateNonce,
   type ChainAction,
@@ -112,7 +112,10 @@ export function createTransactionClient(deps: {
   now?: () => number;
   /** How long a fresh broadcast waits for its receipt before the caller is told `pending`. */
   receiptWaitMs?: number;
+  /** Counts actions sent, rebroadcasts, fee replacements and RPC errors (docs/metrics.md). */
+  metrics?: FerryMetrics;
 }) {
+  const { metrics } = deps;
   const { registry, database, log } = deps;
   const now = deps.now ?? Date.now;
   const faults = deps.faults ?? { at: () => {} };
@@ -128,7 +131,7 @@ export function createTransactionClient(deps: {
   function client(name: string): PublicClient {
     let existing = clients.get(name);
     if (!existing) {
-      existing = publicClientFor(registry, name, 10_000);
+      existing = publicClientFor(registry, name, 10_000, metrics?.rpcErrors);
       clients.set(name, existing);
     }
     return existing;
@@ -287,6 +290,7 @@ export function createTransactionClient(deps: {
     if (!recorded) return null;
     faults.at(`after-replace-record:${action.kind}`);
     stats.replacements++;
+    metrics?.feeReplacements.inc({ chain: action.chain, kind: action.kind });
     log.info(
       {
         actionId: action.id,
@@ -315,7 +319,7 @@ export function createTransactionClient(deps: {
       kind: ChainActionKind;
       call: ContractCall;
       account: PrivateKeyAccount;
-      guard: (trx: Transaction<Database>) => Promise<boolean>;
+      guard: (trx: StoreTransaction) => Promise<boolean>;
     }): Promise<TxOutcome | null> {
       const { call, account } = input;
       const chain = chainOf(call.chain);
@@ -373,6 +377,7 @@ export function createTransactionClient(deps: {
       if (!recorded) return null;
       faults.at(`after-record:${input.kind}`);
       const answer = await broadcast(call.chain, recorded.tx);
+      metrics?.chainActionsSent.inc({ chain: call.chain, kind: input.kind });
       faults.at(`after-send:${input.kind}`);
       if (answer === 'nonce-too-low') return nonceConsumed(recorded.action, [recorded.tx]);
       return waitForReceipt(recorded.action, recorded.tx);
@@ -414,7 +419,10 @@ export function createTransactionClient(deps: {
       const current = replacement ?? newest;
       const answer = await broadcast(action.chain, current);
       if (replacement) faults.at(`after-replace-send:${action.kind}`);
-      else stats.rebroadcasts++;
+      else {
+        stats.rebroadcasts++;
+        metrics?.chainActionRetries.inc({ chain: action.chain, kind: action.kind });
+      }
       if (answer === 'nonce-too-low') return nonceConsumed(action, replacement ? [...txs, replacement] : txs);
       if (replacement && answer === 'accepted') return waitForReceipt(action, replacement);
       return { status: 'pending', txHash: current.tx_hash as Hex };

@@ -54,6 +54,8 @@ export interface Config {
     readonly sessionsPerAddress: number;
   };
   readonly bodyLimitBytes: number;
+  /** When set, `GET /metrics` requires `Authorization: Bearer <token>`. Secret: never logged. */
+  readonly metricsToken: string | null;
   readonly expirySweepMs: number;
   readonly worker: {
     readonly enabled: boolean;
@@ -248,6 +250,9 @@ export const SETTINGS = {
     'sends deposit, settle and refund transactions (required with CHAIN_REGISTRY)',
   ),
   ATTESTER_PRIVATE_KEY: privateKey('signs fill attestations (required with CHAIN_REGISTRY)'),
+  METRICS_TOKEN: text(null, 'when set, GET /metrics requires Authorization: Bearer <token>', {
+    shown: 'unset (open)',
+  }),
   FERRY_FAULT_INJECT: text('', 'test only: comma-separated crash points', { shown: 'none' }),
 } as const;
 
@@ -339,6 +344,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       sessionsPerAddress: s.SESSIONS_PER_ADDRESS,
     },
     bodyLimitBytes: 64 * 1024,
+    metricsToken: s.METRICS_TOKEN,
     expirySweepMs: s.EXPIRY_SWEEP_MS,
     worker: {
       enabled: s.WORKER,
