@@ -9,6 +9,7 @@ import { publishEventNotices } from './events/event-notices.ts';
 import { createRealtime } from './events/realtime.ts';
 import { createRedisClient } from './events/redis-client.ts';
 import type { FerryApp } from './http/app-types.ts';
+import { listenForMetrics } from './http/metrics-server.ts';
 import { createServer } from './http/server.ts';
 import { createMetrics, type FerryMetrics } from './metrics/ferry-metrics.ts';
 import { collectEventTailLag, collectOrderGauge } from './metrics/scrape-gauges.ts';
@@ -186,15 +187,20 @@ export async function createWorkerProcess(options: {
     shutdown.register('redis', () => redis.disconnect());
     shutdown.register('event notices', publishEventNotices(database, redis, config.redisKeyPrefix, log));
   }
-  // Its metrics are not served: scrape an API process that runs a worker, or see docs/metrics.md.
-  const worker = createWorkerRuntime({
-    config,
-    registry,
-    database,
-    clock: systemClock,
-    log,
-    metrics: createMetrics(),
-  });
+  const metrics = createMetrics();
+  collectOrderGauge(metrics, database);
+  const worker = createWorkerRuntime({ config, registry, database, clock: systemClock, log, metrics });
   shutdown.register('settlement worker', () => worker.stop());
+  if (config.metricsPort !== null) {
+    const server = await listenForMetrics({
+      metrics,
+      token: config.metricsToken,
+      host: config.host,
+      port: config.metricsPort,
+      log,
+    });
+    shutdown.register('metrics server', () => server.close());
+    log.info({ address: `${server.address}/metrics` }, 'worker metrics listening');
+  }
   return worker;
 }

@@ -1,6 +1,10 @@
+import net from 'node:net';
+import { pino } from 'pino';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ANVIL_KEYS } from '../src/chains/devnet.ts';
+import { createWorkerProcess } from '../src/app.ts';
+import { ANVIL_KEYS, DEVNET_ATTESTER_KEY } from '../src/chains/devnet.ts';
+import { createShutdownRegistry } from '../src/process/shutdown-registry.ts';
 import { approveEscrow, fillOrder } from './support/chain-actors.ts';
 import { WORKER_ON } from './support/fixtures.ts';
 import { type Harness, startHarness } from './support/harness.ts';
@@ -105,6 +109,36 @@ describe('GET /metrics', () => {
     expect(after).toContain('# TYPE ferry_rpc_errors_total counter');
     expect(sample(after, 'ferry_event_tail_lag_events')).toBeGreaterThanOrEqual(0);
     expect(after).toContain('# TYPE ferry_event_tail_lag_events gauge');
+  });
+
+  it('serves the worker-only process on METRICS_PORT, with the same token rule', async () => {
+    const port = await new Promise<number>((resolve) => {
+      const probe = net.createServer().listen(0, '127.0.0.1', () => {
+        const { port } = probe.address() as net.AddressInfo;
+        probe.close(() => resolve(port));
+      });
+    });
+    const log = pino({ level: 'silent' });
+    const shutdown = createShutdownRegistry(log);
+    const worker = { ...h.config.worker, relayerKey: DEVNET_ATTESTER_KEY, attesterKey: DEVNET_ATTESTER_KEY };
+    try {
+      await createWorkerProcess({
+        config: { ...h.config, worker, metricsPort: port },
+        registry: h.registry,
+        log,
+        shutdown,
+      });
+      const url = `http://127.0.0.1:${port}/metrics`;
+      expect((await fetch(url)).status).toBe(401);
+      const response = await fetch(url, { headers: { authorization: `Bearer ${TOKEN}` } });
+      expect(response.status).toBe(200);
+      const text = await response.text();
+      // The order gauge reads the shared database: the swap above is there.
+      expect(sample(text, 'ferry_orders', { status: 'completed' })).toBe(1);
+      expect(text).toContain('# TYPE ferry_settlement_step_duration_seconds histogram');
+    } finally {
+      await shutdown.close();
+    }
   });
 
   it('counts open streams while they are open', async () => {

@@ -56,6 +56,8 @@ export interface Config {
   readonly bodyLimitBytes: number;
   /** When set, `GET /metrics` requires `Authorization: Bearer <token>`. Secret: never logged. */
   readonly metricsToken: string | null;
+  /** `ferry worker` only: the port its own `GET /metrics` listens on; null serves none. */
+  readonly metricsPort: number | null;
   readonly expirySweepMs: number;
   readonly worker: {
     readonly enabled: boolean;
@@ -253,6 +255,12 @@ export const SETTINGS = {
   METRICS_TOKEN: text(null, 'when set, GET /metrics requires Authorization: Bearer <token>', {
     shown: 'unset (open)',
   }),
+  METRICS_PORT: text(null, 'ferry worker only: port of its own GET /metrics (unset: none)', {
+    check: (raw) =>
+      /^\d{1,5}$/.test(raw) && Number(raw) >= 1 && Number(raw) <= 65535
+        ? null
+        : `must be an integer from 1 to 65535, got "${raw}"`,
+  }),
   FERRY_FAULT_INJECT: text('', 'test only: comma-separated crash points', { shown: 'none' }),
 } as const;
 
@@ -345,6 +353,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     },
     bodyLimitBytes: 64 * 1024,
     metricsToken: s.METRICS_TOKEN,
+    metricsPort: s.METRICS_PORT === null ? null : Number(s.METRICS_PORT),
     expirySweepMs: s.EXPIRY_SWEEP_MS,
     worker: {
       enabled: s.WORKER,
