@@ -8,6 +8,7 @@ import { createShutdownRegistry } from '../src/process/shutdown-registry.ts';
 import { approveEscrow, fillOrder } from './support/chain-actors.ts';
 import { WORKER_ON } from './support/fixtures.ts';
 import { type Harness, startHarness } from './support/harness.ts';
+import { WsClient, wsUrl } from './support/stream-clients.ts';
 import { executeSwap, waitForStatus } from './support/swap-steps.ts';
 
 const TOKEN = 'metrics-test-token-0123456789';
@@ -149,6 +150,24 @@ describe('GET /metrics', () => {
     controller.abort();
     await stream.body?.cancel().catch(() => {});
     await expect.poll(async () => sample(await scrape(), 'ferry_open_streams', { kind: 'sse' })).toBe(0);
+  });
+
+  it('counts an open WebSocket, and its close for the message rate limit', async () => {
+    const client = await WsClient.connect(wsUrl(h.baseUrl));
+    const open = await scrape();
+    expect(sample(open, 'ferry_open_streams', { kind: 'ws' })).toBe(1);
+    expect(sample(open, 'ferry_rate_limit_refusals_total', { limit: 'ws-message' })).toBe(0);
+    for (let i = 0; i < 200; i++) client.send({ op: 'ping' });
+    expect((await client.closed).code).toBe(1008);
+    await expect
+      .poll(async () => {
+        const text = await scrape();
+        return [
+          sample(text, 'ferry_open_streams', { kind: 'ws' }),
+          sample(text, 'ferry_rate_limit_refusals_total', { limit: 'ws-message' }),
+        ];
+      })
+      .toEqual([0, 1]);
   });
 
   it('counts a rate-limit refusal (429)', async () => {
