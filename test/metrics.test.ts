@@ -1,9 +1,13 @@
+import fs from 'node:fs';
 import net from 'node:net';
 import { pino } from 'pino';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWorkerProcess } from '../src/app.ts';
+import { createChainRegistry, type RegistryFile } from '../src/chains/chain-registry.ts';
 import { ANVIL_KEYS, DEVNET_ATTESTER_KEY } from '../src/chains/devnet.ts';
+import { publicClientFor } from '../src/chains/viem-client.ts';
+import { createMetrics } from '../src/metrics/ferry-metrics.ts';
 import { createShutdownRegistry } from '../src/process/shutdown-registry.ts';
 import { approveEscrow, fillOrder } from './support/chain-actors.ts';
 import { WORKER_ON } from './support/fixtures.ts';
@@ -140,6 +144,31 @@ describe('GET /metrics', () => {
     } finally {
       await shutdown.close();
     }
+  });
+
+  it('counts RPC errors by chain: an unreachable node (transport), an error answer (response)', async () => {
+    const metrics = createMetrics();
+    const file = JSON.parse(fs.readFileSync(h.registryFile, 'utf8')) as RegistryFile;
+    const closedPort = await new Promise<number>((resolve) => {
+      const probe = net.createServer().listen(0, '127.0.0.1', () => {
+        const { port } = probe.address() as net.AddressInfo;
+        probe.close(() => resolve(port));
+      });
+    });
+    const unreachable = createChainRegistry({
+      chains: file.chains.map((chain) => ({ ...chain, rpcUrl: `http://127.0.0.1:${closedPort}` })),
+    });
+    await expect(
+      publicClientFor(unreachable, h.chainA, 2000, metrics.rpcErrors).getBlockNumber(),
+    ).rejects.toThrow();
+    // An unknown method: the node answers, with a JSON-RPC error.
+    const live = publicClientFor(h.registry, h.chainB, 2000, metrics.rpcErrors);
+    await expect(live.request({ method: 'ferry_noSuchMethod' as 'eth_chainId' })).rejects.toThrow();
+    expect(await live.getBlockNumber()).toBeGreaterThan(0n);
+    const text = await metrics.registry.metrics();
+    expect(sample(text, 'ferry_rpc_errors_total', { chain: h.chainA, kind: 'transport' })).toBe(1);
+    expect(sample(text, 'ferry_rpc_errors_total', { chain: h.chainB, kind: 'response' })).toBe(1);
+    expect(sample(text, 'ferry_rpc_errors_total', { chain: h.chainB, kind: 'transport' })).toBe(0);
   });
 
   it('counts open streams while they are open', async () => {

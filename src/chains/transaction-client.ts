@@ -115,8 +115,7 @@ export function createTransactionClient(deps: {
   /** Counts actions sent, rebroadcasts, fee replacements and RPC errors (docs/metrics.md). */
   metrics?: FerryMetrics;
 }) {
-  const { metrics } = deps;
-  const { registry, database, log } = deps;
+  const { registry, database, log, metrics } = deps;
   const now = deps.now ?? Date.now;
   const faults = deps.faults ?? { at: () => {} };
   const receiptWaitMs = deps.receiptWaitMs ?? 1_000;
