@@ -9,7 +9,10 @@ import { publishEventNotices } from './events/event-notices.ts';
 import { createRealtime } from './events/realtime.ts';
 import { createRedisClient } from './events/redis-client.ts';
 import type { FerryApp } from './http/app-types.ts';
+import { listenForMetrics } from './http/metrics-server.ts';
 import { createServer } from './http/server.ts';
+import { createMetrics, type FerryMetrics } from './metrics/ferry-metrics.ts';
+import { collectEventTailLag, collectOrderGauge } from './metrics/scrape-gauges.ts';
 import { createShutdownRegistry, type ShutdownRegistry } from './process/shutdown-registry.ts';
 import { createAccountService } from './services/account-service.ts';
 import { createAuthService } from './services/auth-service.ts';
@@ -31,6 +34,8 @@ export interface FerryAppInstance {
   /** The settlement worker when WORKER is on (started by listen), else null. */
   readonly worker: SettlementWorker | null;
   readonly accounts: ReturnType<typeof createAccountService>;
+  /** This instance's metrics registry (GET /metrics); the worker it runs counts into it too. */
+  readonly metrics: FerryMetrics;
   /** Listens on config.host:config.port (port 0 picks a free one) and returns the base URL. */
   listen(): Promise<string>;
   /** Drains: readiness fails, in-flight requests finish, then the database closes. */
@@ -82,7 +87,17 @@ async function wireApp(options: {
   const database = await openDatabase(config, log, shutdown);
   const realtime = await createRealtime({ config, database, clock, log });
   shutdown.register('streams', () => realtime.stop());
-  const chainClock = createChainClock({ registry, clock, refreshMs: config.chainClockRefreshMs, log });
+  const metrics = createMetrics();
+  collectOrderGauge(metrics, database);
+  collectEventTailLag(metrics, database, realtime.fanout);
+  const rpcErrors = metrics.rpcErrors;
+  const chainClock = createChainClock({
+    registry,
+    clock,
+    refreshMs: config.chainClockRefreshMs,
+    log,
+    rpcErrors,
+  });
   shutdown.register('chain clock', () => chainClock.stop());
   const credentialsEnded = () => realtime.credentialsEnded();
   const deps: ServiceDeps = {
@@ -90,7 +105,9 @@ async function wireApp(options: {
     database,
     clock,
     registry,
-    chains: options.chains ?? createChainGateway({ registry, clock, balanceCacheMs: config.balanceCacheMs }),
+    chains:
+      options.chains ??
+      createChainGateway({ registry, clock, balanceCacheMs: config.balanceCacheMs, rpcErrors }),
     chainClock,
     log,
   };
@@ -111,11 +128,12 @@ async function wireApp(options: {
     accounts,
     isDraining: () => draining,
     realtime,
+    metrics,
   });
   shutdown.register('http server', () => server.close());
   const sweeper = createExpirySweeper(deps);
   const worker = config.worker.enabled
-    ? createWorkerRuntime({ ...deps, defaultKeys: options.workerKeys })
+    ? createWorkerRuntime({ ...deps, defaultKeys: options.workerKeys, metrics })
     : null;
   if (worker) shutdown.register('settlement worker', () => worker.stop());
   shutdown.register('expiry sweeper', () => sweeper.stop());
@@ -130,6 +148,7 @@ async function wireApp(options: {
     sweeper,
     worker,
     accounts,
+    metrics,
     async listen() {
       // Deadlines of the first quotes already follow the chains' clocks (an unreachable chain does not block).
       await chainClock.start();
@@ -168,7 +187,20 @@ export async function createWorkerProcess(options: {
     shutdown.register('redis', () => redis.disconnect());
     shutdown.register('event notices', publishEventNotices(database, redis, config.redisKeyPrefix, log));
   }
-  const worker = createWorkerRuntime({ config, registry, database, clock: systemClock, log });
+  const metrics = createMetrics();
+  collectOrderGauge(metrics, database);
+  const worker = createWorkerRuntime({ config, registry, database, clock: systemClock, log, metrics });
   shutdown.register('settlement worker', () => worker.stop());
+  if (config.metricsPort !== null) {
+    const server = await listenForMetrics({
+      metrics,
+      token: config.metricsToken,
+      host: config.host,
+      port: config.metricsPort,
+      log,
+    });
+    shutdown.register('metrics server', () => server.close());
+    log.info({ address: `${server.address}/metrics` }, 'worker metrics listening');
+  }
   return worker;
 }

@@ -1,7 +1,7 @@
 import type { PublicClient } from 'viem';
 import { type Clock, unixSeconds } from '../domain/clock.ts';
 import type { ChainRegistry } from './chain-registry.ts';
-import { publicClientFor } from './viem-client.ts';
+import { publicClientFor, type RpcErrorCounter } from './viem-client.ts';
 
 /** The pino-compatible subset the clock logs through. */
 interface ClockLog {
@@ -33,6 +33,7 @@ export interface ChainClockOptions {
   readonly clock: Clock;
   readonly refreshMs: number;
   readonly log: ClockLog;
+  readonly rpcErrors?: RpcErrorCounter;
 }
 
 export function createChainClock(options: ChainClockOptions): ChainClock {
@@ -47,7 +48,7 @@ export function createChainClock(options: ChainClockOptions): ChainClock {
   const clientFor = (name: string) => {
     let client = clients.get(name);
     if (!client) {
-      client = publicClientFor(registry, name, 5000);
+      client = publicClientFor(registry, name, 5000, options.rpcErrors);
       clients.set(name, client);
     }
     return client;

@@ -3,7 +3,7 @@ import type { Address } from '../domain/address.ts';
 import { AppError } from '../domain/app-error.ts';
 import type { Clock } from '../domain/clock.ts';
 import type { ChainRegistry } from './chain-registry.ts';
-import { publicClientFor } from './viem-client.ts';
+import { publicClientFor, type RpcErrorCounter } from './viem-client.ts';
 
 /** What the API needs from chains. The settlement worker has its own, wider interface. */
 export interface ChainGateway {
@@ -20,6 +20,7 @@ export interface ChainGatewayOptions {
   /** How long a balance reading may answer checks it covers (BALANCE_CACHE_MS); 0 reads every time. */
   readonly balanceCacheMs: number;
   readonly maxCachedBalances?: number;
+  readonly rpcErrors?: RpcErrorCounter;
 }
 
 /** Talks to every chain of the registry over JSON-RPC with viem. */
@@ -30,7 +31,7 @@ export function createChainGateway(options: ChainGatewayOptions): ChainGateway {
   const clientFor = (chainName: string): PublicClient => {
     let client = clients.get(chainName);
     if (!client) {
-      client = publicClientFor(registry, chainName, 5000);
+      client = publicClientFor(registry, chainName, 5000, options.rpcErrors);
       clients.set(chainName, client);
     }
     return client;

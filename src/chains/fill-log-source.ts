@@ -4,7 +4,7 @@ import type { ChainFill } from '../domain/chain-fill.ts';
 import type { ChainRegistry } from './chain-registry.ts';
 import { loadArtifact } from './contract-artifacts.ts';
 import { isLogRangeTooLarge, LogRangeTooLargeError } from './log-range-error.ts';
-import { publicClientFor } from './viem-client.ts';
+import { publicClientFor, type RpcErrorCounter } from './viem-client.ts';
 
 const fillAbi = loadArtifact('FerryFill').abi;
 const filledEvent = fillAbi.find((x) => x.type === 'event' && x.name === 'Filled');
@@ -18,12 +18,18 @@ export interface FillRange {
 }
 
 /** The RPC reads of a fill-contract log scan: the head, and the Filled events of one bounded block range. */
-export function createFillLogSource({ registry }: { registry: ChainRegistry }) {
+export function createFillLogSource({
+  registry,
+  rpcErrors,
+}: {
+  registry: ChainRegistry;
+  rpcErrors?: RpcErrorCounter;
+}) {
   const clients = new Map<string, PublicClient>();
   const client = (name: string): PublicClient => {
     let existing = clients.get(name);
     if (!existing) {
-      existing = publicClientFor(registry, name, 10_000);
+      existing = publicClientFor(registry, name, 10_000, rpcErrors);
       clients.set(name, existing);
     }
     return existing;

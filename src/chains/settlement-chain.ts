@@ -14,7 +14,7 @@ import type { OrderTerms } from '../domain/order-typed-data.ts';
 import type { EscrowStatus } from '../domain/settlement-decision.ts';
 import type { ChainRegistry } from './chain-registry.ts';
 import { loadArtifact } from './contract-artifacts.ts';
-import { publicClientFor } from './viem-client.ts';
+import { publicClientFor, type RpcErrorCounter } from './viem-client.ts';
 
 const escrowAbi = loadArtifact('FerryEscrow').abi;
 const messengerAbi = loadArtifact('AttesterMessenger').abi;
@@ -68,12 +68,20 @@ function revertReason(error: unknown): string | null {
  * What the settlement worker reads from chains, the calls it makes and their simulation. Its transactions
  * are signed, sent and replaced by the transaction client (transaction-client.ts).
  */
-export function createSettlementChain({ registry, fills }: { registry: ChainRegistry; fills: FillLookup }) {
+export function createSettlementChain({
+  registry,
+  fills,
+  rpcErrors,
+}: {
+  registry: ChainRegistry;
+  fills: FillLookup;
+  rpcErrors?: RpcErrorCounter;
+}) {
   const clients = new Map<string, PublicClient>();
   const client = (name: string): PublicClient => {
     let existing = clients.get(name);
     if (!existing) {
-      existing = publicClientFor(registry, name, 10_000);
+      existing = publicClientFor(registry, name, 10_000, rpcErrors);
       clients.set(name, existing);
     }
     return existing;

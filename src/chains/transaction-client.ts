@@ -9,6 +9,7 @@ import {
 import type { PrivateKeyAccount } from 'viem/accounts';
 import { type Fees, initialFees, replacementFees } from '../domain/fee-bump.ts';
 import { newId } from '../domain/ids.ts';
+import type { FerryMetrics } from '../metrics/ferry-metrics.ts';
 import {
   type ChainActionTx,
   finishChainAction,
@@ -111,8 +112,10 @@ export function createTransactionClient(deps: {
   now?: () => number;
   /** How long a fresh broadcast waits for its receipt before the caller is told `pending`. */
   receiptWaitMs?: number;
+  /** Counts actions sent, rebroadcasts, fee replacements and RPC errors (docs/metrics.md). */
+  metrics?: FerryMetrics;
 }) {
-  const { registry, database, log } = deps;
+  const { registry, database, log, metrics } = deps;
   const now = deps.now ?? Date.now;
   const faults = deps.faults ?? { at: () => {} };
   const receiptWaitMs = deps.receiptWaitMs ?? 1_000;
@@ -127,7 +130,7 @@ export function createTransactionClient(deps: {
   function client(name: string): PublicClient {
     let existing = clients.get(name);
     if (!existing) {
-      existing = publicClientFor(registry, name, 10_000);
+      existing = publicClientFor(registry, name, 10_000, metrics?.rpcErrors);
       clients.set(name, existing);
     }
     return existing;
@@ -286,6 +289,7 @@ export function createTransactionClient(deps: {
     if (!recorded) return null;
     faults.at(`after-replace-record:${action.kind}`);
     stats.replacements++;
+    metrics?.feeReplacements.inc({ chain: action.chain, kind: action.kind });
     log.info(
       {
         actionId: action.id,
@@ -372,6 +376,7 @@ export function createTransactionClient(deps: {
       if (!recorded) return null;
       faults.at(`after-record:${input.kind}`);
       const answer = await broadcast(call.chain, recorded.tx);
+      metrics?.chainActionsSent.inc({ chain: call.chain, kind: input.kind });
       faults.at(`after-send:${input.kind}`);
       if (answer === 'nonce-too-low') return nonceConsumed(recorded.action, [recorded.tx]);
       return waitForReceipt(recorded.action, recorded.tx);
@@ -413,7 +418,10 @@ export function createTransactionClient(deps: {
       const current = replacement ?? newest;
       const answer = await broadcast(action.chain, current);
       if (replacement) faults.at(`after-replace-send:${action.kind}`);
-      else stats.rebroadcasts++;
+      else {
+        stats.rebroadcasts++;
+        metrics?.chainActionRetries.inc({ chain: action.chain, kind: action.kind });
+      }
       if (answer === 'nonce-too-low') return nonceConsumed(action, replacement ? [...txs, replacement] : txs);
       if (replacement && answer === 'accepted') return waitForReceipt(action, replacement);
       return { status: 'pending', txHash: current.tx_hash as Hex };

@@ -1,8 +1,46 @@
-import { createPublicClient, http, type PublicClient, type Chain as ViemChain } from 'viem';
+import {
+  createPublicClient,
+  HttpRequestError,
+  http,
+  type PublicClient,
+  TimeoutError,
+  type Transport,
+  type Chain as ViemChain,
+} from 'viem';
+import type { FerryMetrics } from '../metrics/ferry-metrics.ts';
 import type { ChainRegistry } from './chain-registry.ts';
 
+/** Where failed RPC calls are counted (ferry_rpc_errors_total). */
+export type RpcErrorCounter = FerryMetrics['rpcErrors'];
+
+/**
+ * Every RPC call of Ferry's clients passes here, so every failure is counted once, after the transport's own
+ * retry: `transport` when the node could not be reached (connection, timeout, HTTP error), `response` when it
+ * answered with a JSON-RPC error (a revert in a simulation or gas estimate, a refused transaction).
+ */
+function counted(transport: Transport, chain: string, errors: RpcErrorCounter): Transport {
+  return (params) => {
+    const inner = transport(params);
+    const request: typeof inner.request = async (args, options) => {
+      try {
+        return await inner.request(args, options);
+      } catch (error) {
+        const unreachable = error instanceof HttpRequestError || error instanceof TimeoutError;
+        errors.inc({ chain, kind: unreachable ? 'transport' : 'response' });
+        throw error;
+      }
+    };
+    return { ...inner, request };
+  };
+}
+
 /** A viem public client for a registry chain, by name. Callers cache it: one per chain per component. */
-export function publicClientFor(registry: ChainRegistry, name: string, timeoutMs: number): PublicClient {
+export function publicClientFor(
+  registry: ChainRegistry,
+  name: string,
+  timeoutMs: number,
+  rpcErrors?: RpcErrorCounter,
+): PublicClient {
   const chain = registry.chain(name);
   if (!chain) throw new Error(`chain ${name} is not in the registry`);
   const viemChain = {
@@ -11,8 +49,9 @@ export function publicClientFor(registry: ChainRegistry, name: string, timeoutMs
     nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
     rpcUrls: { default: { http: [chain.rpcUrl] } },
   } satisfies ViemChain;
+  const transport = http(chain.rpcUrl, { timeout: timeoutMs, retryCount: 1 });
   return createPublicClient({
     chain: viemChain,
-    transport: http(chain.rpcUrl, { timeout: timeoutMs, retryCount: 1 }),
+    transport: rpcErrors ? counted(transport, name, rpcErrors) : transport,
   });
 }

@@ -132,6 +132,11 @@ program
     const cfg = config();
     if (!cfg.chainRegistryPath)
       throw new ConfigError(['ferry worker needs CHAIN_REGISTRY (e.g. ./data/chains.json)']);
+    if (cfg.metricsPort !== null) {
+      const { findPortClash } = await import('./port-check.ts');
+      const clash = await findPortClash([{ port: cfg.metricsPort, host: cfg.host, setting: 'METRICS_PORT' }]);
+      if (clash) throw new CliError(clash);
+    }
     announceDatabase(cfg);
     const [
       { createLogger, createWorkerProcess },

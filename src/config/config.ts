@@ -54,6 +54,10 @@ export interface Config {
     readonly sessionsPerAddress: number;
   };
   readonly bodyLimitBytes: number;
+  /** When set, `GET /metrics` requires `Authorization: Bearer <token>`. Secret: never logged. */
+  readonly metricsToken: string | null;
+  /** `ferry worker` only: the port its own `GET /metrics` listens on; null serves none. */
+  readonly metricsPort: number | null;
   readonly expirySweepMs: number;
   readonly worker: {
     readonly enabled: boolean;
@@ -248,6 +252,15 @@ export const SETTINGS = {
     'sends deposit, settle and refund transactions (required with CHAIN_REGISTRY)',
   ),
   ATTESTER_PRIVATE_KEY: privateKey('signs fill attestations (required with CHAIN_REGISTRY)'),
+  METRICS_TOKEN: text(null, 'when set, GET /metrics requires Authorization: Bearer <token>', {
+    shown: 'unset (open)',
+  }),
+  METRICS_PORT: text(null, 'ferry worker only: port of its own GET /metrics (unset: none)', {
+    check: (raw) =>
+      /^\d{1,5}$/.test(raw) && Number(raw) >= 1 && Number(raw) <= 65535
+        ? null
+        : `must be an integer from 1 to 65535, got "${raw}"`,
+  }),
   FERRY_FAULT_INJECT: text('', 'test only: comma-separated crash points', { shown: 'none' }),
 } as const;
 
@@ -339,6 +352,8 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       sessionsPerAddress: s.SESSIONS_PER_ADDRESS,
     },
     bodyLimitBytes: 64 * 1024,
+    metricsToken: s.METRICS_TOKEN,
+    metricsPort: s.METRICS_PORT === null ? null : Number(s.METRICS_PORT),
     expirySweepMs: s.EXPIRY_SWEEP_MS,
     worker: {
       enabled: s.WORKER,

@@ -1,5 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import type { FastifyBaseLogger } from 'fastify';
+import type { FerryMetrics } from '../metrics/ferry-metrics.ts';
 import type { FerryDatabase } from '../store/database.ts';
 import { readFinalEventsAfter, replayWindowExceeded, type StoredEvent } from '../store/events-store.ts';
 import type { EventFanout } from './event-fanout.ts';
@@ -21,6 +22,7 @@ export interface SseOptions {
   readonly heartbeatMs: number;
   readonly maxBufferBytes: number;
   readonly log: FastifyBaseLogger;
+  readonly metrics: FerryMetrics;
 }
 
 export interface SseStream {
@@ -96,8 +98,10 @@ export function openSseStream(options: SseOptions): SseStream {
     if (!ended) res.write(': heartbeat\n\n');
   }, options.heartbeatMs);
   heartbeat.unref();
+  options.metrics.openStreams.inc({ kind: 'sse' });
 
   void closed.then(() => {
+    options.metrics.openStreams.dec({ kind: 'sse' });
     ended = true;
     clearInterval(heartbeat);
     unsubscribe();

@@ -2,6 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { WebSocket } from 'ws';
 import type { ErrorCode, ErrorDetail } from '../domain/app-error.ts';
 import type { Principal } from '../domain/principal.ts';
+import type { FerryMetrics } from '../metrics/ferry-metrics.ts';
 import type { StoredEvent } from '../store/events-store.ts';
 import type { EventFanout } from './event-fanout.ts';
 import { eventWire } from './stream-event.ts';
@@ -147,9 +148,11 @@ export function serveWebSocket(
     heartbeatMs: number;
     maxBufferBytes: number;
     log: FastifyBaseLogger;
+    metrics: FerryMetrics;
   },
 ): void {
-  const { principal, log } = options;
+  const { principal, log, metrics } = options;
+  metrics.openStreams.inc({ kind: 'ws' });
   const subscribed = new Set<Channel>();
   const send = (payload: unknown) => socket.send(JSON.stringify(payload));
 
@@ -180,6 +183,7 @@ export function serveWebSocket(
   heartbeat.unref();
 
   socket.on('close', () => {
+    metrics.openStreams.dec({ kind: 'ws' });
     clearInterval(heartbeat);
     unsubscribe();
   });
@@ -191,6 +195,7 @@ export function serveWebSocket(
     if (!withinRate()) {
       // One answer, then the connection ends: a client this fast is not reading its replies anyway.
       limited = true;
+      metrics.rateLimitRefusals.inc({ limit: 'ws-message' });
       const message = `more than ${MESSAGES_PER_SECOND} messages per second (burst ${MESSAGE_BURST})`;
       send({ op: 'error', code: 'RATE_LIMITED', error: message, details: [{ path: 'message', message }] });
       socket.close(WS_CLOSE.policyViolation, 'message rate limit exceeded');

@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
 import type { Config } from '../config/config.ts';
 import { AppError } from '../domain/app-error.ts';
+import type { FerryMetrics } from '../metrics/ferry-metrics.ts';
 import { redisWithLocalFallback } from './rate-limit-store.ts';
 import './request-context.ts';
 
@@ -19,7 +20,8 @@ function limitOf(request: FastifyRequest, config: Config): number {
 export async function installRateLimit(
   app: FastifyInstance,
   config: Config,
-  redis: Redis | null = null,
+  redis: Redis | null,
+  metrics: FerryMetrics,
 ): Promise<void> {
   await app.register(rateLimit, {
     global: true,
@@ -31,6 +33,7 @@ export async function installRateLimit(
       request.principal ? `cred:${request.principal.credentialId}` : `ip:${request.ip}`,
     enableDraftSpec: true,
     errorResponseBuilder: (_request, context) => {
+      metrics.rateLimitRefusals.inc({ limit: 'request' });
       const seconds = Math.max(1, Math.ceil(context.ttl / 1000));
       return new AppError(
         'RATE_LIMITED',
@@ -46,7 +49,7 @@ export async function installRateLimit(
  * makes a session (and a new wallet an account), each with budgets of its own. Counted in the same store as the
  * general limits, so it holds across instances with Redis.
  */
-export function signInRateLimit(app: FastifyInstance, config: Config) {
+export function signInRateLimit(app: FastifyInstance, config: Config, metrics: FerryMetrics) {
   const max = config.signIn.perIpPerMinute;
   const check = app.createRateLimit({
     max,
@@ -56,6 +59,7 @@ export function signInRateLimit(app: FastifyInstance, config: Config) {
   return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
     const result = await check(request);
     if (result.isAllowed || !result.isExceeded) return;
+    metrics.rateLimitRefusals.inc({ limit: 'sign-in' });
     const seconds = Math.max(1, result.ttlInSeconds);
     reply.header('ratelimit-limit', max).header('ratelimit-remaining', 0).header('ratelimit-reset', seconds);
     throw new AppError(

@@ -5,6 +5,7 @@ import type { Config } from '../config/config.ts';
 import { AppError } from '../domain/app-error.ts';
 import type { Clock } from '../domain/clock.ts';
 import type { Realtime } from '../events/realtime.ts';
+import type { FerryMetrics } from '../metrics/ferry-metrics.ts';
 import type { AccountService } from '../services/account-service.ts';
 import type { AuthService } from '../services/auth-service.ts';
 import type { OrderService } from '../services/order-service.ts';
@@ -19,6 +20,7 @@ import { installErrorHandling, sendError } from './error-handler.ts';
 import { installIdempotency } from './idempotency.ts';
 import { acceptEmptyJsonBodies } from './json-body.ts';
 import { requestLogger } from './log-redaction.ts';
+import { installHttpMetrics, registerMetricsRoute } from './metrics-route.ts';
 import { installOpenApi, registerOpenApiRoute } from './openapi.ts';
 import { installRateLimit } from './rate-limit.ts';
 import { DebugRequestLog } from './request-log.ts';
@@ -50,6 +52,8 @@ export interface ServerDeps {
   readonly isDraining: () => boolean;
   /** Event fan-out, stream limits and Redis (when configured) for the SSE and WebSocket streams. */
   readonly realtime: Realtime;
+  /** This process's metrics registry, served at GET /metrics. */
+  readonly metrics: FerryMetrics;
 }
 
 /** Fastify's form of TRUST_PROXY: no proxy, the last N hops, or the proxies' addresses/CIDRs. */
@@ -106,14 +110,16 @@ export async function createServer(deps: ServerDeps): Promise<FerryApp> {
   app.addSchema(ErrorBodySchema);
 
   installAuthentication(app, deps.auth);
+  installHttpMetrics(app, deps.metrics);
   // Before the OpenAPI plugin: the rate limit applies to routes registered after it, /docs included.
-  await installRateLimit(app, deps.config, deps.realtime.redis);
+  await installRateLimit(app, deps.config, deps.realtime.redis, deps.metrics);
   await installOpenApi(app);
   installErrorHandling(app);
   installConditionalGet(app);
   installIdempotency(app, deps);
 
   registerHealthRoutes(app, deps);
+  registerMetricsRoute(app, { metrics: deps.metrics, token: deps.config.metricsToken });
   registerOpenApiRoute(app);
   registerAuthRoutes(app, deps);
   registerQuoteRequestRoutes(app, deps);

@@ -16,6 +16,7 @@ import {
   type SettlementDecision,
   type SettlementObservation,
 } from '../domain/settlement-decision.ts';
+import type { FerryMetrics } from '../metrics/ferry-metrics.ts';
 import type { FerryDatabase } from '../store/database.ts';
 import { findOrder } from '../store/orders-store.ts';
 import { findQuote } from '../store/quotes-store.ts';
@@ -45,6 +46,8 @@ export interface WorkerDeps {
   readonly leaseMs?: number;
   /** Reads new fills into the fill index before each pass, so `findFill` sees them (fill-indexer.ts). */
   readonly fillIndexer?: FillIndexer;
+  /** Times each decision carried out (ferry_settlement_step_duration_seconds). */
+  readonly metrics?: FerryMetrics;
 }
 
 type StepResult = { readonly again: 'now' | 'soon' | 'later' };
@@ -241,7 +244,13 @@ export function createSettlementWorker(deps: WorkerDeps) {
         'fill does not match the order',
       );
     }
-    return act(order, terms, decideSettlement(observation));
+    const decision = decideSettlement(observation);
+    const stopTimer = deps.metrics?.settlementStep.startTimer({ decision: decision.kind });
+    try {
+      return await act(order, terms, decision);
+    } finally {
+      stopTimer?.();
+    }
   }
 
   async function runOnce(): Promise<number> {

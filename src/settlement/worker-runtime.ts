@@ -6,6 +6,7 @@ import { createSettlementChain } from '../chains/settlement-chain.ts';
 import { createTransactionClient } from '../chains/transaction-client.ts';
 import type { Config } from '../config/config.ts';
 import type { Clock } from '../domain/clock.ts';
+import type { FerryMetrics } from '../metrics/ferry-metrics.ts';
 import type { FerryDatabase } from '../store/database.ts';
 import { findChainFill } from '../store/log-scan-store.ts';
 import { createChainActionExecutor } from './chain-action-executor.ts';
@@ -29,8 +30,9 @@ export function createWorkerRuntime(deps: {
   clock: Clock;
   log: FastifyBaseLogger;
   defaultKeys?: WorkerKeys;
+  metrics: FerryMetrics;
 }): SettlementWorker {
-  const { config } = deps;
+  const { config, metrics } = deps;
   const relayerKey = config.worker.relayerKey ?? deps.defaultKeys?.relayer;
   const attesterKey = config.worker.attesterKey ?? deps.defaultKeys?.attester;
   if (!relayerKey || !attesterKey) {
@@ -42,11 +44,12 @@ export function createWorkerRuntime(deps: {
   const chain = createSettlementChain({
     registry: deps.registry,
     fills: (name, orderHash, filler) => findChainFill(deps.database.db, name, orderHash, filler),
+    rpcErrors: metrics.rpcErrors,
   });
   const fillIndexer = createFillIndexer({
     database: deps.database,
     registry: deps.registry,
-    source: createFillLogSource({ registry: deps.registry }),
+    source: createFillLogSource({ registry: deps.registry, rpcErrors: metrics.rpcErrors }),
     clock: deps.clock,
     log,
   });
@@ -56,6 +59,7 @@ export function createWorkerRuntime(deps: {
     database: deps.database,
     log: deps.log.child({ component: 'transactions' }),
     faults,
+    metrics,
   });
   const actions = createChainActionExecutor({ database: deps.database, transactions, faults });
   return createSettlementWorker({
@@ -70,5 +74,6 @@ export function createWorkerRuntime(deps: {
     attester: privateKeyToAccount(attesterKey),
     pollMs: config.worker.pollMs,
     leaseMs: config.worker.leaseMs,
+    metrics,
   });
 }

@@ -89,6 +89,16 @@ export async function findOrderByQuote(db: Executor, quoteId: string): Promise<O
   return row ? toOrder(row) : null;
 }
 
+/** How many orders have each status (statuses without orders are absent): one grouped count, for /metrics. */
+export async function countOrdersByStatus(db: Executor): Promise<Map<OrderStatus, number>> {
+  const rows = await db
+    .selectFrom('orders')
+    .select(['status', db.fn.countAll<number | string>().as('count')])
+    .groupBy('status')
+    .execute();
+  return new Map(rows.map((row) => [row.status as OrderStatus, Number(row.count)]));
+}
+
 export interface AccountOrderFilter {
   readonly accountId: string;
   /** Which side of the order the account must be on. */

@@ -1,12 +1,16 @@
 import { Type } from 'typebox';
 import type { Config } from '../../config/config.ts';
+import type { FerryMetrics } from '../../metrics/ferry-metrics.ts';
 import type { AuthService } from '../../services/auth-service.ts';
 import type { FerryApp } from '../app-types.ts';
 import { principalOf } from '../auth-hooks.ts';
 import { signInRateLimit } from '../rate-limit.ts';
 import { AddressSchema, errorResponses, PUBLIC_SECURITY } from '../schemas/common-schemas.ts';
 
-export function registerAuthRoutes(app: FerryApp, { auth, config }: { auth: AuthService; config: Config }) {
+export function registerAuthRoutes(
+  app: FerryApp,
+  { auth, config, metrics }: { auth: AuthService; config: Config; metrics: FerryMetrics },
+) {
   app.get(
     '/auth/nonce',
     {
@@ -27,7 +31,7 @@ export function registerAuthRoutes(app: FerryApp, { auth, config }: { auth: Auth
     {
       // The answer holds a live session token: never stored for Idempotency-Key replays.
       config: { storeIdempotentResponses: false },
-      onRequest: signInRateLimit(app, config),
+      onRequest: signInRateLimit(app, config, metrics),
       schema: {
         tags: ['Auth'],
         operationId: 'verifySignIn',

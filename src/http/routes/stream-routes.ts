@@ -8,6 +8,7 @@ import type { Realtime } from '../../events/realtime.ts';
 import { openSseStream, type SseStream } from '../../events/sse-stream.ts';
 import type { StreamKind, StreamSlot } from '../../events/stream-limiter.ts';
 import { serveWebSocket, WS_CLOSE } from '../../events/ws-gateway.ts';
+import type { FerryMetrics } from '../../metrics/ferry-metrics.ts';
 import type { AuthService } from '../../services/auth-service.ts';
 import type { FerryDatabase } from '../../store/database.ts';
 import type { FerryApp } from '../app-types.ts';
@@ -20,6 +21,7 @@ export interface StreamRouteDeps {
   readonly auth: AuthService;
   readonly realtime: Realtime;
   readonly isDraining: () => boolean;
+  readonly metrics: FerryMetrics;
 }
 
 declare module 'fastify' {
@@ -140,6 +142,7 @@ export async function registerStreamRoutes(app: FerryApp, deps: StreamRouteDeps)
         heartbeatMs: config.streams.heartbeatMs,
         maxBufferBytes: config.streams.maxBufferBytes,
         log: request.log,
+        metrics: deps.metrics,
       });
       sseStreams.add(stream);
       const unwatch = endWithCredential(request.principal, () => stream.credentialEnded());
@@ -237,6 +240,7 @@ export async function registerStreamRoutes(app: FerryApp, deps: StreamRouteDeps)
         heartbeatMs: config.streams.heartbeatMs,
         maxBufferBytes: config.streams.maxBufferBytes,
         log: request.log,
+        metrics: deps.metrics,
       });
     },
   });

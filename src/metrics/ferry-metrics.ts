@@ -1,0 +1,98 @@
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+
+/** Seconds: from a cached public read (a millisecond) to a chain action waiting for its receipt (seconds). */
+const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+
+/** Where a request was refused for going too fast (docs/metrics.md). */
+export type RateLimitKind = 'request' | 'sign-in' | 'ws-message';
+
+/**
+ * Every metric of one Ferry process, in a registry of its own (never prom-client's global one: tests run several
+ * apps in one process). Created once by the process's wiring and handed to the parts that count; docs/metrics.md
+ * lists each metric. Gauges read at scrape time (orders by status, event tail lag) are attached with `collectAt`.
+ */
+export function createMetrics() {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const registers = [registry];
+  return {
+    registry,
+    httpRequests: new Counter({
+      name: 'ferry_http_requests_total',
+      help: 'HTTP requests answered, by method, route pattern and status code',
+      labelNames: ['method', 'route', 'status'] as const,
+      registers,
+    }),
+    httpDuration: new Histogram({
+      name: 'ferry_http_request_duration_seconds',
+      help: 'Time from receiving a request to the end of its response, by method, route pattern and status code',
+      labelNames: ['method', 'route', 'status'] as const,
+      buckets: LATENCY_BUCKETS,
+      registers,
+    }),
+    settlementStep: new Histogram({
+      name: 'ferry_settlement_step_duration_seconds',
+      help: 'Time the settlement worker spent carrying out one decision for one order, by decision kind',
+      labelNames: ['decision'] as const,
+      buckets: LATENCY_BUCKETS,
+      registers,
+    }),
+    chainActionsSent: new Counter({
+      name: 'ferry_chain_actions_sent_total',
+      help: 'Chain actions (deposit, settle, refund) recorded and broadcast for the first time, by chain and kind',
+      labelNames: ['chain', 'kind'] as const,
+      registers,
+    }),
+    chainActionRetries: new Counter({
+      name: 'ferry_chain_action_rebroadcasts_total',
+      help: 'Broadcasts of an already recorded transaction again, unchanged, while it waits to be mined',
+      labelNames: ['chain', 'kind'] as const,
+      registers,
+    }),
+    feeReplacements: new Counter({
+      name: 'ferry_chain_fee_replacements_total',
+      help: 'Transactions replaced at the same nonce with higher fees because they were not mined in time',
+      labelNames: ['chain', 'kind'] as const,
+      registers,
+    }),
+    rpcErrors: new Counter({
+      name: 'ferry_rpc_errors_total',
+      help: 'Failed JSON-RPC calls to a chain node, by chain and kind (transport: unreachable, timeout, HTTP error; response: the node answered with an error)',
+      labelNames: ['chain', 'kind'] as const,
+      registers,
+    }),
+    openStreams: new Gauge({
+      name: 'ferry_open_streams',
+      help: 'Event streams open on this instance, by kind (sse, ws)',
+      labelNames: ['kind'] as const,
+      registers,
+    }),
+    rateLimitRefusals: new Counter({
+      name: 'ferry_rate_limit_refusals_total',
+      help: 'Requests or WebSocket messages refused by a rate limit, by limit (request, sign-in, ws-message)',
+      labelNames: ['limit'] as const,
+      registers,
+    }),
+    /** Registers a gauge whose values are read when Prometheus scrapes (one query per scrape, not per change). */
+    collectAt<L extends string>(options: {
+      name: string;
+      help: string;
+      labelNames: readonly L[];
+      read: (set: (labels: Record<L, string>, value: number) => void) => Promise<void>;
+    }): void {
+      new Gauge<L>({
+        name: options.name,
+        help: options.help,
+        labelNames: options.labelNames,
+        registers,
+        async collect() {
+          this.reset();
+          // A failed read (the database unreachable) leaves the gauge empty for this scrape, not the scrape failed.
+          await options.read((labels, value) => this.set(labels as never, value)).catch(() => {});
+        },
+      });
+    },
+  };
+}
+
+export type FerryMetrics = ReturnType<typeof createMetrics>;
