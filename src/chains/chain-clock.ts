@@ -1,7 +1,6 @@
-import type { PublicClient } from 'viem';
 import { type Clock, unixSeconds } from '../domain/clock.ts';
 import type { ChainRegistry } from './chain-registry.ts';
-import { publicClientFor, type RpcErrorCounter } from './viem-client.ts';
+import { publicClientsFor, type RpcErrorCounter } from './viem-client.ts';
 
 /** The pino-compatible subset the clock logs through. */
 interface ClockLog {
@@ -38,21 +37,13 @@ export interface ChainClockOptions {
 
 export function createChainClock(options: ChainClockOptions): ChainClock {
   const { registry, clock, refreshMs, log } = options;
-  const clients = new Map<string, PublicClient>();
   /** chain → latest block timestamp (s) and when it was read (ms, monotonic). */
   const readings = new Map<string, { blockTime: number; readAt: number }>();
   const unreachable = new Set<string>();
   let timer: NodeJS.Timeout | null = null;
   let refreshing: Promise<void> | null = null;
 
-  const clientFor = (name: string) => {
-    let client = clients.get(name);
-    if (!client) {
-      client = publicClientFor(registry, name, 5000, options.rpcErrors);
-      clients.set(name, client);
-    }
-    return client;
-  };
+  const clientFor = publicClientsFor(registry, 5000, options.rpcErrors);
 
   async function readChain(name: string): Promise<void> {
     try {

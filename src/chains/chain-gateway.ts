@@ -1,9 +1,9 @@
-import { erc20Abi, type PublicClient } from 'viem';
+import { erc20Abi } from 'viem';
 import type { Address } from '../domain/address.ts';
 import { AppError } from '../domain/app-error.ts';
 import type { Clock } from '../domain/clock.ts';
 import type { ChainRegistry } from './chain-registry.ts';
-import { publicClientFor, type RpcErrorCounter } from './viem-client.ts';
+import { publicClientsFor, type RpcErrorCounter } from './viem-client.ts';
 
 /** What the API needs from chains. The settlement worker has its own, wider interface. */
 export interface ChainGateway {
@@ -27,15 +27,7 @@ export interface ChainGatewayOptions {
 export function createChainGateway(options: ChainGatewayOptions): ChainGateway {
   const { registry, clock, balanceCacheMs } = options;
   const maxCached = options.maxCachedBalances ?? 10_000;
-  const clients = new Map<string, PublicClient>();
-  const clientFor = (chainName: string): PublicClient => {
-    let client = clients.get(chainName);
-    if (!client) {
-      client = publicClientFor(registry, chainName, 5000, options.rpcErrors);
-      clients.set(chainName, client);
-    }
-    return client;
-  };
+  const clientFor = publicClientsFor(registry, 5000, options.rpcErrors);
 
   // Identical balance reads in flight at the same moment share one RPC call (single flight): under load many
   // requests check the same offerer, and each would otherwise queue its own call on the node.

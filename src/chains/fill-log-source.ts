@@ -1,10 +1,10 @@
-import { type Hex, type PublicClient, parseEventLogs } from 'viem';
+import { type Hex, parseEventLogs } from 'viem';
 import type { Address } from '../domain/address.ts';
 import type { ChainFill } from '../domain/chain-fill.ts';
 import type { ChainRegistry } from './chain-registry.ts';
 import { loadArtifact } from './contract-artifacts.ts';
 import { isLogRangeTooLarge, LogRangeTooLargeError } from './log-range-error.ts';
-import { publicClientFor, type RpcErrorCounter } from './viem-client.ts';
+import { publicClientsFor, type RpcErrorCounter } from './viem-client.ts';
 
 const fillAbi = loadArtifact('FerryFill').abi;
 const filledEvent = fillAbi.find((x) => x.type === 'event' && x.name === 'Filled');
@@ -25,15 +25,7 @@ export function createFillLogSource({
   registry: ChainRegistry;
   rpcErrors?: RpcErrorCounter;
 }) {
-  const clients = new Map<string, PublicClient>();
-  const client = (name: string): PublicClient => {
-    let existing = clients.get(name);
-    if (!existing) {
-      existing = publicClientFor(registry, name, 10_000, rpcErrors);
-      clients.set(name, existing);
-    }
-    return existing;
-  };
+  const client = publicClientsFor(registry, 10_000, rpcErrors);
 
   return {
     head: (chain: string): Promise<bigint> => client(chain).getBlockNumber({ cacheTime: 0 }),

@@ -6,7 +6,6 @@ import {
   erc20Abi,
   getAddress,
   type Hex,
-  type PublicClient,
 } from 'viem';
 import type { Address } from '../domain/address.ts';
 import type { ChainFill } from '../domain/chain-fill.ts';
@@ -14,7 +13,7 @@ import type { OrderTerms } from '../domain/order-typed-data.ts';
 import type { EscrowStatus } from '../domain/settlement-decision.ts';
 import type { ChainRegistry } from './chain-registry.ts';
 import { loadArtifact } from './contract-artifacts.ts';
-import { publicClientFor, type RpcErrorCounter } from './viem-client.ts';
+import { publicClientsFor, type RpcErrorCounter } from './viem-client.ts';
 
 const escrowAbi = loadArtifact('FerryEscrow').abi;
 const messengerAbi = loadArtifact('AttesterMessenger').abi;
@@ -77,15 +76,7 @@ export function createSettlementChain({
   fills: FillLookup;
   rpcErrors?: RpcErrorCounter;
 }) {
-  const clients = new Map<string, PublicClient>();
-  const client = (name: string): PublicClient => {
-    let existing = clients.get(name);
-    if (!existing) {
-      existing = publicClientFor(registry, name, 10_000, rpcErrors);
-      clients.set(name, existing);
-    }
-    return existing;
-  };
+  const client = publicClientsFor(registry, 10_000, rpcErrors);
   const graces = new Map<string, Promise<bigint>>();
   const contracts = (name: string) => {
     const chain = registry.chain(name);

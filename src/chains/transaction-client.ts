@@ -1,7 +1,6 @@
 import {
   type Hex,
   keccak256,
-  type PublicClient,
   parseTransaction,
   type TransactionReceipt,
   TransactionReceiptNotFoundError,
@@ -31,7 +30,7 @@ import {
 } from '../store/settlement-store.ts';
 import type { Chain, ChainRegistry } from './chain-registry.ts';
 import type { ContractCall } from './settlement-chain.ts';
-import { publicClientFor } from './viem-client.ts';
+import { publicClientsFor } from './viem-client.ts';
 
 /** Points around recording and sending where a crash test may kill the process. */
 export type TxCrashPoint = `${
@@ -120,21 +119,13 @@ export function createTransactionClient(deps: {
   const faults = deps.faults ?? { at: () => {} };
   const receiptWaitMs = deps.receiptWaitMs ?? 1_000;
   const stats = { replacements: 0, rebroadcasts: 0, feeCapped: 0, reorged: 0, nonceConflicts: 0 };
-  const clients = new Map<string, PublicClient>();
 
   function chainOf(name: string): Chain {
     const chain = registry.chain(name);
     if (!chain) throw new Error(`chain ${name} is not in the registry`);
     return chain;
   }
-  function client(name: string): PublicClient {
-    let existing = clients.get(name);
-    if (!existing) {
-      existing = publicClientFor(registry, name, 10_000, metrics?.rpcErrors);
-      clients.set(name, existing);
-    }
-    return existing;
-  }
+  const client = publicClientsFor(registry, 10_000, metrics?.rpcErrors);
 
   async function receiptOf(chain: string, hash: Hex): Promise<TransactionReceipt | null> {
     try {

@@ -55,3 +55,23 @@ export function publicClientFor(
     transport: rpcErrors ? counted(transport, name, rpcErrors) : transport,
   });
 }
+
+/**
+ * One public client per registry chain, made on first use: each component keeps its own set (its own timeout),
+ * and every call of the returned function for a chain answers the same client.
+ */
+export function publicClientsFor(
+  registry: ChainRegistry,
+  timeoutMs: number,
+  rpcErrors?: RpcErrorCounter,
+): (name: string) => PublicClient {
+  const clients = new Map<string, PublicClient>();
+  return (name) => {
+    let client = clients.get(name);
+    if (!client) {
+      client = publicClientFor(registry, name, timeoutMs, rpcErrors);
+      clients.set(name, client);
+    }
+    return client;
+  };
+}
