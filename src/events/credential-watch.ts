@@ -2,6 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Redis } from 'ioredis';
 import type { Clock } from '../domain/clock.ts';
 import type { Principal } from '../domain/principal.ts';
+import { createSerialRun } from '../process/serial-run.ts';
 import type { FerryDatabase } from '../store/database.ts';
 import { liveCredentialIds } from '../store/sessions-store.ts';
 
@@ -34,8 +35,6 @@ export function createCredentialWatch(options: {
 }): CredentialWatch {
   const { database, clock, log } = options;
   const watched = new Map<string, Watched>();
-  let running: Promise<void> | null = null;
-  let again = false;
   let stopped = false;
   let timer: NodeJS.Timeout | null = null;
 
@@ -64,23 +63,14 @@ export function createCredentialWatch(options: {
     }
   }
 
+  // Never two checks at once; a request during one asks for one more after it.
+  const checks = createSerialRun(checkAll, (error) =>
+    log.warn({ err: error }, 'credential check failed; the next poll retries'),
+  );
+
   function check(): void {
     if (stopped || watched.size === 0) return;
-    // Never two checks at once; a request during one asks for one more after it.
-    if (running) {
-      again = true;
-      return;
-    }
-    running = (async () => {
-      do {
-        again = false;
-        await checkAll();
-      } while (again && !stopped);
-    })()
-      .catch((error: unknown) => log.warn({ err: error }, 'credential check failed; the next poll retries'))
-      .finally(() => {
-        running = null;
-      });
+    checks.request();
   }
 
   return {
@@ -108,7 +98,7 @@ export function createCredentialWatch(options: {
       stopped = true;
       if (timer) clearInterval(timer);
       timer = null;
-      await running;
+      await checks.stop();
       watched.clear();
     },
   };

@@ -1,4 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
+import { createSerialRun } from '../process/serial-run.ts';
 import type { FerryDatabase } from '../store/database.ts';
 import { latestFinalEventId, readFinalEventsAfter, type StoredEvent } from '../store/events-store.ts';
 
@@ -39,8 +40,6 @@ export function createEventFanout(options: {
   const listeners = new Set<EventListener>();
   let position = 0;
   let version = 0;
-  let running: Promise<void> | null = null;
-  let again = false;
   let timer: NodeJS.Timeout | null = null;
   let stopped = false;
   let retryMs = HELD_BACK_RETRY_MS;
@@ -89,39 +88,25 @@ export function createEventFanout(options: {
     retryMs = Math.min(retryMs * 2, options.pollMs);
   }
 
+  const reads = createSerialRun(readNew, (error) =>
+    log.warn({ err: error }, 'reading the event log failed; the next poll retries'),
+  );
+
   let soon = false;
   function wake(): void {
     if (stopped) return;
-    // Runs are never concurrent (position must advance in order); a wake during a run asks for one more.
-    if (running) {
-      again = true;
+    // Reads are never concurrent (position must advance in order); a wake during a read asks for one more.
+    if (reads.busy) {
+      reads.request();
       return;
     }
     // Every commit wakes the tailer; the commits of one turn of the event loop are read with one query.
     if (soon) return;
     soon = true;
-    setImmediate(run);
-  }
-
-  function run(): void {
-    soon = false;
-    if (stopped) return;
-    if (running) {
-      again = true;
-      return;
-    }
-    running = (async () => {
-      do {
-        again = false;
-        await readNew();
-      } while (again && !stopped);
-    })()
-      .catch((error: unknown) =>
-        log.warn({ err: error }, 'reading the event log failed; the next poll retries'),
-      )
-      .finally(() => {
-        running = null;
-      });
+    setImmediate(() => {
+      soon = false;
+      reads.request();
+    });
   }
 
   return {
@@ -151,7 +136,7 @@ export function createEventFanout(options: {
       if (timer) clearInterval(timer);
       if (retry) clearTimeout(retry);
       timer = null;
-      await running;
+      await reads.stop();
       listeners.clear();
     },
   };
