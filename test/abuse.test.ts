@@ -173,6 +173,24 @@ describe('abuse resistance', () => {
       expect((await signInAt(h, url, wallet())).status).toBe(200);
     });
 
+    it('expired sessions are deleted by the sweep; live ones stay', async () => {
+      const { url, app } = await instance({ sessionTtlSeconds: 600 });
+      const wallets = Array.from({ length: 3 }, wallet);
+      for (const signer of wallets) expect((await signInAt(h, url, signer)).status).toBe(200);
+      const rows = async (addresses: string[]) =>
+        app.database.db.selectFrom('sessions').select('id').where('address', 'in', addresses).execute();
+      const addresses = wallets.map((w) => w.address);
+      await app.sweeper.sweep();
+      expect(await rows(addresses)).toHaveLength(3);
+
+      h.clock.advance(600 + 1);
+      const late = wallet();
+      expect((await signInAt(h, url, late)).status).toBe(200);
+      await app.sweeper.sweep();
+      expect(await rows(addresses)).toHaveLength(0);
+      expect(await rows([late.address])).toHaveLength(1);
+    });
+
     it('a sixth session of one address ends the first, and closes its WebSocket', async () => {
       const signer = wallet();
       const tokens: string[] = [];

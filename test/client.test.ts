@@ -488,6 +488,42 @@ describe('typed client SDK (@ferry/client) against a running Ferry', () => {
     expect(badKey.status).toBe('closed');
   });
 
+  it('WebSocket: a logout closes 4001 and the client reports the end instead of reconnecting', async () => {
+    const session = await signInWithEthereum({
+      client: mm,
+      account: privateKeyToAccount(generatePrivateKey()),
+      domain: 'ferry.test',
+      uri: 'http://ferry.test',
+      chainId,
+    });
+    const statuses: WsStatus[] = [];
+    const errors: FerryApiError[] = [];
+    const sub = subscribeWs({
+      baseUrl: h.baseUrl,
+      sessionToken: session.session?.token ?? '',
+      channels: ['account'],
+      reconnectDelayMs: 10,
+      onEvent: () => {},
+      onStatus: (s) => statuses.push(s),
+      onError: (e) => errors.push(e),
+    });
+    try {
+      await sub.ready;
+      expect(await session.auth.logout()).toEqual({ success: true });
+      await waitFor(() => expect(sub.status).toBe('closed'));
+      expect(errors).toHaveLength(1);
+      expect(errors[0]).toMatchObject({ status: 401, code: 'UNAUTHORIZED' });
+      expect(errors[0]?.summary).toMatch(/^the credential ended/);
+      // Many reconnect delays later: still one connection, no further attempt.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(statuses.filter((s) => s === 'open')).toHaveLength(1);
+      expect(statuses.at(-1)).toBe('closed');
+      expect(errors).toHaveLength(1);
+    } finally {
+      sub.close();
+    }
+  });
+
   it('the reference LP bot quotes a request as it arrives on the quoteRequests channel (poll interval 1 h)', async () => {
     const lines: { level: string; msg: string }[] = [];
     const at = (level: string) => (_obj: object, msg: string) => void lines.push({ level, msg });

@@ -8,6 +8,7 @@ import {
   depositAs,
   fillOrder,
   increaseChainTime,
+  mineBlocks,
   refundAsOfferer,
   setChainTime,
   workerPasses,
@@ -153,5 +154,54 @@ describe('settlement on two anvil chains', () => {
       .where('order_id', '=', swap.orderId)
       .execute();
     expect(actions.map((a) => a.kind)).toEqual(['deposit']);
+  });
+  it("a deposit whose nonce went outside Ferry's records is not sent again; the escrow on chain is followed", async () => {
+    await catchUpClock(h);
+    const input = 1_000_000n;
+    await approveEscrow(h, h.chainA, h.usdcA, h.offerer, input);
+    await h.app.worker!.stop();
+    try {
+      const swap = await executeSwap(h, { mm, lp }, { input, output: 990_000n });
+      // What the transaction client writes down when another transaction took the action's nonce.
+      const now = Date.now();
+      const actionId = `ca_conflict_${swap.orderId}`;
+      await h.app.database.db
+        .insertInto('chain_actions')
+        .values({
+          id: actionId,
+          order_id: swap.orderId,
+          kind: 'deposit',
+          chain: h.chainA,
+          from_address: h.offerer.address,
+          nonce: 0,
+          tx_hash: `0x${'ab'.repeat(32)}`,
+          raw_tx: '0x',
+          status: 'nonce-conflict',
+          created_at: now,
+          updated_at: now,
+          waiting_since: null,
+          fee_capped_at: null,
+        })
+        .execute();
+      // The escrow gets its deposit from someone else (here the offerer itself).
+      await depositAs(h, h.offerer, swap.typedData, swap.signature);
+      await mineBlocks(h, h.chainA, 5);
+      await workerPasses(h, 3);
+      expect(await statusOf(swap.orderId)).toBe('deposited');
+      const actions = await h.app.database.db
+        .selectFrom('chain_actions')
+        .select(['kind', 'status'])
+        .where('order_id', '=', swap.orderId)
+        .execute();
+      expect(actions).toEqual([{ kind: 'deposit', status: 'nonce-conflict' }]);
+      const txs = await h.app.database.db
+        .selectFrom('chain_action_txs')
+        .select('tx_hash')
+        .where('action_id', '=', actionId)
+        .execute();
+      expect(txs).toEqual([]);
+    } finally {
+      h.app.worker!.start();
+    }
   });
 });

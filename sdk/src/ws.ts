@@ -1,6 +1,9 @@
 import { FerryApiError, type FerryErrorCode } from './ferry-error.js';
 import type { ErrorDetail, FerryEvent } from './types.js';
 
+/** Close code the server sends when the connection's credential ends (logout, revocation, session expiry). */
+const CREDENTIAL_ENDED = 4001;
+
 export type WsChannel = 'public' | 'quoteRequests' | 'account';
 export type WsStatus = 'connecting' | 'open' | 'subscribed' | 'closed';
 
@@ -17,7 +20,8 @@ export interface WsSubscribeOptions {
   onEvent(event: FerryEvent, channel: WsChannel): void;
   /**
    * A refused connection (401, 429…), an error frame (e.g. FORBIDDEN for a channel), or a dropped socket.
-   * 401 and channel refusals stop the subscription (reconnecting cannot fix them); the rest reconnect.
+   * 401, channel refusals and a close 4001 (the credential ended: logout, revocation, session expiry; reported as
+   * 401 `UNAUTHORIZED`) stop the subscription (reconnecting cannot fix them); the rest reconnect.
    */
   onError?(error: FerryApiError): void;
   /** Status changes: `subscribed` after every (re)connect once the server confirmed the channels. */
@@ -246,6 +250,19 @@ export function subscribeWs(options: WsSubscribeOptions): WsSubscription {
       stopPing();
       if (socket === ws) socket = null;
       if (closed || refused) return;
+      if (event.code === CREDENTIAL_ENDED) {
+        // Logout, revocation or expiry: the same credential would be refused on every reconnect.
+        fail(
+          new FerryApiError({
+            status: 401,
+            code: 'UNAUTHORIZED',
+            summary: `the credential ended (${event.reason || 'logged out, expired or revoked'})`,
+            request: 'GET /ws',
+          }),
+          true,
+        );
+        return;
+      }
       fail(
         new FerryApiError({
           status: 0,

@@ -3,7 +3,7 @@ import { createPeriodicJob } from '../process/periodic-job.ts';
 import { deleteIdempotencyKeysBefore } from '../store/idempotency-store.ts';
 import { expireDueQuoteRequests, findQuoteRequest } from '../store/quote-requests-store.ts';
 import { expireDueQuotes } from '../store/quotes-store.ts';
-import { deleteExpiredNonces } from '../store/sessions-store.ts';
+import { deleteExpiredNonces, deleteExpiredSessions } from '../store/sessions-store.ts';
 import type { ServiceDeps } from './service-deps.ts';
 
 const BATCH = 500;
@@ -42,6 +42,8 @@ export function createExpirySweeper({ database, clock, log, config }: ServiceDep
     await deleteIdempotencyKeysBefore(database.db, new Date(now.getTime() - IDEMPOTENCY_TTL_MS));
     // Used nonces are deleted as they are used; unused ones go here, so GET /auth/nonce cannot grow the table.
     await deleteExpiredNonces(database.db, now);
+    // An expired session can never authenticate again; without this every sign-in would leave a row forever.
+    await deleteExpiredSessions(database.db, now);
     return count;
   }
 

@@ -4,6 +4,7 @@ import type { PrivateKeyAccount } from 'viem/accounts';
 import type { ChainRegistry } from '../chains/chain-registry.ts';
 import { fillAttestationTypedData } from '../chains/fill-attestation.ts';
 import { RevertError, type SettledBlock, type SettlementChain } from '../chains/settlement-chain.ts';
+import { NonceConflictError } from '../chains/transaction-client.ts';
 import type { Clock } from '../domain/clock.ts';
 import { canTransitionOrder } from '../domain/lifecycle.ts';
 import { type OrderTerms, orderTermsFrom } from '../domain/order-typed-data.ts';
@@ -52,6 +53,9 @@ export interface WorkerDeps {
 
 type StepResult = { readonly again: 'now' | 'soon' | 'later' };
 
+/** An order whose action lost its nonce is looked at this rarely: only someone else's move on chain changes it. */
+const NONCE_CONFLICT_RECHECK_MS = 60_000;
+
 /** A sent action that reached its receipt is looked at again at once; one still in flight, soon. */
 function again(outcome: ActionOutcome): StepResult {
   return outcome.status === 'success' || outcome.status === 'reverted' ? { again: 'now' } : { again: 'soon' };
@@ -59,6 +63,10 @@ function again(outcome: ActionOutcome): StepResult {
 
 function recordedAction(action: ChainAction | null): RecordedAction | null {
   if (!action) return null;
+  // An action whose nonce went to another transaction can never be mined: like a revert, it is spent without
+  // effect, so the decision follows the escrow (a deposit, settle or refund by anyone) and sends nothing again.
+  if (action.status === 'nonce-conflict')
+    return { status: 'reverted', txHash: action.tx_hash as `0x${string}` };
   const status =
     action.status === 'confirmed' || action.status === 'reverted' ? action.status : ('recorded' as const);
   return { status, txHash: action.tx_hash as `0x${string}` };
@@ -269,13 +277,22 @@ export function createSettlementWorker(deps: WorkerDeps) {
           current = await findOrder(database.db, order.id);
         }
       } catch (error) {
-        failed = true;
-        // Exponential backoff per order (an RPC outage must not turn into a hot retry loop).
-        next = Date.now() + Math.min(30_000, deps.pollMs * 2 ** Math.min(attempts + 1, 10));
-        log.warn(
-          { err: error, orderId: order.id, status: order.status },
-          'settlement step failed; will retry',
-        );
+        if (error instanceof NonceConflictError) {
+          // Retrying cannot mine it; later passes follow the escrow on chain without sending (recordedAction).
+          next = Date.now() + NONCE_CONFLICT_RECHECK_MS;
+          log.error(
+            { orderId: order.id, chain: error.chain, nonce: error.nonce, actionId: error.actionId },
+            "settlement action abandoned: its nonce was used outside Ferry's records; following the escrow on chain",
+          );
+        } else {
+          failed = true;
+          // Exponential backoff per order (an RPC outage must not turn into a hot retry loop).
+          next = Date.now() + Math.min(30_000, deps.pollMs * 2 ** Math.min(attempts + 1, 10));
+          log.warn(
+            { err: error, orderId: order.id, status: order.status },
+            'settlement step failed; will retry',
+          );
+        }
       }
       await releaseOrder(database.db, order.id, owner, next, failed);
     }
@@ -291,6 +308,8 @@ export function createSettlementWorker(deps: WorkerDeps) {
       });
       return running;
     },
+    // Not createPeriodicJob: its timer is unref'd, and in `ferry worker` without METRICS_PORT this timer is
+    // all that keeps the process alive.
     start() {
       stopped = false;
       const loop = async () => {

@@ -33,6 +33,12 @@ export async function deleteExpiredNonces(db: Executor, now: Date): Promise<numb
   return Number(result.numDeletedRows);
 }
 
+/** Deletes sessions past their expiry (revoked or not): nothing reads them again. Returns how many went. */
+export async function deleteExpiredSessions(db: Executor, now: Date): Promise<number> {
+  const result = await db.deleteFrom('sessions').where('expires_at', '<=', now.getTime()).executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
 export interface NewSession {
   readonly id: string;
   readonly tokenHash: string;
