@@ -1,14 +1,9 @@
-import { randomBytes } from 'node:crypto';
-import { Redis } from 'ioredis';
-import { pino } from 'pino';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApp, type FerryAppInstance } from '../src/app.ts';
-import { type Harness, startHarness } from './support/harness.ts';
+import type { Harness } from './support/harness.ts';
 import { signInAt } from './support/sign-in.ts';
 import { SseClient, WsClient, wsUrl } from './support/stream-clients.ts';
-
-const REDIS_URL = 'redis://127.0.0.1:6379';
+import { startTwoInstances, type TwoInstances } from './support/two-instances.ts';
 
 if (!process.env.FERRY_TEST_PG) {
   console.warn(
@@ -23,38 +18,16 @@ if (!process.env.FERRY_TEST_PG) {
 describe.skipIf(!process.env.FERRY_TEST_PG)(
   'streams end with their credential on every instance (PostgreSQL + Redis)',
   () => {
-    const prefix = `ferry-test-${randomBytes(6).toString('hex')}:`;
+    let two: TwoInstances;
     let h: Harness;
-    let b: FerryAppInstance;
     let urlB: string;
-    let redis: Redis;
 
     beforeAll(async () => {
-      const streams = {
-        maxPerClient: 3,
-        heartbeatMs: 15_000,
-        replayMaxEvents: 10_000,
-        maxBufferBytes: 1 << 20,
-        pollMs: 60_000,
-      };
-      h = await startHarness({ redisUrl: REDIS_URL, redisKeyPrefix: prefix, streams });
-      b = await createApp({
-        config: { ...h.config, port: 0 },
-        registry: h.registry,
-        clock: h.clock,
-        log: pino({ level: 'silent' }),
-      });
-      urlB = await b.listen();
-      redis = new Redis(REDIS_URL);
+      two = await startTwoInstances();
+      ({ h, urlB } = two);
     });
     afterAll(async () => {
-      await b?.close();
-      await h?.close();
-      if (redis) {
-        const keys = await redis.keys(`${prefix}*`);
-        if (keys.length > 0) await redis.del(...keys);
-        await redis.quit();
-      }
+      await two?.close();
     });
 
     const closedWithin = (client: WsClient, ms = 1500) =>

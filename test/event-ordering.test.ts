@@ -1,19 +1,15 @@
-import { randomBytes } from 'node:crypto';
-import { Redis } from 'ioredis';
-import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createApp, type FerryAppInstance } from '../src/app.ts';
-import type { Config } from '../src/config/config.ts';
+import type { FerryAppInstance } from '../src/app.ts';
 import { publicOrderView } from '../src/domain/public-views.ts';
 import { createDatabase, type FerryDatabase } from '../src/store/database.ts';
 import { appendEvents, latestEventId } from '../src/store/events-store.ts';
 import { findOrder } from '../src/store/orders-store.ts';
 import { type OrderChange, transitionOrder } from '../src/store/settlement-store.ts';
 import { quoteRequestBody } from './support/fixtures.ts';
-import { type Harness, startHarness } from './support/harness.ts';
+import type { Harness } from './support/harness.ts';
 import { SseClient, WsClient, wsUrl } from './support/stream-clients.ts';
+import { startTwoInstances, type TwoInstances } from './support/two-instances.ts';
 
-const REDIS_URL = 'redis://127.0.0.1:6379';
 const WRITERS = 8;
 const SWAPS_PER_WRITER = 2;
 const HOLD_MS = 2000;
@@ -29,40 +25,21 @@ if (!process.env.FERRY_TEST_PG) {
  * A tailer that read past the open transaction would skip its event (or deliver it out of order).
  */
 describe.skipIf(!process.env.FERRY_TEST_PG)('event order across instances (PostgreSQL + Redis)', () => {
-  const prefix = `ferry-test-${randomBytes(6).toString('hex')}:`;
+  let two: TwoInstances;
   let h: Harness;
   let b: FerryAppInstance;
   let urlB: string;
   let slowDb: FerryDatabase;
 
   beforeAll(async () => {
-    const streams = {
-      maxPerClient: 10,
-      heartbeatMs: 15_000,
-      replayMaxEvents: 10_000,
-      maxBufferBytes: 1 << 20,
-      // Slow polling: delivery must come from commit notices and the tailer's own retries, not from the poll.
-      pollMs: 60_000,
-    };
-    h = await startHarness({ redisUrl: REDIS_URL, redisKeyPrefix: prefix, streams });
-    const configB: Config = { ...h.config, port: 0 };
-    b = await createApp({
-      config: configB,
-      registry: h.registry,
-      clock: h.clock,
-      log: pino({ level: 'silent' }),
-    });
-    urlB = await b.listen();
+    // Slow polling: delivery must come from commit notices and the tailer's own retries, not from the poll.
+    two = await startTwoInstances({ maxStreamsPerClient: 10 });
+    ({ h, b, urlB } = two);
     slowDb = createDatabase({ databaseUrl: h.config.databaseUrl });
   }, 120_000);
   afterAll(async () => {
     await slowDb?.destroy();
-    await b?.close();
-    await h?.close();
-    const redis = new Redis(REDIS_URL);
-    const keys = await redis.keys(`${prefix}*`);
-    if (keys.length > 0) await redis.del(...keys);
-    await redis.quit();
+    await two?.close();
   });
 
   async function call(base: string, method: string, path: string, apiKey: string, body?: unknown) {

@@ -1,55 +1,25 @@
-import { randomBytes } from 'node:crypto';
-import { Redis } from 'ioredis';
-import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createApp, type FerryAppInstance } from '../src/app.ts';
-import type { Config } from '../src/config/config.ts';
 import { quoteRequestBody } from './support/fixtures.ts';
-import { type Harness, startHarness } from './support/harness.ts';
+import type { Harness } from './support/harness.ts';
 import { SseClient, UpgradeRefused, WsClient, wsUrl } from './support/stream-clients.ts';
-
-const REDIS_URL = 'redis://127.0.0.1:6379';
+import { startTwoInstances, type TwoInstances } from './support/two-instances.ts';
 
 /**
  * Two API instances on one PostgreSQL database and the local Redis behave as one service. Polling of the event
  * log is slowed to a minute here, so an event reaching instance B quickly proves the Redis notice works.
  */
 describe.skipIf(!process.env.FERRY_TEST_PG)('several instances as one (PostgreSQL + Redis)', () => {
-  const prefix = `ferry-test-${randomBytes(6).toString('hex')}:`;
+  let two: TwoInstances;
   let h: Harness;
-  let b: FerryAppInstance;
   let urlA: string;
   let urlB: string;
-  let redis: Redis;
 
   beforeAll(async () => {
-    const streams = {
-      maxPerClient: 3,
-      heartbeatMs: 15_000,
-      replayMaxEvents: 10_000,
-      maxBufferBytes: 1 << 20,
-      pollMs: 60_000,
-    };
-    h = await startHarness({ redisUrl: REDIS_URL, redisKeyPrefix: prefix, streams });
-    const configB: Config = { ...h.config, port: 0 };
-    b = await createApp({
-      config: configB,
-      registry: h.registry,
-      clock: h.clock,
-      log: pino({ level: 'silent' }),
-    });
-    urlA = h.baseUrl;
-    urlB = await b.listen();
-    redis = new Redis(REDIS_URL);
+    two = await startTwoInstances();
+    ({ h, urlA, urlB } = two);
   });
   afterAll(async () => {
-    await b?.close();
-    await h?.close();
-    if (redis) {
-      const keys = await redis.keys(`${prefix}*`);
-      if (keys.length > 0) await redis.del(...keys);
-      await redis.quit();
-    }
+    await two?.close();
   });
 
   it('an event caused through instance A reaches SSE and WebSocket clients of instance B', async () => {
