@@ -2,7 +2,7 @@ import { createPublicClient, http } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ANVIL_KEYS } from '../src/chains/devnet.ts';
-import { approveEscrow, fillOrder, increaseChainTime } from './support/chain-actors.ts';
+import { approveEscrow, fillSwap, increaseChainTime } from './support/chain-actors.ts';
 import { createQuote, createQuoteRequest, WORKER_ON } from './support/fixtures.ts';
 import { type Harness, startHarness } from './support/harness.ts';
 import { executeSwap, waitForStatus } from './support/swap-steps.ts';
@@ -82,14 +82,7 @@ describe('deadlines from chain time', () => {
     const swap = await executeSwap(h, { mm, lp }, { input, output });
     // Before, openDeadline was an hour in the input chain's past: the deposit failed every time.
     await waitForStatus(h, mm.apiKey, swap.orderId, 'deposited');
-    await fillOrder(h, lpWallet, {
-      chain: h.chainB,
-      orderHash: swap.orderHash,
-      token: h.usdcB,
-      amount: output,
-      recipient: h.otherWallet.address,
-      fillDeadline: swap.fillDeadline,
-    });
+    await fillSwap(h, lpWallet, swap, output);
     await waitForStatus(h, mm.apiKey, swap.orderId, 'completed', 30_000);
   });
 

@@ -4,7 +4,7 @@ import { type Browser, type BrowserContext, chromium, type Page } from 'playwrig
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ANVIL_KEYS } from '../src/chains/devnet.ts';
-import { approveEscrow, catchUpClock, fillOrder, setChainTime } from './support/chain-actors.ts';
+import { approveEscrow, catchUpClock, fillSwap, setChainTime } from './support/chain-actors.ts';
 import { WORKER_ON } from './support/fixtures.ts';
 import { type Harness, startHarness } from './support/harness.ts';
 import { executeSwap, waitForStatus } from './support/swap-steps.ts';
@@ -234,14 +234,7 @@ describe.skipIf(!HAS_CHROMIUM)('explorer at GET / in a real browser', () => {
     await expect.poll(() => focusedId(page)).toBe('detail-title');
 
     await waitForStatus(h, mm.apiKey, swap.orderId, 'deposited');
-    const fillTx = await fillOrder(h, lpWallet, {
-      chain: h.chainB,
-      orderHash: swap.orderHash,
-      token: h.usdcB,
-      amount: output,
-      recipient: h.otherWallet.address,
-      fillDeadline: swap.fillDeadline,
-    });
+    const fillTx = await fillSwap(h, lpWallet, swap, output);
     const completed = await waitForStatus(h, mm.apiKey, swap.orderId, 'completed');
     // The page was never reloaded: the timeline grew from the stream.
     await page.locator('.timeline li[data-status="completed"]').waitFor();

@@ -1,7 +1,7 @@
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ANVIL_KEYS } from '../src/chains/devnet.ts';
-import { approveEscrow, fillOrder } from './support/chain-actors.ts';
+import { approveEscrow, fillSwap } from './support/chain-actors.ts';
 import { WORKER_ON } from './support/fixtures.ts';
 import { type Harness, startHarness } from './support/harness.ts';
 import { type LogsCall, type RpcFaultProxy, startRpcFaultProxy } from './support/rpc-fault-proxy.ts';
@@ -84,14 +84,7 @@ describe('bounded log scans through a faulty RPC', () => {
     await approveEscrow(h, h.chainA, h.usdcA, h.offerer, input);
     const swap = await executeSwap(h, { mm, lp }, { input, output });
     await waitForStatus(h, mm.apiKey, swap.orderId, 'deposited', 60_000);
-    const fillTx = await fillOrder(h, lpWallet, {
-      chain: h.chainB,
-      orderHash: swap.orderHash,
-      token: h.usdcB,
-      amount: output,
-      recipient: h.otherWallet.address,
-      fillDeadline: swap.fillDeadline,
-    });
+    const fillTx = await fillSwap(h, lpWallet, swap, output);
     const completed = await waitForStatus(h, mm.apiKey, swap.orderId, 'completed', 60_000);
     expect(completed.details.dstChainTxHash).toBe(fillTx);
 

@@ -9,7 +9,7 @@ import { ANVIL_KEYS, DEVNET_ATTESTER_KEY } from '../src/chains/devnet.ts';
 import { publicClientFor } from '../src/chains/viem-client.ts';
 import { createMetrics } from '../src/metrics/ferry-metrics.ts';
 import { createShutdownRegistry } from '../src/process/shutdown-registry.ts';
-import { approveEscrow, fillOrder } from './support/chain-actors.ts';
+import { approveEscrow, fillSwap } from './support/chain-actors.ts';
 import { WORKER_ON } from './support/fixtures.ts';
 import { type Harness, startHarness } from './support/harness.ts';
 import { WsClient, wsUrl } from './support/stream-clients.ts';
@@ -79,14 +79,7 @@ describe('GET /metrics', () => {
     await approveEscrow(h, h.chainA, h.usdcA, h.offerer, input);
     const swap = await executeSwap(h, { mm, lp }, { input, output });
     await waitForStatus(h, mm.apiKey, swap.orderId, 'deposited');
-    await fillOrder(h, lpWallet, {
-      chain: h.chainB,
-      orderHash: swap.orderHash,
-      token: h.usdcB,
-      amount: output,
-      recipient: h.otherWallet.address,
-      fillDeadline: swap.fillDeadline,
-    });
+    await fillSwap(h, lpWallet, swap, output);
     await waitForStatus(h, mm.apiKey, swap.orderId, 'completed');
     const after = await scrape();
 

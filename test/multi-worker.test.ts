@@ -2,7 +2,7 @@ import { createPublicClient, http, parseAbiItem } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ANVIL_KEYS } from '../src/chains/devnet.ts';
-import { approveEscrow, fillOrder } from './support/chain-actors.ts';
+import { approveEscrow, fillSwap } from './support/chain-actors.ts';
 import { type Harness, startHarness } from './support/harness.ts';
 import { executeSwap, waitForStatus } from './support/swap-steps.ts';
 import { startWorkerProcess } from './support/worker-process.ts';
@@ -35,14 +35,7 @@ describe.skipIf(!process.env.FERRY_TEST_PG)('two workers on one PostgreSQL datab
     try {
       for (const swap of swaps) {
         await waitForStatus(h, mm.apiKey, swap.orderId, 'deposited', 60_000);
-        await fillOrder(h, lpWallet, {
-          chain: h.chainB,
-          orderHash: swap.orderHash,
-          token: h.usdcB,
-          amount: 990_000n,
-          recipient: h.otherWallet.address,
-          fillDeadline: swap.fillDeadline,
-        });
+        await fillSwap(h, lpWallet, swap, 990_000n);
       }
       for (const swap of swaps) await waitForStatus(h, mm.apiKey, swap.orderId, 'completed', 60_000);
     } finally {

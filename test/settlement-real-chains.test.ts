@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadArtifact } from '../src/chains/contract-artifacts.ts';
 import { ANVIL_KEYS } from '../src/chains/devnet.ts';
 import { type AnvilKnobs, anvilKnobs } from './support/anvil-knobs.ts';
-import { approveEscrow, balanceOf, fillOrder } from './support/chain-actors.ts';
+import { approveEscrow, balanceOf, fillSwap } from './support/chain-actors.ts';
 import { WORKER_ON } from './support/fixtures.ts';
 import { type Harness, startHarness } from './support/harness.ts';
 import { executeSwap, waitForStatus } from './support/swap-steps.ts';
@@ -66,14 +66,7 @@ describe('settlement on chains with 1-second blocks', () => {
     await approveEscrow(h, h.chainA, h.usdcA, h.offerer, input);
     const swap = await executeSwap(h, { mm, lp }, { input, output });
     await waitForStatus(h, mm.apiKey, swap.orderId, 'deposited', 30_000);
-    const fillTx = await fillOrder(h, lpWallet, {
-      chain: h.chainB,
-      orderHash: swap.orderHash,
-      token: h.usdcB,
-      amount: output,
-      recipient: h.otherWallet.address,
-      fillDeadline: swap.fillDeadline,
-    });
+    const fillTx = await fillSwap(h, lpWallet, swap, output);
     const completed = await waitForStatus(h, mm.apiKey, swap.orderId, 'completed', 30_000);
     expect(completed.details.dstChainTxHash).toBe(fillTx);
     expect(await balanceOf(h, h.chainB, h.usdcB, h.otherWallet.address)).toBe(recipientBefore + output);
@@ -99,14 +92,7 @@ describe('settlement on chains with 1-second blocks', () => {
       await chainA.blockTime(1);
       worker.start();
       await waitForStatus(h, mm.apiKey, swap.orderId, 'deposited', SPIKE_MS);
-      await fillOrder(h, lpWallet, {
-        chain: h.chainB,
-        orderHash: swap.orderHash,
-        token: h.usdcB,
-        amount: output,
-        recipient: h.otherWallet.address,
-        fillDeadline: swap.fillDeadline,
-      });
+      await fillSwap(h, lpWallet, swap, output);
       await waitForStatus(h, mm.apiKey, swap.orderId, 'completed', SPIKE_MS - (Date.now() - spikeStarted));
       // Still inside the spike: the fees were raised, the spike was not waited out.
       expect(Date.now() - spikeStarted).toBeLessThan(SPIKE_MS);

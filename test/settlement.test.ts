@@ -6,7 +6,7 @@ import {
   balanceOf,
   catchUpClock,
   depositAs,
-  fillOrder,
+  fillSwap,
   increaseChainTime,
   mineBlocks,
   refundAsOfferer,
@@ -56,14 +56,7 @@ describe('settlement on two anvil chains', () => {
     expect(deposited.details.srcChainTxHash).toMatch(/^0x[0-9a-f]{64}$/);
     expect(await balanceOf(h, h.chainA, h.usdcA, escrow)).toBe(before.escrow + input);
 
-    const fillTx = await fillOrder(h, lpWallet, {
-      chain: h.chainB,
-      orderHash: swap.orderHash,
-      token: h.usdcB,
-      amount: output,
-      recipient: h.otherWallet.address,
-      fillDeadline: swap.fillDeadline,
-    });
+    const fillTx = await fillSwap(h, lpWallet, swap, output);
     const completed = await waitForStatus(h, mm.apiKey, swap.orderId, 'completed');
     expect(completed.details.dstChainTxHash).toBe(fillTx);
     expect(completed.details.settlementTxHash).toMatch(/^0x[0-9a-f]{64}$/);

@@ -2,7 +2,7 @@ import { createPublicClient, http, parseAbiItem } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ANVIL_KEYS } from '../src/chains/devnet.ts';
-import { approveEscrow, fillOrder } from './support/chain-actors.ts';
+import { approveEscrow, fillSwap } from './support/chain-actors.ts';
 import { type Harness, startHarness } from './support/harness.ts';
 import { executeSwap, waitForStatus } from './support/swap-steps.ts';
 import { startWorkerProcess } from './support/worker-process.ts';
@@ -69,14 +69,7 @@ describe('a worker killed at any step neither loses an order nor sends a transac
       const worker = startWorkerProcess(h);
       try {
         await waitForStatus(h, mm.apiKey, swap.orderId, 'deposited', 60_000);
-        await fillOrder(h, lpWallet, {
-          chain: h.chainB,
-          orderHash: swap.orderHash,
-          token: h.usdcB,
-          amount: 990_000n,
-          recipient: h.otherWallet.address,
-          fillDeadline: swap.fillDeadline,
-        });
+        await fillSwap(h, lpWallet, swap, 990_000n);
         await waitForStatus(h, mm.apiKey, swap.orderId, 'completed', 60_000);
       } finally {
         await worker.stop();
@@ -98,14 +91,7 @@ describe('a worker killed at any step neither loses an order nor sends a transac
       } finally {
         await first.stop();
       }
-      await fillOrder(h, lpWallet, {
-        chain: h.chainB,
-        orderHash: swap.orderHash,
-        token: h.usdcB,
-        amount: 990_000n,
-        recipient: h.otherWallet.address,
-        fillDeadline: swap.fillDeadline,
-      });
+      await fillSwap(h, lpWallet, swap, 990_000n);
 
       await runCrashing([`${stage}:settle`]);
       const worker = startWorkerProcess(h);

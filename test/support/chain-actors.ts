@@ -80,6 +80,23 @@ export async function fillOrder(
   return hash;
 }
 
+/** The LP fills a swap made by the fixtures: `amount` of USDC on chain B to the other wallet, by its deadline. */
+export function fillSwap(
+  h: Harness,
+  lp: PrivateKeyAccount,
+  swap: { orderHash: Hex; fillDeadline: bigint },
+  amount: bigint,
+): Promise<Hex> {
+  return fillOrder(h, lp, {
+    chain: h.chainB,
+    orderHash: swap.orderHash,
+    token: h.usdcB,
+    amount,
+    recipient: h.otherWallet.address,
+    fillDeadline: swap.fillDeadline,
+  });
+}
+
 /** Moves a devnet's clock forward (anvil time travel) and mines a block at the new time. */
 export async function increaseChainTime(h: Harness, chainName: string, seconds: number): Promise<void> {
   const c = clients(h, chainName);
