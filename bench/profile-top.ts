@@ -43,5 +43,5 @@ out(
 );
 out(
   'inclusive time, Ferry sources',
-  [...inclusive].filter(([k]) => k.includes(' src/')).sort((a, b) => b[1] - a[1]),
+  [...inclusive].filter(([k]) => / (dist\/)?src\//.test(k)).sort((a, b) => b[1] - a[1]),
 );

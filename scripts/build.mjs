@@ -12,9 +12,9 @@ import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
 const stamp = path.join(root, 'dist', '.build-stamp');
-const SOURCES = ['src', 'sdk/src', 'tsconfig.json', 'tsconfig.build.json', 'sdk/tsconfig.build.json'];
-/** Files the compiled code reads beside itself, copied into dist/ as they are. */
-const ASSETS = ['src/explorer', 'src/chains/artifacts'];
+const SOURCES = ['src', 'sdk/src', 'docs', 'tsconfig.json', 'tsconfig.build.json', 'sdk/tsconfig.build.json'];
+/** Files the compiled code reads beside itself, copied into dist/ as they are (docs: served at /guides/). */
+const ASSETS = ['src/explorer', 'src/chains/artifacts', 'docs'];
 
 function newestMtime(entry) {
   const full = path.join(root, entry);

@@ -5,9 +5,9 @@ import { type ChainGateway, createChainGateway } from './chains/chain-gateway.ts
 import type { ChainRegistry } from './chains/chain-registry.ts';
 import { type Config, redactUrl } from './config/config.ts';
 import { type Clock, systemClock } from './domain/clock.ts';
-import { publishEventNotices } from './events/event-notices.ts';
+import { publishEventNotices, subscribeOrderNotices } from './events/event-notices.ts';
 import { createRealtime } from './events/realtime.ts';
-import { createRedisClient } from './events/redis-client.ts';
+import { connectOrDegrade, createRedisClient, createRedisSubscriber } from './events/redis-client.ts';
 import type { FerryApp } from './http/app-types.ts';
 import { listenForMetrics } from './http/metrics-server.ts';
 import { createServer } from './http/server.ts';
@@ -172,7 +172,8 @@ async function openDatabase(config: Config, log: FastifyBaseLogger, shutdown: Sh
 
 /**
  * The worker-only process (`ferry worker`): the database, the settlement worker and, with REDIS_URL, the notices
- * that make API instances stream this worker's events at once rather than at their next poll.
+ * that make API instances stream this worker's events at once rather than at their next poll, and that wake this
+ * worker when an API instance creates an order.
  */
 export async function createWorkerProcess(options: {
   config: Config;
@@ -182,14 +183,22 @@ export async function createWorkerProcess(options: {
 }): Promise<SettlementWorker> {
   const { config, registry, log, shutdown } = options;
   const database = await openDatabase(config, log, shutdown);
+  const metrics = createMetrics();
+  collectOrderGauge(metrics, database);
+  const worker = createWorkerRuntime({ config, registry, database, clock: systemClock, log, metrics });
   if (config.redisUrl) {
     const redis = createRedisClient(config.redisUrl, log, 'worker-notices');
     shutdown.register('redis', () => redis.disconnect());
     shutdown.register('event notices', publishEventNotices(database, redis, config.redisKeyPrefix, log));
+    const subscriber = createRedisSubscriber(config.redisUrl, log, 'order notices');
+    shutdown.register('order notices', () => subscriber.disconnect());
+    await connectOrDegrade(subscriber);
+    // Without Redis the poll still finds new orders; the subscription is not waited for.
+    subscribeOrderNotices(subscriber, config.redisKeyPrefix, () => {
+      metrics.settlementWakes.inc({ source: 'order' });
+      worker.wake();
+    }).catch(() => {});
   }
-  const metrics = createMetrics();
-  collectOrderGauge(metrics, database);
-  const worker = createWorkerRuntime({ config, registry, database, clock: systemClock, log, metrics });
   shutdown.register('settlement worker', () => worker.stop());
   if (config.metricsPort !== null) {
     const server = await listenForMetrics({

@@ -214,6 +214,10 @@ describe('typed client SDK (@ferry/client) against a running Ferry', () => {
     const detail = await anon.public.order(swap.orderId);
     expect(detail.data.order).toMatchObject({ id: swap.orderId, status: 'created', source: 'order' });
     expect(detail.data.events.map((e) => e.type)).toEqual(['order.created']);
+    const found = await anon.public.orders({ q: detail.data.order.blockchainOrderId });
+    expect(found.data.orders.map((o) => o.id)).toEqual([swap.orderId]);
+    const stats = await anon.public.stats();
+    expect(stats.data.outcomes.find((o) => o.status === 'created')?.orders).toBe(1);
     const recent = await anon.public.recentQuotes({ limit: 5 });
     expect(recent.data.quotes.map((q) => q.id)).toContain(envelope.quoteId);
   });

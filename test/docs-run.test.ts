@@ -1,72 +1,46 @@
-import { execFile } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { createPublicClient, http } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type DocBlock, describeBlock, extractBlocks, savedName } from './support/doc-blocks.ts';
 import { WORKER_ON } from './support/fixtures.ts';
 import { type Harness, startHarness } from './support/harness.ts';
+import { createSdkProject, runProcess } from './support/sdk-project.ts';
 
 /**
- * The two quickstarts, run as a newcomer would: every fenced block in document order, in one folder, against a
- * started server with its worker. ```sh blocks run in bash (their exported variables carry to later blocks, as in
- * the reader's shell); a ```js block whose first line is `// name.mjs` is saved under that name (the doc then runs
- * it), any other ```js/```ts block is run as is. `<!-- docs-run: skip (why) -->` before a fence skips it.
+ * README.md, the two quickstarts and docs/sdk.md, run as a newcomer would: every fenced block in document order,
+ * against one started server with its worker, in one folder that is also an integrator's project (`@ferry/client`
+ * packed and installed with viem, as docs/sdk.md says).
+ *
+ * - ```sh blocks run in bash with `set -e -o pipefail`; their variables and working folder carry to later blocks,
+ *   as in the reader's shell.
+ * - ```js blocks whose first line is `// name.mjs` are saved under that name (the doc then runs them); other ```js
+ *   blocks run with node.
+ * - ```ts blocks are type-checked first (strict, `module: nodenext`, against the installed package), then run with
+ *   tsx, or saved under their `// name.ts` first line.
+ * - ```json blocks are response samples: they must parse.
+ * - `<!-- docs-run: skip (reason) -->` right before a fence skips that block; any other block fails the run.
+ *
+ * A block fails the test as soon as it exits non-zero, or as soon as a background process an earlier block started
+ * (a `NAME_PID` variable) dies, with the block's place, text and output.
  */
 const repoRoot = path.resolve(import.meta.dirname, '..');
-const DOCS = ['docs/quickstart-money-mover.md', 'docs/quickstart-liquidity-provider.md'];
-const SKIP = /<!--\s*docs-run:\s*skip\b[^>]*-->\s*$/;
+const DOCS = {
+  readme: 'README.md',
+  moneyMover: 'docs/quickstart-money-mover.md',
+  liquidityProvider: 'docs/quickstart-liquidity-provider.md',
+  sdk: 'docs/sdk.md',
+} as const;
 const BLOCK_TIMEOUT_MS = 120_000;
+const tsx = path.join(repoRoot, 'node_modules', '.bin', 'tsx');
+const tsc = path.join(repoRoot, 'node_modules', 'typescript', 'bin', 'tsc');
+/** Files the runner itself writes in the reader's folder (the rest must be git-ignored scratch files). */
+const RUNNER_FILE = /^(\.docs-run|bin$|node_modules$|package(-lock)?\.json$|ferry-client-.*\.tgz$)/;
 
-interface Block {
-  doc: string;
-  line: number;
-  lang: string;
-  code: string;
-  skipped: boolean;
-}
-
-/** Fenced blocks in document order; `skipped` when a skip marker is the last thing before the fence. */
-function extractBlocks(doc: string, text: string): Block[] {
-  const blocks: Block[] = [];
-  const lines = text.split('\n');
-  for (let i = 0; i < lines.length; i++) {
-    const open = /^```(\w*)\s*$/.exec(lines[i] ?? '');
-    if (!open) continue;
-    const start = i;
-    const body: string[] = [];
-    for (i++; i < lines.length && !/^```\s*$/.test(lines[i] ?? ''); i++) body.push(lines[i] ?? '');
-    const before = lines.slice(0, start).join('\n').trimEnd();
-    blocks.push({
-      doc,
-      line: start + 1,
-      lang: open[1] ?? '',
-      code: body.join('\n'),
-      skipped: SKIP.test(before),
-    });
-  }
-  return blocks;
-}
-
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-const run = (file: string, args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<Run> =>
-  new Promise((resolve) => {
-    execFile(
-      file,
-      args,
-      { cwd, env, timeout: BLOCK_TIMEOUT_MS, maxBuffer: 16 << 20 },
-      (error, stdout, stderr) => {
-        const code = error ? (typeof error.code === 'number' ? error.code : -1) : 0;
-        resolve({ code, stdout, stderr });
-      },
-    );
-  });
+const blocksOf = (doc: string) => extractBlocks(doc, fs.readFileSync(path.join(repoRoot, doc), 'utf8'));
 
 const freePort = (): Promise<number> =>
   new Promise((resolve, reject) => {
@@ -78,14 +52,87 @@ const freePort = (): Promise<number> =>
     });
   });
 
-describe('the quickstarts run as written', () => {
+const gitStatus = (): string | undefined => {
+  try {
+    return execFileSync('git', ['status', '--porcelain'], { cwd: repoRoot, encoding: 'utf8' });
+  } catch {
+    return undefined; // not a git checkout
+  }
+};
+
+/** A process is gone when it has exited, or exited and is waiting to be reaped. */
+const alive = (pid: number): boolean => {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch {
+    return false;
+  }
+};
+
+/** The command lines of a process group's live members, once they have had 3 s to exit. */
+async function leftRunning(group: number): Promise<string[]> {
+  const members = () =>
+    fs.readdirSync('/proc').flatMap((entry) => {
+      if (!/^\d+$/.test(entry)) return [];
+      try {
+        const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
+        const [state, , pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+        if (Number(pgrp) !== group || state === 'Z') return [];
+        return [fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8').replaceAll('\0', ' ').trim()];
+      } catch {
+        return []; // exited meanwhile
+      }
+    });
+  for (let waited = 0; waited < 3000; waited += 100) {
+    if (members().length === 0) return [];
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return members();
+}
+
+const readNulPairs = (file: string): Record<string, string> => {
+  const pairs: Record<string, string> = {};
+  if (!fs.existsSync(file)) return pairs;
+  for (const pair of fs.readFileSync(file, 'utf8').split('\0')) {
+    const eq = pair.indexOf('=');
+    if (eq > 0) pairs[pair.slice(0, eq)] = pair.slice(eq + 1);
+  }
+  return pairs;
+};
+
+/** The variables a fresh non-interactive bash defines (BASH_*, PIPESTATUS, …): not the doc's own. */
+const baselineVars = execFileSync('bash', ['-c', 'compgen -v'], { encoding: 'utf8' }).split('\n').join(' ');
+
+const tail = (text: string, max = 6000) => (text.length > max ? `…${text.slice(-max)}` : text);
+
+interface Outcome {
+  /** The process group of the block: what it started in the background stays in it. */
+  group: number;
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  /** Why the runner stopped the block, if it did. */
+  stopped?: string;
+}
+
+describe('the docs run as written', () => {
   let h: Harness;
   let work: string;
+  let runner: string;
+  let cwd: string;
   let env: NodeJS.ProcessEnv;
+  /** The reader's plain (not exported) shell variables. */
+  let vars: Record<string, string> = {};
+  let statusBefore: string | undefined;
+  const groups = new Set<number>();
+  /** What the reader's folder holds after both quickstarts, which have the reader work in the Ferry folder. */
+  let scratchFiles: string[] = [];
   const ran: string[] = [];
   const skipped: string[] = [];
 
   beforeAll(async () => {
+    statusBefore = gitStatus();
     // SIWE accepts the host:port the reader's FERRY names, so the server listens on a port known in advance.
     const port = await freePort();
     h = await startHarness({
@@ -95,103 +142,291 @@ describe('the quickstarts run as written', () => {
       worker: WORKER_ON,
       rateLimits: { apiKey: 100_000, session: 100_000, ip: 100_000 },
     });
-    work = fs.mkdtempSync(path.join(os.tmpdir(), 'ferry-docs-run-'));
-    // The reader's folder has viem installed and `npx ferry` is this repo's CLI.
-    fs.symlinkSync(path.join(repoRoot, 'node_modules'), path.join(work, 'node_modules'));
-    const bin = path.join(work, '.bin');
-    fs.mkdirSync(bin);
-    const npx = path.join(bin, 'npx');
+    // The reader's folder: an integrator's project with the packed SDK, viem, ws (Node 20), tsx and Node's types.
+    work = (await createSdkProject(['ws', '@types/node', 'tsx'])).dir;
+    cwd = work;
+    // The reader works in the Ferry folder: `node bin/ferry.js` and `npx ferry` are this repository's CLI. The npx
+    // stand-in is, like npm's, a process of its own in front of the command that does not pass signals on, so a
+    // doc that stops a background `npx …` by its pid is caught leaving the command running.
+    fs.symlinkSync(path.join(repoRoot, 'bin'), path.join(work, 'bin'));
+    runner = fs.mkdtempSync(path.join(os.tmpdir(), 'ferry-docs-runner-'));
+    const npx = path.join(runner, 'npx');
     fs.writeFileSync(
       npx,
-      `#!/usr/bin/env bash\nif [ "$1" = ferry ]; then shift; exec "${process.execPath}" "${path.join(repoRoot, 'bin', 'ferry.js')}" "$@"; fi\necho "docs-run: unexpected npx $*" >&2; exit 127\n`,
+      `#!/usr/bin/env bash
+case "$1" in
+  ferry) shift; "${process.execPath}" "${path.join(repoRoot, 'bin', 'ferry.js')}" "$@" ;;
+  tsx) shift; "${tsx}" "$@" ;;
+  *) echo "docs-run: unexpected npx $*" >&2; exit 127 ;;
+esac
+`,
     );
     fs.chmodSync(npx, 0o755);
     env = {
       ...process.env,
-      PATH: `${bin}:${path.dirname(process.execPath)}:${process.env.PATH ?? ''}`,
+      PATH: `${runner}:${path.dirname(process.execPath)}:${process.env.PATH ?? ''}`,
       FERRY: h.baseUrl,
       DATABASE_URL: h.config.databaseUrl,
       DATA_DIR: h.dataDir,
       LOG_LEVEL: 'warn',
     };
     delete env.PORT;
-  }, 180_000);
+  }, 300_000);
 
   afterAll(async () => {
-    const pid = Number(env?.LP_BOT_PID);
-    if (pid > 0) {
+    // Whatever the docs left running in the background (LP bots, quoters), by the process group of its block.
+    for (const group of groups) {
       try {
-        process.kill(pid);
+        process.kill(-group, 'SIGTERM');
       } catch {
-        // already stopped by the doc's own `kill`
+        // already gone
       }
     }
     await h?.close();
+    if (work) fs.rmSync(work, { recursive: true, force: true });
+    if (runner) fs.rmSync(runner, { recursive: true, force: true });
     console.log(
       `docs-run ran ${ran.length} blocks:\n  ${ran.join('\n  ')}\nskipped:\n  ${skipped.join('\n  ')}`,
     );
   });
 
-  /** Runs one ```sh block; exported variables are read back so the next block sees them. */
-  const runShell = async (block: Block) => {
-    const envFile = path.join(work, '.env-after');
-    const script = `set -eo pipefail\n${block.code}\nenv -0 > ${JSON.stringify(envFile)}\n`;
-    const result = await run('bash', ['-c', script], work, env);
-    const where = `${block.doc}:${block.line}`;
-    expect(
-      result.code,
-      `${where} failed:\n${block.code}\n--- stdout\n${result.stdout}\n--- stderr\n${result.stderr}`,
-    ).toBe(0);
-    env = {};
-    for (const pair of fs.readFileSync(envFile, 'utf8').split('\0')) {
-      const eq = pair.indexOf('=');
-      if (eq > 0) env[pair.slice(0, eq)] = pair.slice(eq + 1);
+  const shellVar = (name: string) => vars[name] ?? env[name];
+
+  /**
+   * Background processes the docs started (`NAME_PID=$!`) and have not stopped yet (`kill $NAME_PID`), with the
+   * block that started each: one that has died is a failure, before or while a later block waits on it.
+   */
+  const background = new Map<string, { pid: number; group: number; startedBy: DocBlock }>();
+  const trackBackground = async (block: DocBlock, group: number) => {
+    const kills = (name: string) => new RegExp(`kill\\b.*\\$\\{?${name}\\b`).test(block.code);
+    for (const [name, started] of background) {
+      if (!kills(name)) continue;
+      background.delete(name);
+      const left = await leftRunning(started.group);
+      if (left.length > 0) {
+        throw new Error(
+          `${describeBlock(block)} stops ${name} but what ${describeBlock(started.startedBy)} started keeps running:\n  ${left.join('\n  ')}`,
+        );
+      }
     }
-    return result;
+    for (const [name, value] of Object.entries({ ...env, ...vars })) {
+      const pid = Number(value);
+      const started = name.endsWith('_PID') && pid > 0 && block.code.includes(name) && !kills(name);
+      if (started && background.get(name)?.pid !== pid)
+        background.set(name, { pid, group, startedBy: block });
+    }
+  };
+  const deadBackground = () => {
+    for (const [name, { pid, startedBy }] of background) {
+      if (!alive(pid))
+        return `background process ${name} (pid ${pid}, started by ${describeBlock(startedBy)}) exited`;
+    }
+    return undefined;
   };
 
-  const runScript = async (block: Block) => {
-    const named = /^\/\/ ([\w.-]+\.(?:mjs|js|ts))\b/.exec(block.code);
-    if (named?.[1]) {
-      fs.writeFileSync(path.join(work, named[1]), block.code);
-      return `saved ${named[1]}`;
-    }
-    const file = path.join(work, `block-${block.line}.${block.lang === 'ts' ? 'ts' : 'mjs'}`);
-    fs.writeFileSync(file, block.code);
-    const runner =
-      block.lang === 'ts' ? path.join(repoRoot, 'node_modules', '.bin', 'tsx') : process.execPath;
-    const result = await run(runner, [file], work, env);
-    expect(result.code, `${block.doc}:${block.line} failed:\n${result.stderr}`).toBe(0);
-    return 'ran';
+  /**
+   * Runs one command for a block in its own process group. Stops it, and says why, when it outlives the timeout or
+   * when a background process of an earlier block dies and the block goes on: waiting on a dead LP bot never ends.
+   */
+  const execute = (file: string, args: string[]): Promise<Outcome> =>
+    new Promise((resolve) => {
+      let deadSince = 0;
+      const child = spawn(file, args, { cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+      const group = child.pid ?? 0;
+      groups.add(group);
+      let stdout = '';
+      let stderr = '';
+      let stopped: string | undefined;
+      child.stdout.on('data', (chunk) => {
+        stdout += chunk;
+      });
+      child.stderr.on('data', (chunk) => {
+        stderr += chunk;
+      });
+      const stop = (why: string) => {
+        stopped ??= why;
+        try {
+          process.kill(-group, 'SIGKILL');
+        } catch {
+          // already gone
+        }
+      };
+      const timer = setTimeout(() => stop(`timed out after ${BLOCK_TIMEOUT_MS / 1000} s`), BLOCK_TIMEOUT_MS);
+      // A block may stop a background process itself (`kill $LP_BOT_PID` as its last step): it then ends at once.
+      const watchdog = setInterval(() => {
+        const dead = deadBackground();
+        if (!dead) return;
+        deadSince ||= Date.now();
+        if (Date.now() - deadSince > 2000) stop(`${dead} while this block waited`);
+      }, 250);
+      const finish = (code: number | null) => {
+        clearTimeout(timer);
+        clearInterval(watchdog);
+        resolve({ group, code, stdout, stderr, ...(stopped ? { stopped } : {}) });
+      };
+      child.on('error', (error) => {
+        stderr += String(error);
+        finish(-1);
+      });
+      // `exit`, not `close`: a background process that kept the block's stdout open must not hold the test.
+      child.on('exit', (code) => setTimeout(() => finish(code), 100));
+    });
+
+  /** The scratch logs in the reader's folder, to show what a background process said before it died. */
+  const logs = () =>
+    fs
+      .readdirSync(cwd)
+      .filter((name) => name.endsWith('.log'))
+      .map((name) => `--- ${name}\n${tail(fs.readFileSync(path.join(cwd, name), 'utf8'), 3000)}`)
+      .join('\n');
+
+  const check = (block: DocBlock, outcome: Outcome) => {
+    if (outcome.code === 0 && !outcome.stopped) return;
+    throw new Error(
+      [
+        `${describeBlock(block)} failed: ${outcome.stopped ?? `exit code ${outcome.code}`}`,
+        `--- block\n${block.code}`,
+        `--- stdout\n${tail(outcome.stdout)}`,
+        `--- stderr\n${tail(outcome.stderr)}`,
+        logs(),
+      ].join('\n'),
+    );
+  };
+
+  /**
+   * A ```sh block in the reader's shell: exported variables reach later blocks' processes, plain shell variables
+   * only later blocks' shell code, as in one terminal (a script reading a variable the doc forgot to export fails).
+   */
+  const runShell = async (block: DocBlock) => {
+    const state = path.join(runner, 'state');
+    const q = (suffix: string) => JSON.stringify(`${state}.${suffix}`);
+    const script = [
+      'set -e -o pipefail',
+      `[ -f ${q('vars')} ] && source ${q('vars')}`,
+      block.code,
+      `env -0 > ${q('env')}; pwd > ${q('cwd')}`,
+      // Plain variables the doc set: the baseline is what a fresh bash defines.
+      `for v in $(compgen -v); do case " ${baselineVars} _ " in *" $v "*) ;; *) [[ $(declare -p "$v") == "declare -- "* ]] && declare -p "$v" && printf '%s=%s\\0' "$v" "\${!v}" >> ${q('plain')}; esac; done > ${q('vars')}`,
+      'true',
+    ].join('\n');
+    fs.rmSync(`${state}.plain`, { force: true });
+    const outcome = await execute('bash', ['-c', script]);
+    check(block, outcome);
+    env = readNulPairs(`${state}.env`);
+    vars = readNulPairs(`${state}.plain`);
+    cwd = fs.readFileSync(`${state}.cwd`, 'utf8').trim();
+    await trackBackground(block, outcome.group);
+    return outcome;
+  };
+
+  const scratchName = (block: DocBlock, ext: string) =>
+    `.docs-run-${path.basename(block.doc, '.md')}-${block.line}.${ext}`;
+
+  /** The file a script or TypeScript block is written to: its own name, or a runner file. */
+  const fileOf = (block: DocBlock) =>
+    path.join(cwd, savedName(block) ?? scratchName(block, block.kind === 'typescript' ? 'ts' : 'mjs'));
+
+  /** Type-checks all of a doc's TypeScript blocks against the installed `@ferry/client`, before any runs. */
+  const typeCheck = async (blocks: DocBlock[]) => {
+    if (blocks.length === 0) return;
+    const files = blocks.map((block) => {
+      const file = fileOf(block);
+      fs.writeFileSync(file, block.code);
+      return file;
+    });
+    const config = path.join(cwd, '.docs-run-tsconfig.json');
+    const compilerOptions = {
+      module: 'nodenext',
+      target: 'es2022',
+      strict: true,
+      noEmit: true,
+      types: ['node'],
+    };
+    fs.writeFileSync(config, JSON.stringify({ compilerOptions, files }));
+    const result = await runProcess(process.execPath, [tsc, '-p', config], cwd);
+    if (result.code === 0) return;
+    const failing = blocks.filter((_, i) => result.stdout.includes(path.basename(files[i]!)));
+    throw new Error(
+      [
+        `TypeScript in ${failing.map(describeBlock).join(', ') || 'the docs'} does not type-check:`,
+        result.stdout + result.stderr,
+        ...failing.map((block) => `--- ${describeBlock(block)}\n${block.code}`),
+      ].join('\n'),
+    );
   };
 
   const runDoc = async (doc: string) => {
-    for (const block of extractBlocks(doc, fs.readFileSync(path.join(repoRoot, doc), 'utf8'))) {
-      const where = `${doc}:${block.line} (${block.lang || 'text'})`;
-      if (!['sh', 'js', 'mjs', 'ts'].includes(block.lang)) continue;
-      if (block.skipped) {
-        skipped.push(where);
+    const blocks = blocksOf(doc);
+    await typeCheck(blocks.filter((block) => block.kind === 'typescript'));
+    const outputs = new Map<DocBlock, string>();
+    for (const block of blocks) {
+      const where = describeBlock(block);
+      if (block.kind === 'sample') continue;
+      if (block.kind === 'skipped') {
+        skipped.push(`${where}: ${block.skipReason}`);
         continue;
       }
-      if (block.lang === 'sh') await runShell(block);
-      else await runScript(block);
+      if (block.kind === 'unhandled') throw new Error(`${where} is neither run nor marked to skip`);
+      const dead = deadBackground();
+      if (dead) throw new Error(`${dead} before ${where} ran\n${logs()}`);
+      if (block.kind === 'shell') outputs.set(block, (await runShell(block)).stdout);
+      else if (savedName(block)) fs.writeFileSync(fileOf(block), block.code);
+      else {
+        const file = fileOf(block);
+        fs.writeFileSync(file, block.code);
+        const outcome = await execute(block.kind === 'typescript' ? tsx : process.execPath, [file]);
+        check(block, outcome);
+        outputs.set(block, outcome.stdout);
+      }
       ran.push(where);
     }
+    return outputs;
   };
 
+  const outputUnder = (outputs: Map<DocBlock, string>, heading: string) =>
+    [...outputs].filter(([block]) => block.heading === heading).map(([, stdout]) => stdout);
+
+  it('every block is run, a JSON sample that parses, or marked to skip with a reason', () => {
+    const problems: string[] = [];
+    for (const doc of Object.values(DOCS)) {
+      for (const block of blocksOf(doc)) {
+        if (block.kind === 'unhandled')
+          problems.push(`${describeBlock(block)}: neither run nor marked <!-- docs-run: skip (reason) -->`);
+        if (block.kind === 'skipped' && !block.skipReason)
+          problems.push(`${describeBlock(block)}: skip without a reason`);
+        if (block.kind === 'sample') {
+          try {
+            JSON.parse(block.code);
+          } catch (error) {
+            problems.push(`${describeBlock(block)}: not JSON (${(error as Error).message})`);
+          }
+        }
+      }
+    }
+    expect(problems).toEqual([]);
+  });
+
+  it('README: the base URL and the chains', async () => {
+    const outputs = await runDoc(DOCS.readme);
+    expect(env.FERRY).toBe(h.baseUrl);
+    const [chains] = outputUnder(outputs, 'First swap in two minutes');
+    expect(JSON.parse(chains ?? '{}').data.chains).toHaveLength(2);
+  }, 300_000);
+
   const orderStatus = async (apiKey: string | undefined) =>
-    (await h.http('GET', `/api/v1/orders/${env.ORDER}`, { apiKey })).body.data?.status;
+    (await h.http('GET', `/api/v1/orders/${shellVar('ORDER')}`, { apiKey })).body.data?.status;
 
   it('the money-mover quickstart ends with the order completed', async () => {
-    await runDoc(DOCS[0]!);
-    expect(env.ORDER).toMatch(/^ord_/);
-    expect(await orderStatus(env.KEY)).toBe('completed');
+    await runDoc(DOCS.moneyMover);
+    expect(shellVar('ORDER')).toMatch(/^ord_/);
+    expect(await orderStatus(shellVar('KEY'))).toBe('completed');
   }, 600_000);
 
   it('the liquidity-provider quickstart fills by hand and ends with the LP repaid', async () => {
     const filler = '0x90F79bf6EB2c4f870365E785982E1f101E93b906';
-    await runDoc(DOCS[1]!);
-    const order = (await h.http('GET', `/api/v1/orders/${env.ORDER}`, { apiKey: env.LP_KEY })).body.data;
+    await runDoc(DOCS.liquidityProvider);
+    const order = (await h.http('GET', `/api/v1/orders/${shellVar('ORDER')}`, { apiKey: shellVar('LP_KEY') }))
+      .body.data;
     expect(order.status).toBe('completed');
     expect(order.details.settlementTxHash).toMatch(/^0x[0-9a-f]{64}$/);
     // Repaid: the settlement moved inputAmount to the fill address on the input chain.
@@ -201,5 +436,26 @@ describe('the quickstarts run as written', () => {
       log.topics[2]?.toLowerCase().endsWith(filler.slice(2).toLowerCase()),
     );
     expect(paid).toBe(true);
+    scratchFiles = fs.readdirSync(work).filter((name) => !RUNNER_FILE.test(name));
   }, 600_000);
+
+  it('the SDK guide runs through the packed @ferry/client: a whole swap, a quoting LP, errors, streams', async () => {
+    const outputs = await runDoc(DOCS.sdk);
+    expect(outputUnder(outputs, 'Money mover: a whole swap').join('')).toMatch(
+      /^completed 0x[0-9a-f]{64} null$/m,
+    );
+    expect(outputUnder(outputs, 'Liquidity provider: quote as requests arrive').join('')).toMatch(
+      /^listening\nquoted q_\w+ 24925000$/m,
+    );
+    expect(outputUnder(outputs, 'Sign-In with Ethereum').join('')).toContain("token: 'fsn_");
+    expect(outputUnder(outputs, 'Errors').join('')).toMatch(/^POST \/api\/v1\/quote-requests: 400 /m);
+  }, 600_000);
+
+  it('leaves the Ferry folder as it was, and git ignores the files the quickstarts have the reader create', async (ctx) => {
+    if (statusBefore === undefined) ctx.skip('not a git checkout');
+    expect(gitStatus()).toBe(statusBefore);
+    expect(scratchFiles).toContain('approve.mjs');
+    const ignored = await runProcess('git', ['check-ignore', '--no-index', ...scratchFiles], repoRoot);
+    expect(ignored.stdout.split('\n').filter(Boolean).sort()).toEqual([...scratchFiles].sort());
+  });
 });

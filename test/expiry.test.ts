@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { latestEventId, readFinalEventsAfter } from '../src/store/events-store.ts';
 import { acceptQuote, createQuote, createQuoteRequest, postQuoteRequest } from './support/fixtures.ts';
 import { type Harness, startHarness } from './support/harness.ts';
 
@@ -236,5 +237,47 @@ describe('expiry of quote requests and quotes', () => {
     });
     expect(swap.status).toBe(201);
     expect(swap.body.data.orderId).toBe(orderId);
+  });
+});
+
+/** A burst of requests that all expire together: the sweep drains it in batches, one event per row, none twice. */
+describe('expiry of a backlog larger than one batch', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness({
+      expirySweepMs: 60_000,
+      rateLimits: { apiKey: 100_000, session: 60, ip: 100_000 },
+    });
+  });
+  afterAll(async () => {
+    await h?.close();
+  });
+
+  it('1,100 requests and 600 quotes expire in one sweep, each with exactly one event', async () => {
+    const mm = await h.createAccount('moneyMover', 'backlog mm');
+    const lp = await h.createAccount('liquidityProvider', 'backlog lp');
+    const requestIds: string[] = [];
+    for (let i = 0; i < 1_100; i++) requestIds.push(await createQuoteRequest(h, mm.apiKey));
+    const quoteIds: string[] = [];
+    for (const id of requestIds.slice(0, 600)) quoteIds.push((await createQuote(h, lp.apiKey, id)).quoteId);
+    const before = await latestEventId(h.app.database.db);
+
+    h.clock.advance(121);
+    expect(await h.app.sweeper.sweep()).toBe(1_700);
+    expect(await h.app.sweeper.sweep()).toBe(0);
+
+    const { events } = await readFinalEventsAfter(h.app.database.db, before, 10_000);
+    const expiredRequests = events
+      .filter((e) => e.type === 'quoteRequest.expired')
+      .map((e) => (e.data as { id: string }).id);
+    const expiredQuotes = events
+      .filter((e) => e.type === 'quote.expired')
+      .map((e) => (e.data as { id: string }).id);
+    expect(expiredRequests.sort()).toEqual([...requestIds].sort());
+    expect(expiredQuotes.sort()).toEqual([...quoteIds].sort());
+    const listed = await h.http('GET', '/api/v1/quote-requests?timeWindow=3600&status=open', {
+      apiKey: mm.apiKey,
+    });
+    expect(listed.body.data).toEqual([]);
   });
 });

@@ -5,21 +5,19 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ANVIL_KEYS } from '../src/chains/devnet.ts';
 import { approveEscrow, catchUpClock, fillSwap, setChainTime } from './support/chain-actors.ts';
+import { findChromium } from './support/chromium.ts';
 import { WORKER_ON } from './support/fixtures.ts';
 import { type Harness, startHarness } from './support/harness.ts';
 import { executeSwap, waitForStatus } from './support/swap-steps.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
-const HAS_CHROMIUM = fs.existsSync(CHROMIUM);
+const chromiumLookup = await findChromium();
+const CHROMIUM = chromiumLookup.path;
+const HAS_CHROMIUM = CHROMIUM !== undefined;
 const ARTIFACTS = path.resolve('test-artifacts');
 const EXPLORER_URL = 'https://explorer.chain-a.test';
 const lpWallet = privateKeyToAccount(ANVIL_KEYS[4]);
 
-if (!HAS_CHROMIUM) {
-  console.warn(
-    `explorer browser tests SKIPPED: ${CHROMIUM} is missing (install it with apt-get install -y chromium; .ci/run does)`,
-  );
-}
+if (!HAS_CHROMIUM) console.warn(`explorer browser tests SKIPPED: ${chromiumLookup.missing}`);
 
 describe.skipIf(!HAS_CHROMIUM)('explorer at GET / in a real browser', () => {
   let h: Harness;
@@ -29,6 +27,14 @@ describe.skipIf(!HAS_CHROMIUM)('explorer at GET / in a real browser', () => {
   let mm: { id: string; apiKey: string };
   let lp: { id: string; apiKey: string };
   const consoleErrors: string[] = [];
+  /** The swap settled in the detail test, for the search and stats tests. */
+  let settled: {
+    orderId: string;
+    orderHash: string;
+    openDeadline: bigint;
+    fillDeadline: bigint;
+    txs: { srcChainTxHash: string; dstChainTxHash: string; settlementTxHash: string };
+  };
 
   /** request → quote → accept → sign → swap, like executeSwap, with the recipient chosen by the test. */
   async function swapTo(recipient: `0x${string}`, input: bigint, output: bigint): Promise<string> {
@@ -201,7 +207,9 @@ describe.skipIf(!HAS_CHROMIUM)('explorer at GET / in a real browser', () => {
     expect(await cells.nth(2).locator('.amount').textContent()).toBe('2.45 USDC');
     expect(await cells.nth(2).locator('.chain-name').textContent()).toBe(h.chainB);
     const offerer = h.offerer.address;
-    expect(await cells.nth(3).textContent()).toBe(`${offerer.slice(0, 6)}…${offerer.slice(-4)}`);
+    expect(await cells.nth(3).locator('.addr-cell').first().textContent()).toBe(
+      `${offerer.slice(0, 6)}…${offerer.slice(-4)}`,
+    );
     expect(
       await page.locator(`#feed li[data-type="order.created"] a[href="#/orders/${orderId}"]`).count(),
     ).toBe(1);
@@ -245,6 +253,7 @@ describe.skipIf(!HAS_CHROMIUM)('explorer at GET / in a real browser', () => {
 
     const { srcChainTxHash, settlementTxHash, dstChainTxHash } = completed.details;
     expect(dstChainTxHash).toBe(fillTx);
+    settled = { ...swap, txs: { srcChainTxHash, dstChainTxHash, settlementTxHash } };
     const txs = page.locator('.txs li');
     expect(await txs.count()).toBe(3);
     // Chain A has an explorer: the deposit and the settlement are links; chain B's fill is plain text.
@@ -289,7 +298,7 @@ describe.skipIf(!HAS_CHROMIUM)('explorer at GET / in a real browser', () => {
     // A whole settlement (deposit, fill, settle) behind a browser: on a loaded 2-core machine it took over 30 s once.
   }, 90_000);
 
-  it('filters by address (validated) and pages through the results', async () => {
+  it('searches by address (validated) and pages through the results', async () => {
     const recipient = privateKeyToAccount(generatePrivateKey()).address;
     const seeded: string[] = [];
     for (let i = 1; i <= 5; i += 1)
@@ -305,28 +314,33 @@ describe.skipIf(!HAS_CHROMIUM)('explorer at GET / in a real browser', () => {
     page.on('request', (request) => {
       if (request.url().includes('/api/public/orders?')) orderRequests.push(request.url());
     });
-    await page.locator('#address').fill('0x1234');
-    await page.locator('#address').press('Enter');
-    expect(await page.locator('#address-error').textContent()).toBe(
-      'Enter a 0x-prefixed address of 40 hex digits.',
+    await page.locator('#q').fill('0x1234');
+    await page.locator('#q').press('Enter');
+    expect(await page.locator('#q-error').textContent()).toBe(
+      'A 0x value must be an address (40 hex digits) or an order id or tx hash (64 hex digits).',
     );
-    expect(await page.locator('#address').getAttribute('aria-invalid')).toBe('true');
-    expect(await page.locator('#address').getAttribute('aria-describedby')).toBe('address-error');
-    expect(await focusedId(page)).toBe('address');
+    expect(await page.locator('#q').getAttribute('aria-invalid')).toBe('true');
+    expect(await page.locator('#q').getAttribute('aria-describedby')).toBe('q-error');
+    expect(await focusedId(page)).toBe('q');
+    await page.locator('#q').fill('no spaces please');
+    await page.locator('#q').press('Enter');
+    expect(await page.locator('#q-error').textContent()).toBe(
+      'Enter an order id, a blockchain order id, a tx hash or an address.',
+    );
     expect(orderRequests).toEqual([]);
 
     // A valid one, in lower case: only that recipient's orders.
-    await page.locator('#address').fill(recipient.toLowerCase());
+    await page.locator('#q').fill(recipient.toLowerCase());
     await page.locator('#filter button[type="submit"]').click();
     const lower = recipient.toLowerCase();
     await expect
       .poll(() => page.locator('#orders-count').textContent())
       .toBe(`5 orders for ${lower.slice(0, 6)}…${lower.slice(-4)}`);
-    expect(await page.locator('#address-error').isHidden()).toBe(true);
+    expect(await page.locator('#q-error').isHidden()).toBe(true);
     expect(await rowIds(page)).toEqual(newestFirst);
-    expect(orderRequests.at(-1)).toContain(`address=${recipient.toLowerCase()}`);
+    expect(orderRequests.at(-1)).toContain(`q=${recipient.toLowerCase()}`);
 
-    // Two per page through the URL: 3 pages, newest first.
+    // Two per page through the URL (the older `address` form of a link still works): 3 pages, newest first.
     await page.goto(`/#/?address=${recipient}&pageSize=2`);
     await expect.poll(() => rowIds(page)).toEqual(newestFirst.slice(0, 2));
     expect(await page.locator('#page-info').textContent()).toBe('Page 1 of 3');
@@ -342,21 +356,141 @@ describe.skipIf(!HAS_CHROMIUM)('explorer at GET / in a real browser', () => {
 
     // The page-size control goes back to page 1.
     await page.locator('#page-size').selectOption('10');
-    await expect.poll(() => page.url()).toContain(`#/?address=${recipient}&pageSize=10`);
+    await expect.poll(() => page.url()).toContain(`#/?q=${recipient}&pageSize=10`);
     await expect.poll(() => rowIds(page)).toEqual(newestFirst);
 
     // An address with no orders, then Clear.
     const stranger = privateKeyToAccount(generatePrivateKey()).address;
-    await page.goto(`/#/?address=${stranger}`);
+    await page.goto(`/#/?q=${stranger}`);
     await expect.poll(() => page.locator('#orders-status').textContent()).toBe(`No orders for ${stranger}.`);
     expect(await page.locator('#orders-table').isHidden()).toBe(true);
     await page.locator('#clear-filter').click();
     await expect.poll(() => page.locator('#orders-count').textContent()).toBe('7 orders');
 
-    // An invalid address in the URL is refused the same way.
-    await page.goto('/#/?address=nonsense');
-    await expect.poll(() => page.locator('#orders-status').textContent()).toContain('not a valid address');
-    expect(await page.locator('#address').inputValue()).toBe('nonsense');
+    // An invalid search in the URL is refused the same way.
+    await page.goto('/#/?q=0x12');
+    await expect
+      .poll(() => page.locator('#orders-status').textContent())
+      .toContain('not something the explorer can search for');
+    expect(await page.locator('#q').inputValue()).toBe('0x12');
+  });
+
+  it('searches by order id, blockchain order id, each tx hash and the LP address', async () => {
+    const searchFor = async (q: string) => {
+      await page.locator('#q').fill(q);
+      await page.locator('#q').press('Enter');
+      await expect.poll(() => page.url()).toContain(`q=${encodeURIComponent(q)}`);
+      // Every label shortens the query to end with its last characters: waiting for them (not just for
+      // "matching"/"for", which the previous search's label also holds) keeps rows of that search from being read.
+      await expect
+        .poll(async () => ((await page.locator('#orders-count').textContent()) ?? '').toLowerCase())
+        .toMatch(new RegExp(`(matching|for) .*${q.slice(-4).toLowerCase()}$`));
+      return rowIds(page);
+    };
+    await page.goto('/');
+    await page.locator('#orders-body tr').first().waitFor();
+    expect(await searchFor(settled.orderId)).toEqual([settled.orderId]);
+    expect(await page.locator('#orders-count').textContent()).toBe(
+      `1 order matching ord_…${settled.orderId.slice(-6)}`,
+    );
+    // Hashes in upper case too: the API compares them case-insensitively.
+    for (const q of [settled.orderHash.toUpperCase().replace('0X', '0x'), ...Object.values(settled.txs)]) {
+      expect(await searchFor(q), q).toEqual([settled.orderId]);
+    }
+    await page.screenshot({ path: path.join(ARTIFACTS, 'explorer-search-desktop.png') });
+    // The LP's fill address: every order it quoted (the settled one among them), with the LP column showing it.
+    const byLp = await searchFor(lpWallet.address);
+    expect(byLp).toContain(settled.orderId);
+    expect(await page.locator('#orders-count').textContent()).toMatch(/^\d+ orders for 0x/);
+    const lpCell = row(page, settled.orderId).locator('td[data-label="LP"]');
+    expect(await lpCell.locator('a').getAttribute('title')).toBe(lpWallet.address);
+    // Row extras: time to completion under the status, the spread under the output (3 → 2.99 USDC: 33.3 bps).
+    expect(await row(page, settled.orderId).locator('td[data-label="Status"] .note').textContent()).toMatch(
+      /^took (<1 s|\d+ s|\d+ min( \d+ s)?)$/,
+    );
+    expect(await row(page, settled.orderId).locator('.spread').textContent()).toBe('spread 33.3 bps');
+    // A well-formed search that matches nothing.
+    const unknown = `0x${'ab'.repeat(32)}`;
+    await page.locator('#q').fill(unknown);
+    await page.locator('#q').press('Enter');
+    await expect.poll(() => page.locator('#orders-status').textContent()).toBe(`No orders for ${unknown}.`);
+  });
+
+  it('the order page shows the LP, the spread, the deadlines, the time to completion, with copy buttons', async () => {
+    await context.grantPermissions(['clipboard-read', 'clipboard-write']);
+    await page.goto(`/#/orders/${settled.orderId}`);
+    await page.bringToFront();
+    await page.locator('.timeline li[data-status="completed"]').waitFor();
+    const field = (name: string) => page.locator(`.kv dd[data-field="${name}"]`);
+    expect(await field('blockchainOrderId').textContent()).toBe(settled.orderHash);
+    expect(await field('filler').locator('.hash').textContent()).toBe(lpWallet.address);
+    expect(await field('spread').textContent()).toBe('33.3 bps');
+    expect(await field('openDeadline').textContent()).toContain(`unix ${settled.openDeadline}`);
+    expect(await field('fillDeadline').textContent()).toContain(`unix ${settled.fillDeadline}`);
+    expect(await field('openDeadline').locator('time').getAttribute('datetime')).toBe(
+      new Date(Number(settled.openDeadline) * 1000).toISOString(),
+    );
+    expect(await field('completedAt').textContent()).toMatch(/\(took .+\)$/);
+    // Copy buttons: named for what they copy; a click puts the full value on the clipboard.
+    const copy = field('filler').locator('button.copy');
+    expect(await copy.getAttribute('aria-label')).toBe(`Copy liquidity provider ${lpWallet.address}`);
+    await copy.click();
+    await expect.poll(() => copy.getAttribute('data-copied')).toBe('true');
+    expect(await page.evaluate<string>('navigator.clipboard.readText()')).toBe(lpWallet.address);
+    await page.locator('.txs li').nth(1).locator('button.copy').click();
+    await expect
+      .poll(() => page.evaluate<string>('navigator.clipboard.readText()'))
+      .toBe(settled.txs.dstChainTxHash);
+    expect(await page.locator('#detail button.copy').count()).toBeGreaterThanOrEqual(8);
+  });
+
+  it('draws the stats from the swaps made here: volume per pair and token, fill times, outcomes', async () => {
+    h.clock.advance(6); // past the stats' minimum age on the server
+    const api = (await h.http('GET', '/api/public/stats')).body.data;
+    const completed = api.outcomes.find((o: { status: string }) => o.status === 'completed').orders;
+    expect(completed).toBeGreaterThanOrEqual(1);
+
+    await page.goto('/#/stats');
+    const volume = page.locator(`figure[data-series="${h.chainA} → ${h.chainB} USDC"]`);
+    await volume.waitFor();
+    expect(await page.locator('.nav a[aria-current="page"]').textContent()).toBe('Stats');
+    // Accessible: each chart is an image named by its title and described by its desc.
+    const svg = volume.locator('svg.chart');
+    expect(await svg.getAttribute('role')).toBe('img');
+    expect(await svg.locator('title').first().textContent()).toBe(
+      `Daily volume, USDC from ${h.chainA} → ${h.chainB}`,
+    );
+    const today = api.volume.at(-1).day as string;
+    const bar = svg.locator(`g.chart-bar[data-label="${today.slice(5)}"]`);
+    const volumeText = `${Number(BigInt(api.volume.at(-1).inputAmount)) / 1e6} USDC`;
+    expect(await bar.getAttribute('data-value')).toContain(volumeText);
+    expect(Number(await bar.locator('rect').getAttribute('height'))).toBeGreaterThan(0);
+    // 30 days, one slot each; the days without volume have empty bars.
+    expect(await svg.locator('g.chart-bar').count()).toBe(30);
+    // The numbers as a table too.
+    await volume.locator('summary').click();
+    expect(await volume.locator('table.data tbody tr').count()).toBe(api.volume.length);
+
+    const fill = page.locator('figure[data-chart="fill-times"] g.chart-bar');
+    expect(await fill.count()).toBe(7);
+    const fillCounts = await fill.evaluateAll((bars) => bars.map((b) => b.getAttribute('data-value')));
+    expect(fillCounts).toEqual(
+      api.fillTimes.map((b: { orders: number }) => `${b.orders} ${b.orders === 1 ? 'order' : 'orders'}`),
+    );
+    const outcomes = page.locator('figure[data-chart="outcomes"] li.bar-row');
+    expect(
+      await outcomes.evaluateAll((rows) =>
+        rows.map((r) => [r.getAttribute('data-label'), r.getAttribute('data-value')]),
+      ),
+    ).toEqual(api.outcomes.map((o: { status: string; orders: number }) => [o.status, String(o.orders)]));
+    await page.screenshot({ path: path.join(ARTIFACTS, 'explorer-stats-desktop.png'), fullPage: true });
+
+    const mobile = await newPage({ width: 390, height: 844 });
+    await mobile.goto('/#/stats');
+    await mobile.locator('figure[data-chart="outcomes"]').waitFor();
+    expect(await pageWidth(mobile)).toBeLessThanOrEqual(390);
+    await mobile.screenshot({ path: path.join(ARTIFACTS, 'explorer-stats-mobile.png'), fullPage: true });
+    await mobile.close();
   });
 
   it('saves desktop and mobile screenshots; the page logged no console errors', async () => {
@@ -390,6 +524,34 @@ describe.skipIf(!HAS_CHROMIUM)('explorer at GET / in a real browser', () => {
       expect(fs.statSync(path.join(ARTIFACTS, `explorer-${name}.png`)).size).toBeGreaterThan(10_000);
     }
     expect(consoleErrors).toEqual([]);
+  });
+
+  it('the API reference at /docs is titled Ferry API and leads back to the explorer and the guides', async () => {
+    const docs = await newPage();
+    await docs.goto('/docs');
+    await docs.locator('.swagger-ui .info .title').waitFor();
+    expect(await docs.title()).toBe('Ferry API');
+    const bar = docs.locator('header.ferry-bar');
+    expect(await bar.locator('.ferry-brand').getAttribute('href')).toBe('/');
+    expect(
+      await bar.locator('nav a').evaluateAll((links) => links.map((a) => a.getAttribute('href'))),
+    ).toEqual(['/', '/#/stats', '/guides/', '/openapi.json']);
+    // The stock Swagger top bar is hidden; the stats operation is listed under Public.
+    expect(await docs.locator('.swagger-ui .topbar').isVisible()).toBe(false);
+    await docs.locator('#operations-Public-getPublicStats').waitFor();
+    await docs.screenshot({ path: path.join(ARTIFACTS, 'explorer-docs-desktop.png') });
+
+    await bar.getByRole('link', { name: 'Guides' }).click();
+    await docs.waitForURL('**/guides/');
+    expect(await docs.title()).toBe('Guides · Ferry');
+    const guide = docs.locator('a[href="/guides/api-conventions.md"]');
+    expect(await guide.textContent()).toBe('API conventions');
+    const text = await fetch(`${h.baseUrl}/guides/api-conventions.md`);
+    expect(text.headers.get('content-type')).toBe('text/plain; charset=utf-8');
+    expect(await text.text()).toContain('# API conventions');
+    expect((await h.http('GET', '/guides/nope.md')).status).toBe(404);
+    expect((await h.http('GET', '/guides/..%2Fpackage.json')).status).toBe(404);
+    await docs.close();
   });
 
   it('an unknown order id has its own message', async () => {

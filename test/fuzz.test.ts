@@ -43,6 +43,7 @@ const OPERATIONS: ReadonlyArray<readonly [string, string]> = [
   ['GET', '/api/public/orders/{id}'],
   ['GET', '/api/public/quotes/recent'],
   ['GET', '/api/public/chains'],
+  ['GET', '/api/public/stats'],
   ['GET', '/api/public/stream'],
   ['GET', '/ws'],
 ];

@@ -1,4 +1,4 @@
-import { createPublicClient, http } from 'viem';
+import { createPublicClient, erc20Abi, http } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadArtifact } from '../src/chains/contract-artifacts.ts';
@@ -318,6 +318,30 @@ describe('reference LP bot against a running Ferry', () => {
     } finally {
       h.app.worker!.start();
     }
+  });
+
+  it('approves the fill contract at most once for several fills, not once per fill', async () => {
+    const chainB = h.registry.chain(h.chainB)!;
+    const client = createPublicClient({ transport: http(chainB.rpcUrl) });
+    const fromBlock = await client.getBlockNumber();
+    const { bot } = newBot();
+    try {
+      for (let i = 0; i < 2; i++) {
+        const order = await depositedOrder(bot, 1_000_000n);
+        expect((await bot.runOnce()).filled.map((f) => f.orderHash)).toContain(order.orderHash);
+        h.app.worker!.start();
+      }
+    } finally {
+      h.app.worker!.start();
+    }
+    const approvals = await client.getContractEvents({
+      address: h.usdcB,
+      abi: erc20Abi,
+      eventName: 'Approval',
+      args: { owner: lpWallet.address, spender: chainB.contracts.fill },
+      fromBlock,
+    });
+    expect(approvals.length).toBeLessThanOrEqual(1);
   });
 
   // Last: it moves the input chain's clock far ahead, for good.

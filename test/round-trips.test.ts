@@ -63,18 +63,18 @@ describe.skipIf(!process.env.FERRY_TEST_PG)('round trips per hot endpoint (Postg
     return counts;
   }
 
-  it('writes: the key lookup, the reads the rules need, then begin, the row changes, one event append, commit', async () => {
+  it('writes: the key lookup, the reads the rules need, then one statement for a single row change with its events, or begin, the changes, one event append, commit', async () => {
     const mm = await h.createAccount('moneyMover');
     const lp = await h.createAccount('liquidityProvider');
     expect(await swapFlow(mm, lp)).toEqual({
-      // key lookup + begin + insert + events + commit
-      quoteRequest: 5,
+      // key lookup + the insert and its event as one statement (database.write)
+      quoteRequest: 2,
       // key + request + account, begin + stale quotes + insert + events + commit
       quote: 8,
       // key + quote + request, begin + request CAS + quote CAS + decline the others (one statement) + events + commit
       accept: 9,
-      // key + quote + request + existing order, begin + insert + events + commit
-      swap: 8,
+      // key + quote + request + existing order, then the insert and its event as one statement
+      swap: 5,
     });
   });
 

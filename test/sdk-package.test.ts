@@ -1,6 +1,4 @@
-import { execFile } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -9,25 +7,11 @@ import { createFerryApi } from '../src/lp/ferry-api.ts';
 import { createLpBot, type LpBot } from '../src/lp/lp-bot.ts';
 import { WORKER_ON } from './support/fixtures.ts';
 import { type Harness, startHarness } from './support/harness.ts';
+import { createSdkProject, npm, runProcess as run } from './support/sdk-project.ts';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const consumerFiles = path.join(repoRoot, 'test', 'sdk-consumer');
 const tsc59 = path.join(repoRoot, 'node_modules', 'typescript', 'bin', 'tsc');
-
-function run(command: string, args: string[], cwd: string, env: Record<string, string> = {}) {
-  return new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-    execFile(
-      command,
-      args,
-      { cwd, env: { ...process.env, ...env }, timeout: 240_000, maxBuffer: 16 << 20 },
-      (error, stdout, stderr) => {
-        resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr });
-      },
-    );
-  });
-}
-
-const npm = (args: string[], cwd: string) => run('npm', [...args, '--no-audit', '--no-fund'], cwd);
 
 const TSCONFIGS = {
   nodenext: { module: 'nodenext', target: 'es2022', strict: true, noEmit: true, types: [] },
@@ -62,30 +46,12 @@ describe('the @ferry/client package', () => {
   let h: Harness;
   let bot: LpBot;
   let project: string;
-  let tarball: string;
 
   beforeAll(async () => {
-    project = fs.mkdtempSync(path.join(os.tmpdir(), 'ferry-sdk-consumer-'));
-    const packed = await npm(
-      ['pack', path.join(repoRoot, 'sdk'), '--pack-destination', project, '--json'],
-      repoRoot,
-    );
-    expect(packed.code, packed.stderr).toBe(0);
-    const [info] = JSON.parse(packed.stdout) as { filename: string; files: { path: string }[] }[];
-    tarball = path.join(project, info!.filename);
-    fs.writeFileSync(
-      path.join(project, 'package.json'),
-      JSON.stringify({ name: 'consumer', private: true, type: 'module' }),
-    );
+    ({ dir: project } = await createSdkProject());
     for (const name of ['swap.mjs', 'typecheck.ts']) {
       fs.copyFileSync(path.join(consumerFiles, name), path.join(project, name));
     }
-    // viem from this repository's copy (its own dependencies resolve beside it), the tarball as an npm user would.
-    const installed = await npm(
-      ['install', '--prefer-offline', tarball, path.join(repoRoot, 'node_modules', 'viem')],
-      project,
-    );
-    expect(installed.code, installed.stderr).toBe(0);
 
     h = await startHarness({ worker: WORKER_ON, rateLimits: { apiKey: 100_000, session: 60, ip: 100_000 } });
     const lpKey = ANVIL_KEYS[4]!;

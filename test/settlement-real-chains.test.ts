@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadArtifact } from '../src/chains/contract-artifacts.ts';
 import { ANVIL_KEYS } from '../src/chains/devnet.ts';
 import { type AnvilKnobs, anvilKnobs } from './support/anvil-knobs.ts';
-import { approveEscrow, balanceOf, fillSwap } from './support/chain-actors.ts';
+import { approveEscrow, fillSwap } from './support/chain-actors.ts';
 import { WORKER_ON } from './support/fixtures.ts';
 import { type Harness, startHarness } from './support/harness.ts';
 import { executeSwap, waitForStatus } from './support/swap-steps.ts';
@@ -23,7 +23,7 @@ const SPIKE_MS = 40_000;
 /**
  * Settlement with blocks every second, as on a real network, and the events of one: a base-fee spike right
  * after a swap, mempools wiped over and over. Ferry's own transactions are replaced or broadcast again by
- * the transaction client until they are mined.
+ * the transaction client until they are mined. (The plain cases on 1-second blocks are in settlement.test.ts.)
  */
 describe('settlement on chains with 1-second blocks', () => {
   let h: Harness;
@@ -58,19 +58,6 @@ describe('settlement on chains with 1-second blocks', () => {
       .orderBy('chain_action_txs.attempt')
       .execute();
   }
-
-  it('happy path with 1-second blocks: the balances prove the swap', async () => {
-    const input = 2_000_000n;
-    const output = 1_950_000n;
-    const recipientBefore = await balanceOf(h, h.chainB, h.usdcB, h.otherWallet.address);
-    await approveEscrow(h, h.chainA, h.usdcA, h.offerer, input);
-    const swap = await executeSwap(h, { mm, lp }, { input, output });
-    await waitForStatus(h, mm.apiKey, swap.orderId, 'deposited', 30_000);
-    const fillTx = await fillSwap(h, lpWallet, swap, output);
-    const completed = await waitForStatus(h, mm.apiKey, swap.orderId, 'completed', 30_000);
-    expect(completed.details.dstChainTxHash).toBe(fillTx);
-    expect(await balanceOf(h, h.chainB, h.usdcB, h.otherWallet.address)).toBe(recipientBefore + output);
-  });
 
   it('a base-fee spike right after a swap: the deposit is replaced and the swap completes during the spike', async () => {
     const input = 1_000_000n;

@@ -6,7 +6,7 @@ import {
   balanceOf,
   catchUpClock,
   depositAs,
-  fillOrder,
+  fillSwap,
   refundAsOfferer,
   setChainTime,
   workerPasses,
@@ -51,14 +51,7 @@ describe('settlement follows the chain', () => {
         .execute()
     ).map((a) => a.kind);
   const fill = (swap: { orderHash: `0x${string}`; fillDeadline: bigint }, amount: bigint) =>
-    fillOrder(h, lpWallet, {
-      chain: h.chainB,
-      orderHash: swap.orderHash,
-      token: h.usdcB,
-      amount,
-      recipient: h.otherWallet.address,
-      fillDeadline: swap.fillDeadline,
-    });
+    fillSwap(h, lpWallet, swap, amount);
 
   it('an approval sent after the swap is waited for: the order deposits and completes', async () => {
     await approveEscrow(h, h.chainA, h.usdcA, h.offerer, 0n);

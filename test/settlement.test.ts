@@ -1,6 +1,7 @@
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ANVIL_KEYS } from '../src/chains/devnet.ts';
+import { anvilKnobs } from './support/anvil-knobs.ts';
 import {
   approveEscrow,
   balanceOf,
@@ -19,10 +20,20 @@ import { executeSwap, waitForStatus } from './support/swap-steps.ts';
 
 const lpWallet = privateKeyToAccount(ANVIL_KEYS[4]);
 
-describe('settlement on two anvil chains', () => {
+/**
+ * The same cases on instant devnets (a block per transaction) and on blocks every second, where every transaction
+ * of Ferry, the LP and the offerer waits for the next block.
+ */
+describe.each([
+  { blockTime: 0, blocks: 'instant blocks' },
+  { blockTime: 1, blocks: '1-second blocks' },
+])('settlement on two anvil chains, $blocks', ({ blockTime }) => {
   let h: Harness;
   let mm: { id: string; apiKey: string };
   let lp: { id: string; apiKey: string };
+  // Each step of a swap waits for a block or two on 1-second blocks.
+  const waitFor = (orderId: string, status: string) =>
+    waitForStatus(h, mm.apiKey, orderId, status, blockTime ? 40_000 : 20_000);
 
   beforeAll(async () => {
     h = await startHarness({
@@ -31,6 +42,9 @@ describe('settlement on two anvil chains', () => {
     });
     mm = await h.createAccount('moneyMover');
     lp = await h.createAccount('liquidityProvider', 'lp', lpWallet.address);
+    if (blockTime > 0) {
+      for (const chain of h.devnets.chains) await anvilKnobs(chain.rpcUrl).blockTime(blockTime);
+    }
   });
   afterAll(async () => {
     await h?.close();
@@ -52,12 +66,12 @@ describe('settlement on two anvil chains', () => {
     await approveEscrow(h, h.chainA, h.usdcA, h.offerer, input);
     const swap = await executeSwap(h, { mm, lp }, { input, output });
 
-    const deposited = await waitForStatus(h, mm.apiKey, swap.orderId, 'deposited');
+    const deposited = await waitFor(swap.orderId, 'deposited');
     expect(deposited.details.srcChainTxHash).toMatch(/^0x[0-9a-f]{64}$/);
     expect(await balanceOf(h, h.chainA, h.usdcA, escrow)).toBe(before.escrow + input);
 
     const fillTx = await fillSwap(h, lpWallet, swap, output);
-    const completed = await waitForStatus(h, mm.apiKey, swap.orderId, 'completed');
+    const completed = await waitFor(swap.orderId, 'completed');
     expect(completed.details.dstChainTxHash).toBe(fillTx);
     expect(completed.details.settlementTxHash).toMatch(/^0x[0-9a-f]{64}$/);
     expect(completed.completedAt).not.toBeNull();
@@ -90,7 +104,7 @@ describe('settlement on two anvil chains', () => {
     } finally {
       h.app.worker!.start();
     }
-    const failed = await waitForStatus(h, mm.apiKey, swap.orderId, 'failed');
+    const failed = await waitFor(swap.orderId, 'failed');
     expect(failed.failureReason).toMatch(/INSUFFICIENT_ALLOWANCE.*openDeadline/);
     expect(failed.details.srcChainTxHash).toBeNull();
     expect(await balanceOf(h, h.chainA, h.usdcA, h.offerer.address)).toBe(before);
@@ -105,7 +119,7 @@ describe('settlement on two anvil chains', () => {
     const input = 1_000_000n;
     await approveEscrow(h, h.chainA, h.usdcA, h.offerer, input);
     const swap = await executeSwap(h, { mm, lp }, { input, output: 990_000n });
-    await waitForStatus(h, mm.apiKey, swap.orderId, 'deposited');
+    await waitFor(swap.orderId, 'deposited');
     const afterDeposit = await balanceOf(h, h.chainA, h.usdcA, h.offerer.address);
 
     // Only the input chain past the deadline: the output chain's fill contract would still take a fill, so no
@@ -116,7 +130,7 @@ describe('settlement on two anvil chains', () => {
     expect(await statusOf(swap.orderId)).toBe('deposited');
     await increaseChainTime(h, h.chainB, 3 * 3600);
     h.app.worker!.start();
-    const refunded = await waitForStatus(h, mm.apiKey, swap.orderId, 'refunded');
+    const refunded = await waitFor(swap.orderId, 'refunded');
     expect(refunded.details.settlementTxHash).toMatch(/^0x[0-9a-f]{64}$/);
     expect(refunded.failureReason).toMatch(/not filled before the fill deadline/);
     expect(await balanceOf(h, h.chainA, h.usdcA, h.offerer.address)).toBe(afterDeposit + input);
@@ -128,7 +142,7 @@ describe('settlement on two anvil chains', () => {
     const input = 1_000_000n;
     await approveEscrow(h, h.chainA, h.usdcA, h.offerer, input);
     const swap = await executeSwap(h, { mm, lp }, { input, output: 990_000n });
-    await waitForStatus(h, mm.apiKey, swap.orderId, 'deposited');
+    await waitFor(swap.orderId, 'deposited');
     await h.app.worker!.stop();
     try {
       // Both chains move past this order's fill deadline; the offerer refunds on chain before Ferry does.
@@ -139,7 +153,7 @@ describe('settlement on two anvil chains', () => {
     } finally {
       h.app.worker!.start();
     }
-    const refunded = await waitForStatus(h, mm.apiKey, swap.orderId, 'refunded');
+    const refunded = await waitFor(swap.orderId, 'refunded');
     expect(refunded.failureReason).toMatch(/refunded to the offerer on chain/);
     const actions = await h.app.database.db
       .selectFrom('chain_actions')

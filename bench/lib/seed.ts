@@ -205,6 +205,8 @@ export class Seeder {
     for (let i = 0; i < count; i++) {
       const qr = this.quoteRequest(accounts.moneyMover.id, now, 'open', OFFERER);
       qr.expires_at = now + 2 * 60 * MINUTE;
+      // Scenario 5 quotes 249.5 tokens on each: within MAX_QUOTE_PREMIUM_BPS of 250, so every quote is a 201.
+      qr.input_amount = '250000000';
       ids.push(qr.id);
       batch.qrs.push(qr);
       if (batch.size() >= 400) {

@@ -28,6 +28,7 @@ import type {
   PublicOrderDetail,
   PublicOrderPage,
   PublicOrdersQuery,
+  PublicStats,
   QuoteEnvelope,
   QuoteList,
   QuoteRequestEnvelope,
@@ -220,7 +221,10 @@ export function createFerryClient(options: FerryClientOptions) {
     },
 
     public: {
-      /** GET /api/public/orders: recent orders of everyone (whole body: `{status, data: {orders}, total, page, …}`). */
+      /**
+       * GET /api/public/orders: recent orders of everyone (whole body: `{status, data: {orders}, total, page, …}`);
+       * `q` searches by order id, blockchain order id, tx hash or address.
+       */
       orders: (query: PublicOrdersQuery = {}, opts?: CallOptions) =>
         call<PublicOrderPage>('GET /api/public/orders', () =>
           raw.GET('/api/public/orders', { params: { query }, ...init(opts) } as never),
@@ -238,6 +242,9 @@ export function createFerryClient(options: FerryClientOptions) {
       /** GET /api/public/chains: supported chains, their escrow and fill contracts, and tokens (whole body). */
       chains: (opts?: CallOptions) =>
         call<ChainList>('GET /api/public/chains', () => raw.GET('/api/public/chains', init(opts))),
+      /** GET /api/public/stats: what the explorer charts (whole body). */
+      stats: (opts?: CallOptions) =>
+        call<PublicStats>('GET /api/public/stats', () => raw.GET('/api/public/stats', init(opts))),
     },
 
     auth: {

@@ -301,7 +301,7 @@ export type paths = {
         };
         /**
          * Recent orders (public)
-         * @description Protocol activity, newest first, without authentication. `address` matches offerer or recipient.
+         * @description Protocol activity, newest first, without authentication. `q` searches by its shape: an address (0x + 40 hex digits) matches the offerer, the recipient or the fill address; 0x + 64 hex digits matches the blockchain order id or any of the three transaction hashes (deposit, fill, settlement or refund); anything else is an order id. `address` (older) matches offerer or recipient only. Give one of them at most: both, or a value of no known shape, is 400 with the path `query.q`. A search that matches nothing answers an empty page.
          */
         get: operations["listPublicOrders"];
         put?: never;
@@ -344,6 +344,26 @@ export type paths = {
          * @description The newest quotes, amounts and chains only: no account ids.
          */
         get: operations["listRecentQuotes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/public/stats": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Order statistics (public)
+         * @description What the explorer charts, over the last `windowDays` days: the volume of completed orders per UTC day of completion, chain pair and input token (input amounts summed per token, in its base units: different tokens are never added together), the distribution of fill times (completedAt − createdAt of completed orders, in buckets), and the orders created in the window by status. Computed in the database and cached: at most 5 s behind while orders change, 60 s otherwise (`generatedAt`).
+         */
+        get: operations["getPublicStats"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2765,6 +2785,11 @@ export interface operations {
                  * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
                  */
                 address?: string;
+                /**
+                 * @description Order id, blockchain order id, transaction hash (0x + 64 hex) or address (0x + 40 hex)
+                 * @example 0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC
+                 */
+                q?: string;
             };
             header?: never;
             path?: never;
@@ -2828,6 +2853,15 @@ export interface operations {
                                 failureReason: string | null;
                                 /** @enum {string} */
                                 source: "order";
+                                /** @description The order's key in the escrow contract: the EIP-712 hash of its typed data */
+                                blockchainOrderId: string;
+                                /** @description The liquidity provider's fill address (the typed data's `filler`) */
+                                filler: string | null;
+                                completedAt: string | null;
+                                /** @description Unix seconds (input-chain time), decimal string: the deposit must happen by then */
+                                openDeadline: string | null;
+                                /** @description Unix seconds (output-chain time), decimal string: the fill must happen by then */
+                                fillDeadline: string | null;
                             }[];
                         };
                         /** @description Number of matching items on all pages */
@@ -2925,6 +2959,15 @@ export interface operations {
                                 failureReason: string | null;
                                 /** @enum {string} */
                                 source: "order";
+                                /** @description The order's key in the escrow contract: the EIP-712 hash of its typed data */
+                                blockchainOrderId: string;
+                                /** @description The liquidity provider's fill address (the typed data's `filler`) */
+                                filler: string | null;
+                                completedAt: string | null;
+                                /** @description Unix seconds (input-chain time), decimal string: the deposit must happen by then */
+                                openDeadline: string | null;
+                                /** @description Unix seconds (output-chain time), decimal string: the fill must happen by then */
+                                fillDeadline: string | null;
                             };
                             events: {
                                 /** @description Event id, as on the streams */
@@ -2978,6 +3021,15 @@ export interface operations {
                                     failureReason: string | null;
                                     /** @enum {string} */
                                     source: "order";
+                                    /** @description The order's key in the escrow contract: the EIP-712 hash of its typed data */
+                                    blockchainOrderId: string;
+                                    /** @description The liquidity provider's fill address (the typed data's `filler`) */
+                                    filler: string | null;
+                                    completedAt: string | null;
+                                    /** @description Unix seconds (input-chain time), decimal string: the deposit must happen by then */
+                                    openDeadline: string | null;
+                                    /** @description Unix seconds (output-chain time), decimal string: the fill must happen by then */
+                                    fillDeadline: string | null;
                                 };
                             }[];
                         };
@@ -3077,6 +3129,77 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API answers has this body */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getPublicStats: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: {
+                            /** @description How many days back the stats look */
+                            windowDays: number;
+                            /** @description ISO 8601 UTC with milliseconds */
+                            since: string;
+                            /** @description ISO 8601 UTC with milliseconds */
+                            generatedAt: string;
+                            /** @description Completed orders, oldest day first; days without any are absent */
+                            volume: {
+                                /**
+                                 * @description UTC day of completion, YYYY-MM-DD
+                                 * @example 2026-11-22
+                                 */
+                                day: string;
+                                inputChain: string;
+                                outputChain: string;
+                                /**
+                                 * @description EVM address, any case on input; returned EIP-55 checksummed
+                                 * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
+                                 */
+                                inputToken: string;
+                                /** @description Sum of the input amounts of that day, pair and token, in the token's base units */
+                                inputAmount: string;
+                                orders: number;
+                            }[];
+                            /** @description Completed orders by completedAt − createdAt, every bucket present */
+                            fillTimes: {
+                                fromSeconds: number;
+                                /** @description Exclusive; null: no upper bound */
+                                toSeconds: number | null;
+                                orders: number;
+                            }[];
+                            /** @description Orders created in the window by current status, every status present */
+                            outcomes: {
+                                /** @enum {unknown} */
+                                status: "created" | "deposited" | "filled" | "completed" | "failed" | "refunded";
+                                orders: number;
+                            }[];
+                        };
+                    };
                 };
             };
             /** @description Every error the API answers has this body */

@@ -73,6 +73,8 @@ export type RecentQuotesQuery = Partial<Query<'/api/public/quotes/recent', 'get'
 export type RecentQuotes = Ok<'/api/public/quotes/recent', 'get'>;
 export type PublicQuote = RecentQuotes['data']['quotes'][number];
 export type ChainList = Ok<'/api/public/chains', 'get'>;
+/** `GET /api/public/stats`: volume per day and pair, fill times, outcomes (whole body). */
+export type PublicStats = Ok<'/api/public/stats', 'get'>;
 export type ChainInfo = ChainList['data']['chains'][number];
 export type TokenInfo = ChainInfo['tokens'][number];
 

@@ -21,6 +21,11 @@ export const ChainSchema = Type.Object({
   /** Whether rpcUrl may be shown to the public (it may carry credentials on real chains). */
   rpcUrlPublic: Type.Optional(Type.Boolean()),
   explorerUrl: Type.Optional(Type.String()),
+  /**
+   * A WebSocket JSON-RPC endpoint of the same node (ws:// or wss://): the settlement worker subscribes to new
+   * blocks there and looks at its orders as each block arrives. Never shown to the public.
+   */
+  wsUrl: Type.Optional(Type.String({ pattern: '^wss?://' })),
   confirmations: Type.Optional(Type.Integer({ minimum: 0, maximum: 1000 })),
   /** First block worth scanning for Ferry's logs (the deployment block); scans never start below it. */
   startBlock: Type.Optional(Type.Integer({ minimum: 0 })),
@@ -63,6 +68,8 @@ export interface Chain {
   readonly rpcUrl: string;
   readonly rpcUrlPublic: boolean;
   readonly explorerUrl: string | null;
+  /** Where new blocks are pushed (eth_subscribe newHeads); null: the worker learns of blocks by polling. */
+  readonly wsUrl: string | null;
   readonly confirmations: number;
   readonly startBlock: bigint;
   readonly maxLogRange: number;
@@ -101,6 +108,7 @@ export function createChainRegistry(file: RegistryFile): ChainRegistry {
       rpcUrl: c.rpcUrl,
       rpcUrlPublic: c.rpcUrlPublic ?? false,
       explorerUrl: c.explorerUrl ?? null,
+      wsUrl: c.wsUrl ?? null,
       confirmations: c.confirmations ?? 1,
       startBlock: BigInt(c.startBlock ?? 0),
       maxLogRange: c.maxLogRange ?? DEFAULT_MAX_LOG_RANGE,

@@ -9,6 +9,8 @@ export function devnetRegistryFile(devnets: Devnets): RegistryFile {
       chainId: chain.chainId,
       rpcUrl: chain.rpcUrl,
       rpcUrlPublic: true,
+      // anvil answers WebSocket JSON-RPC on the same port.
+      wsUrl: chain.rpcUrl.replace(/^http/, 'ws'),
       confirmations: chain.confirmations,
       startBlock: Number(chain.startBlock),
       contracts: {

@@ -27,6 +27,8 @@ export interface EvmChain {
   rpcUrl: string;
 }
 
+const RECEIPT_POLL_MS = 250;
+
 export interface ChainClients {
   public: PublicClient<Transport, Chain>;
   wallet: WalletClient<Transport, Chain, PrivateKeyAccount>;
@@ -44,9 +46,12 @@ export function chainClients(chain: EvmChain, account: PrivateKeyAccount): Chain
     rpcUrls: { default: { http: [chain.rpcUrl] } },
   });
   const transport = http(chain.rpcUrl, { timeout: 15_000, retryCount: 1 });
+  // How often a wait for a receipt asks again (viem's default is 4 s): a fill mined in the next block is seen
+  // within a quarter of a second, not a whole default interval later.
+  const pollingInterval = RECEIPT_POLL_MS;
   return {
-    public: createPublicClient({ chain: viemChain, transport }),
-    wallet: createWalletClient({ account, chain: viemChain, transport }),
+    public: createPublicClient({ chain: viemChain, transport, pollingInterval }),
+    wallet: createWalletClient({ account, chain: viemChain, transport, pollingInterval }),
   };
 }
 
@@ -62,12 +67,16 @@ async function sendAndWait(c: ChainClients, what: string, send: () => Promise<He
   return hash;
 }
 
-/** Sets the allowance of `spender` to `amount` unless it already covers it; returns the tx hash when one was sent. */
+/**
+ * Sets the allowance of `spender` to `approve` (by default `amount`) unless it already covers `amount`; returns
+ * the tx hash when one was sent.
+ */
 export async function ensureAllowance(
   c: ChainClients,
   token: Address,
   spender: Address,
   amount: bigint,
+  approve: bigint = amount,
 ): Promise<Hex | null> {
   const owner = c.wallet.account.address;
   const current = await c.public.readContract({
@@ -82,7 +91,7 @@ export async function ensureAllowance(
       address: token,
       abi: erc20Abi,
       functionName: 'approve',
-      args: [spender, amount],
+      args: [spender, approve],
     }),
   );
 }
@@ -122,16 +131,30 @@ export interface FillTerms {
 }
 
 /**
- * Approves the fill contract for the output and calls `fill`. `onSent` receives the fill tx hash as soon as
- * it is broadcast (before the receipt), so the caller can remember it even if waiting fails.
+ * Calls `fill`, after approving the fill contract for the output token when the allowance falls short of this
+ * fill. It approves APPROVAL_FILLS times this fill's amount, so an approval (a transaction and a block of waiting)
+ * is sent about once per twenty fills, not before each one. Not unlimited: the fill contract's address comes from
+ * the Ferry API the bot is pointed at, and a wrong address must not be able to take the wallet's whole balance.
+ * `onSent` receives
+ * the fill tx hash as soon as it is broadcast (before the receipt), so the caller can remember it even if waiting
+ * fails.
  */
+/** How many fills of the current size one approval covers. */
+export const APPROVAL_FILLS = 20n;
+
 export async function sendFill(
   c: ChainClients,
   fillContract: Address,
   terms: FillTerms,
   onSent: (hash: Hex) => void,
 ): Promise<Hex> {
-  await ensureAllowance(c, terms.outputToken, fillContract, terms.outputAmount);
+  await ensureAllowance(
+    c,
+    terms.outputToken,
+    fillContract,
+    terms.outputAmount,
+    terms.outputAmount * APPROVAL_FILLS,
+  );
   return sendAndWait(c, `fill ${terms.orderHash}`, async () => {
     const hash = await c.wallet.writeContract({
       address: fillContract,

@@ -109,15 +109,20 @@ export function createTransactionClient(deps: {
   faults?: { at(point: TxCrashPoint): void };
   /** Wall-clock time for the replacement timer (the node's mempool runs on real time). */
   now?: () => number;
-  /** How long a fresh broadcast waits for its receipt before the caller is told `pending`. */
-  receiptWaitMs?: number;
+  /**
+   * How long a fresh broadcast waits for its receipt before the caller is told `pending`, per chain (default 1 s).
+   * The wait holds the caller's whole pass, so a caller that is woken by the chain's next block passes 0.
+   */
+  receiptWaitMs?: number | ((chain: string) => number);
   /** Counts actions sent, rebroadcasts, fee replacements and RPC errors (docs/metrics.md). */
   metrics?: FerryMetrics;
 }) {
   const { registry, database, log, metrics } = deps;
   const now = deps.now ?? Date.now;
   const faults = deps.faults ?? { at: () => {} };
-  const receiptWaitMs = deps.receiptWaitMs ?? 1_000;
+  const receiptWait = deps.receiptWaitMs ?? 1_000;
+  const receiptWaitMs = (chain: string) =>
+    typeof receiptWait === 'number' ? receiptWait : receiptWait(chain);
   const stats = { replacements: 0, rebroadcasts: 0, feeCapped: 0, reorged: 0, nonceConflicts: 0 };
 
   function chainOf(name: string): Chain {
@@ -185,7 +190,7 @@ export function createTransactionClient(deps: {
   }
 
   async function waitForReceipt(action: ChainAction, tx: ChainActionTx): Promise<TxOutcome> {
-    const deadline = now() + receiptWaitMs;
+    const deadline = now() + receiptWaitMs(action.chain);
     for (;;) {
       const receipt = await receiptOf(action.chain, tx.tx_hash as Hex);
       if (receipt) return conclude(action, { tx, receipt });

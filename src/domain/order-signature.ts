@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
-import { hexToBytes, keccak256, toHex } from 'viem';
+import { hexToBytes, toHex } from 'viem';
+import { keccak256Hex } from './keccak.ts';
 
 // The native libsecp256k1 binding recovers ~30x faster than pure JavaScript (measured on this project's machines), which is
 // what lets one process verify over a thousand swaps a second. Loaded through require: it is CommonJS.
@@ -46,7 +47,7 @@ export function recoverSigner(digest: `0x${string}`, signature: `0x${string}`): 
   if (s === 0n || s > HALF_N) return null;
   try {
     const publicKey = secp256k1.ecdsaRecover(parts.rs, parts.recovery, hexToBytes(digest), false);
-    return `0x${keccak256(publicKey.slice(1)).slice(-40)}`;
+    return `0x${keccak256Hex(publicKey.slice(1)).slice(-40)}`;
   } catch {
     return null;
   }

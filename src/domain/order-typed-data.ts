@@ -1,5 +1,6 @@
-import { concat, hexToBytes, keccak256, numberToBytes, stringToBytes } from 'viem';
+import { concat, hexToBytes, numberToBytes, stringToBytes } from 'viem';
 import type { Address } from './address.ts';
+import { keccak256Bytes, keccak256Hex } from './keccak.ts';
 
 /** The EIP-712 struct the escrow verifies; its field order is part of the on-chain type hash. */
 export const ORDER_TYPE = [
@@ -108,7 +109,7 @@ export function orderTermsFrom(typedData: OrderTypedData): OrderTerms {
 }
 
 const typeHash = (name: string, fields: readonly { name: string; type: string }[]) =>
-  keccak256(stringToBytes(`${name}(${fields.map((f) => `${f.type} ${f.name}`).join(',')})`), 'bytes');
+  keccak256Bytes(stringToBytes(`${name}(${fields.map((f) => `${f.type} ${f.name}`).join(',')})`));
 const ORDER_TYPE_HASH = typeHash('Order', ORDER_TYPE);
 const DOMAIN_TYPE_HASH = typeHash('EIP712Domain', DOMAIN_TYPE);
 const word = (value: bigint | number) => numberToBytes(value, { size: 32 });
@@ -120,15 +121,14 @@ function domainSeparator(domain: OrderTypedData['domain']): Uint8Array {
   const key = `${domain.name}|${domain.version}|${domain.chainId}|${domain.verifyingContract}`;
   let separator = domainSeparators.get(key);
   if (!separator) {
-    separator = keccak256(
+    separator = keccak256Bytes(
       concat([
         DOMAIN_TYPE_HASH,
-        keccak256(stringToBytes(domain.name), 'bytes'),
-        keccak256(stringToBytes(domain.version), 'bytes'),
+        keccak256Bytes(stringToBytes(domain.name)),
+        keccak256Bytes(stringToBytes(domain.version)),
         word(domain.chainId),
         addressWord(domain.verifyingContract),
       ]),
-      'bytes',
     );
     domainSeparators.set(key, separator);
   }
@@ -146,6 +146,6 @@ export function hashOrderTypedData(typedData: OrderTypedData): `0x${string}` {
   const words = ORDER_TYPE.map(({ name, type }) =>
     type === 'address' ? addressWord(m[name]) : word(BigInt(m[name])),
   );
-  const structHash = keccak256(concat([ORDER_TYPE_HASH, ...words]), 'bytes');
-  return keccak256(concat([new Uint8Array([0x19, 0x01]), domainSeparator(typedData.domain), structHash]));
+  const structHash = keccak256Bytes(concat([ORDER_TYPE_HASH, ...words]));
+  return keccak256Hex(concat([new Uint8Array([0x19, 0x01]), domainSeparator(typedData.domain), structHash]));
 }

@@ -1,4 +1,5 @@
-import { effectiveQuoteStatus } from './lifecycle.ts';
+import { effectiveQuoteStatus, ORDER_STATUSES } from './lifecycle.ts';
+import { FILL_TIME_BUCKETS, type OrderStats } from './order-stats.ts';
 import type { Order, Quote, QuoteRequest } from './records.ts';
 
 /** Wire shapes of the public endpoints and the anonymous stream: no account ids, no signatures. */
@@ -22,6 +23,11 @@ export function publicOrderView(order: Order) {
     settlementTxHash: order.settlementTxHash,
     failureReason: order.failureReason,
     source: 'order' as const,
+    blockchainOrderId: order.blockchainOrderId,
+    filler: order.filler,
+    completedAt: order.completedAt?.toISOString() ?? null,
+    openDeadline: order.openDeadline?.toString() ?? null,
+    fillDeadline: order.fillDeadline?.toString() ?? null,
   };
 }
 
@@ -53,5 +59,31 @@ export function publicQuoteRequestView(qr: QuoteRequest) {
     status: qr.status,
     createdAt: qr.createdAt.toISOString(),
     expiresAt: qr.expiresAt.toISOString(),
+  };
+}
+
+/** The stats' wire shape: UTC days as YYYY-MM-DD, amounts as strings, every bucket and status present. */
+export function publicStatsView(
+  stats: OrderStats,
+  window: { readonly days: number; readonly since: Date; readonly generatedAt: Date },
+) {
+  return {
+    windowDays: window.days,
+    since: window.since.toISOString(),
+    generatedAt: window.generatedAt.toISOString(),
+    volume: stats.volume.map((row) => ({
+      day: new Date(row.day * 86_400_000).toISOString().slice(0, 10),
+      inputChain: row.inputChain,
+      outputChain: row.outputChain,
+      inputToken: row.inputToken,
+      inputAmount: row.amount.toString(),
+      orders: row.orders,
+    })),
+    fillTimes: FILL_TIME_BUCKETS.map((bucket, i) => ({
+      fromSeconds: bucket.from,
+      toSeconds: bucket.to,
+      orders: stats.fillTimes[i] ?? 0,
+    })),
+    outcomes: ORDER_STATUSES.map((status) => ({ status, orders: stats.outcomes.get(status) ?? 0 })),
   };
 }

@@ -90,4 +90,11 @@ export interface Order {
   readonly createdAt: Date;
   readonly updatedAt: Date;
   readonly completedAt: Date | null;
+  /**
+   * The signed terms' filler (the liquidity provider's fill address) and deadlines (unix seconds: openDeadline in
+   * input-chain time, fillDeadline in output-chain time). Null only for rows written outside the API.
+   */
+  readonly filler: Address | null;
+  readonly openDeadline: bigint | null;
+  readonly fillDeadline: bigint | null;
 }

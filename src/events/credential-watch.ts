@@ -5,6 +5,7 @@ import type { Principal } from '../domain/principal.ts';
 import { createSerialRun } from '../process/serial-run.ts';
 import type { FerryDatabase } from '../store/database.ts';
 import { liveCredentialIds } from '../store/sessions-store.ts';
+import { subscribeNotices } from './event-notices.ts';
 
 const BATCH = 500;
 
@@ -116,13 +117,10 @@ export function publishCredentialNotice(redis: Redis, keyPrefix: string, log: Fa
 }
 
 /** Calls `onNotice` whenever any instance announces an ended credential. */
-export async function subscribeCredentialNotices(
+export function subscribeCredentialNotices(
   subscriber: Redis,
   keyPrefix: string,
   onNotice: () => void,
 ): Promise<void> {
-  subscriber.on('message', (channel: string) => {
-    if (channel === credentialNoticeChannel(keyPrefix)) onNotice();
-  });
-  await subscriber.subscribe(credentialNoticeChannel(keyPrefix));
+  return subscribeNotices(subscriber, credentialNoticeChannel(keyPrefix), onNotice);
 }

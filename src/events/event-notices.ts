@@ -9,6 +9,11 @@ export function noticeChannel(keyPrefix: string): string {
   return `${keyPrefix}events:new`;
 }
 
+/** Announces commits that created an order: settlement workers in other processes look at it at once. */
+export function orderNoticeChannel(keyPrefix: string): string {
+  return `${keyPrefix}orders:new`;
+}
+
 /**
  * After each local commit that appended events, tells the other instances to read the log now. Any process
  * that writes events (API or worker) should call this when Redis is configured; without it the others still
@@ -21,21 +26,42 @@ export function publishEventNotices(
   log: FastifyBaseLogger,
 ): () => void {
   const channel = noticeChannel(keyPrefix);
-  return database.onCommitted(() => {
-    redis.publish(channel, NOTICE).catch((error: unknown) => {
+  const publish = (to: string) =>
+    redis.publish(to, NOTICE).catch((error: unknown) => {
       log.debug({ err: error }, 'event notice not published; other instances will poll');
     });
+  return database.onCommitted((types) => {
+    publish(channel);
+    if (types.has('order.created')) publish(orderNoticeChannel(keyPrefix));
   });
 }
 
+/** Calls `onNotice` for every message on `channel` (notices carry nothing: the channel is the whole message). */
+export async function subscribeNotices(
+  subscriber: Redis,
+  channel: string,
+  onNotice: () => void,
+): Promise<void> {
+  subscriber.on('message', (from: string) => {
+    if (from === channel) onNotice();
+  });
+  await subscriber.subscribe(channel);
+}
+
 /** Calls `onNotice` whenever any instance announces new events. */
-export async function subscribeEventNotices(
+export function subscribeEventNotices(
   subscriber: Redis,
   keyPrefix: string,
   onNotice: () => void,
 ): Promise<void> {
-  subscriber.on('message', (channel: string) => {
-    if (channel === noticeChannel(keyPrefix)) onNotice();
-  });
-  await subscriber.subscribe(noticeChannel(keyPrefix));
+  return subscribeNotices(subscriber, noticeChannel(keyPrefix), onNotice);
+}
+
+/** Calls `onOrder` whenever any instance announces a new order (settlement workers in their own process). */
+export function subscribeOrderNotices(
+  subscriber: Redis,
+  keyPrefix: string,
+  onOrder: () => void,
+): Promise<void> {
+  return subscribeNotices(subscriber, orderNoticeChannel(keyPrefix), onOrder);
 }

@@ -120,3 +120,93 @@ export function isNewer(current, next) {
   if (byRank !== 0) return byRank > 0;
   return String(next.updatedAt) >= String(current.updatedAt);
 }
+
+const HEX = /^0x[0-9a-fA-F]*$/;
+const ORDER_ID = /^[A-Za-z0-9_-]{1,64}$/;
+
+/**
+ * What a search text names, by its shape (the same rules as the API's `q`): `address` (0x + 40 hex), `hash`
+ * (0x + 64 hex: a blockchain order id or a tx hash), `orderId`; `{ error }` for anything else.
+ */
+export function classifySearch(text) {
+  const value = String(text ?? '').trim();
+  if (HEX.test(value)) {
+    if (value.length === 42) return { kind: 'address', value };
+    if (value.length === 66) return { kind: 'hash', value };
+    return {
+      error: 'A 0x value must be an address (40 hex digits) or an order id or tx hash (64 hex digits).',
+    };
+  }
+  if (!ORDER_ID.test(value)) {
+    return { error: 'Enter an order id, a blockchain order id, a tx hash or an address.' };
+  }
+  return { kind: 'orderId', value };
+}
+
+/**
+ * The implied spread of an order in tenths of a basis point (bigint), or null when a token is not in the
+ * registry: (input − output) / input, both amounts first brought to the same decimals. Positive when the
+ * recipient gets less than the offerer sends (the liquidity provider's margin); it assumes both tokens track the
+ * same unit (the stablecoins Ferry moves). Rounded half away from zero.
+ */
+export function spreadTenthsOfBps(tokens, order) {
+  const input = tokens.get(`${order.inputChain}:${String(order.inputToken).toLowerCase()}`);
+  const output = tokens.get(`${order.outputChain}:${String(order.outputToken).toLowerCase()}`);
+  if (!input || !output) return null;
+  let a;
+  let b;
+  try {
+    a = BigInt(order.inputAmount);
+    b = BigInt(order.outputAmount);
+  } catch {
+    return null;
+  }
+  const places = Math.max(input.decimals, output.decimals);
+  a *= 10n ** BigInt(places - input.decimals);
+  b *= 10n ** BigInt(places - output.decimals);
+  if (a <= 0n) return null;
+  const scaled = (a - b) * 100_000n;
+  let tenths = scaled / a;
+  const rest = scaled % a;
+  const twice = (rest < 0n ? -rest : rest) * 2n;
+  if (twice >= a) tenths += scaled < 0n ? -1n : 1n;
+  return tenths;
+}
+
+/** "33.3 bps", "-5 bps", "0 bps" from tenths of a basis point. */
+export function formatBps(tenths) {
+  if (tenths === null || tenths === undefined) return '—';
+  const negative = tenths < 0n;
+  const abs = negative ? -tenths : tenths;
+  const whole = (abs / 10n).toString().replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+  const fraction = abs % 10n;
+  return `${negative ? '−' : ''}${whole}${fraction ? `.${fraction}` : ''} bps`;
+}
+
+/** A duration for people: "<1 s", "42 s", "3 min 5 s", "2 h 5 min", "3 d 4 h". */
+export function formatDuration(ms) {
+  if (!Number.isFinite(ms) || ms < 0) return '—';
+  const s = Math.floor(ms / 1000);
+  if (s < 1) return '<1 s';
+  if (s < 60) return `${s} s`;
+  if (s < 3600) return s % 60 ? `${Math.floor(s / 60)} min ${s % 60} s` : `${s / 60} min`;
+  if (s < 86_400) {
+    const m = Math.floor((s % 3600) / 60);
+    return m ? `${Math.floor(s / 3600)} h ${m} min` : `${Math.floor(s / 3600)} h`;
+  }
+  const hours = Math.floor((s % 86_400) / 3600);
+  return hours ? `${Math.floor(s / 86_400)} d ${hours} h` : `${Math.floor(s / 86_400)} d`;
+}
+
+/** completedAt − createdAt of a completed order, in ms; null otherwise. */
+export function timeToComplete(order) {
+  if (!order.completedAt) return null;
+  const ms = Date.parse(order.completedAt) - Date.parse(order.createdAt);
+  return Number.isFinite(ms) ? ms : null;
+}
+
+/** A unix-seconds decimal string (a deadline) as an ISO timestamp, or null. */
+export function unixToIso(seconds) {
+  if (typeof seconds !== 'string' || !/^\d{1,12}$/.test(seconds)) return null;
+  return new Date(Number(seconds) * 1000).toISOString();
+}

@@ -2,6 +2,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import { etagOf } from './conditional-get.ts';
+import { DOCS_THEME } from './docs-theme.ts';
 import './request-context.ts';
 
 /**
@@ -80,7 +81,7 @@ export async function installOpenApi(app: FastifyInstance): Promise<void> {
   app.addHook('onRoute', (route) => {
     if (route.url.startsWith('/docs')) route.config = { ...route.config, conditionalGet: true };
   });
-  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { deepLinking: true } });
+  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { deepLinking: true }, theme: DOCS_THEME });
 }
 
 /** The OpenAPI document, serialised once (about 100 KB) and answered with its ETag; counted in the rate limit. */

@@ -27,6 +27,7 @@ import { DebugRequestLog } from './request-log.ts';
 import { registerAccountRoutes } from './routes/account-routes.ts';
 import { registerAuthRoutes } from './routes/auth-routes.ts';
 import { registerExplorerRoutes } from './routes/explorer-routes.ts';
+import { registerGuidesRoutes } from './routes/guides-routes.ts';
 import { registerHealthRoutes } from './routes/health-routes.ts';
 import { registerOrderRoutes } from './routes/order-routes.ts';
 import { registerPublicRoutes } from './routes/public-routes.ts';
@@ -129,6 +130,7 @@ export async function createServer(deps: ServerDeps): Promise<FerryApp> {
   registerAccountRoutes(app, deps);
   registerPublicRoutes(app, deps);
   registerExplorerRoutes(app);
+  registerGuidesRoutes(app);
   await registerStreamRoutes(app, deps);
   return app;
 }

@@ -37,6 +37,17 @@ export function createMetrics() {
       buckets: LATENCY_BUCKETS,
       registers,
     }),
+    settlementPasses: new Counter({
+      name: 'ferry_settlement_passes_total',
+      help: 'Passes of the settlement worker over the orders that need work (woken by a block, a new order or the poll)',
+      registers,
+    }),
+    settlementWakes: new Counter({
+      name: 'ferry_settlement_wakes_total',
+      help: 'Times the settlement worker was woken before its poll, by source (block: a new block on a registry chain; order: a new order)',
+      labelNames: ['source'] as const,
+      registers,
+    }),
     chainActionsSent: new Counter({
       name: 'ferry_chain_actions_sent_total',
       help: 'Chain actions (deposit, settle, refund) recorded and broadcast for the first time, by chain and kind',

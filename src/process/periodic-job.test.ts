@@ -34,4 +34,88 @@ describe('createPeriodicJob', () => {
     expect(active).toBe(0);
     expect(maxActive).toBe(1);
   });
+
+  it('a wake runs at once instead of after the interval; wakes during a run collapse into one more run', async () => {
+    let runs = 0;
+    let release: () => void = () => {};
+    const job = createPeriodicJob({
+      name: 'woken job',
+      intervalMs: 60_000,
+      log: pino({ level: 'silent' }),
+      run: async () => {
+        runs++;
+        await new Promise<void>((resolve) => {
+          release = resolve;
+        });
+      },
+    });
+    const until = async (n: number) => {
+      while (runs < n) await new Promise((resolve) => setTimeout(resolve, 2));
+    };
+    job.wake();
+    job.start();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    // Ignored while stopped; started, the first run is an interval away.
+    expect(runs).toBe(0);
+    job.wake();
+    await until(1);
+    job.wake();
+    job.wake();
+    job.wake();
+    release();
+    await until(2);
+    release();
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    // Three wakes during the first run asked for one run after it, and nothing after that.
+    expect(runs).toBe(2);
+    await job.stop();
+  });
+
+  it('wakes however frequent start runs at most once per minGapMs', async () => {
+    const starts: number[] = [];
+    const job = createPeriodicJob({
+      name: 'gapped job',
+      intervalMs: 60_000,
+      minGapMs: 100,
+      log: pino({ level: 'silent' }),
+      run: async () => {
+        starts.push(Date.now());
+      },
+    });
+    job.start();
+    const wakes = setInterval(() => job.wake(), 1);
+    await new Promise((resolve) => setTimeout(resolve, 450));
+    clearInterval(wakes);
+    await job.stop();
+    // ~450 wakes: at most one run per 100 ms (plus the first), and no two runs closer than the gap.
+    expect(starts.length).toBeGreaterThanOrEqual(2);
+    expect(starts.length).toBeLessThanOrEqual(6);
+    for (let i = 1; i < starts.length; i++)
+      expect((starts[i] ?? 0) - (starts[i - 1] ?? 0)).toBeGreaterThanOrEqual(99);
+  });
+
+  it('a wake during a direct runOnce is honoured by a fresh run after it', async () => {
+    let runs = 0;
+    let release: () => void = () => {};
+    const job = createPeriodicJob({
+      name: 'direct job',
+      intervalMs: 60_000,
+      log: pino({ level: 'silent' }),
+      run: async () => {
+        runs++;
+        await new Promise<void>((resolve) => {
+          release = resolve;
+        });
+      },
+    });
+    job.start();
+    const direct = job.runOnce();
+    job.wake();
+    release();
+    await direct;
+    while (runs < 2) await new Promise((resolve) => setTimeout(resolve, 2));
+    release();
+    await job.stop();
+    expect(runs).toBe(2);
+  });
 });

@@ -5,6 +5,11 @@ export interface PeriodicJob<T> {
   runOnce(): Promise<T>;
   /** Runs every `intervalMs`, counted from the end of the previous run, so a slow run never piles up. */
   start(): void;
+  /**
+   * Asks for a run as soon as possible (something the job waits for happened): at once when idle, else right after
+   * the run under way. Wakes arriving meanwhile collapse into that one run. Ignored while stopped.
+   */
+  wake(): void;
   /** Stops the schedule and waits for a run under way. */
   stop(): Promise<void>;
 }
@@ -17,11 +22,26 @@ export function createPeriodicJob<T>(options: {
   log: FastifyBaseLogger;
   /** Delay of the first run after start; the interval by default. */
   firstRunMs?: number;
+  /**
+   * Whether the pending timer keeps the process alive (default false: a helper job must not hold a process open).
+   * A process whose only work is this job (`ferry worker`) needs it.
+   */
+  keepAlive?: boolean;
+  /**
+   * The least time between the end of one run and a woken start of the next (default 0). Wakes can come with every
+   * block of every chain; this bounds how often the job runs, however fast they come.
+   */
+  minGapMs?: number;
 }): PeriodicJob<T> {
   const { name, intervalMs, run, log } = options;
   let running: Promise<T> | null = null;
   let timer: NodeJS.Timeout | null = null;
   let stopped = true;
+  /** A wake arrived during a run: the next run starts when it ends, not after the interval. */
+  let wokenDuringRun = false;
+  const minGapMs = options.minGapMs ?? 0;
+  let lastEnd = 0;
+  const gapLeft = () => Math.max(0, lastEnd + minGapMs - Date.now());
 
   function runOnce(): Promise<T> {
     running ??= run().finally(() => {
@@ -30,17 +50,26 @@ export function createPeriodicJob<T>(options: {
     return running;
   }
 
+  async function tick(): Promise<void> {
+    timer = null;
+    try {
+      // A direct runOnce under way may have read its inputs before a wake: the loop's own run follows it.
+      if (running) await running.catch(() => {});
+      if (stopped) return;
+      wokenDuringRun = false;
+      await runOnce();
+    } catch (error) {
+      log.warn({ err: error, job: name }, `${name} failed; will retry`);
+    }
+    lastEnd = Date.now();
+    schedule(wokenDuringRun ? minGapMs : intervalMs);
+  }
+
   function schedule(ms: number): void {
     if (stopped) return;
-    timer = setTimeout(async () => {
-      try {
-        await runOnce();
-      } catch (error) {
-        log.warn({ err: error, job: name }, `${name} failed; will retry`);
-      }
-      schedule(intervalMs);
-    }, ms);
-    timer.unref();
+    if (timer) clearTimeout(timer);
+    timer = setTimeout(tick, ms);
+    if (!options.keepAlive) timer.unref();
   }
 
   return {
@@ -49,6 +78,12 @@ export function createPeriodicJob<T>(options: {
       if (!stopped) return;
       stopped = false;
       schedule(options.firstRunMs ?? intervalMs);
+    },
+    wake() {
+      if (stopped) return;
+      if (timer) schedule(gapLeft());
+      // No timer: the loop's run is under way (or just ended and is about to schedule the next): one more after it.
+      else wokenDuringRun = true;
     },
     async stop() {
       stopped = true;

@@ -1,12 +1,14 @@
 import { publicQuoteRequestView, publicQuoteView } from '../domain/public-views.ts';
 import { createPeriodicJob } from '../process/periodic-job.ts';
 import { deleteIdempotencyKeysBefore } from '../store/idempotency-store.ts';
-import { expireDueQuoteRequests, findQuoteRequest } from '../store/quote-requests-store.ts';
+import { expireDueQuoteRequests, findQuoteRequests } from '../store/quote-requests-store.ts';
 import { expireDueQuotes } from '../store/quotes-store.ts';
 import { deleteExpiredNonces, deleteExpiredSessions } from '../store/sessions-store.ts';
 import type { ServiceDeps } from './service-deps.ts';
 
 const BATCH = 500;
+/** Up to 5,000 requests and 5,000 quotes per pass (one pass a second by default). */
+const MAX_BATCHES_PER_PASS = 10;
 const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 
 /**
@@ -14,9 +16,9 @@ const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
  * `expired`, each with its event. Readers never wait for it (they judge expiry on the clock themselves).
  */
 export function createExpirySweeper({ database, clock, log, config }: ServiceDeps) {
-  async function sweepOnce(): Promise<number> {
-    const now = clock.now();
-    const count = await database.transaction(async (trx, uow) => {
+  /** One batch of each kind, with their events, in one transaction; returns how many were expired. */
+  async function expireBatch(now: Date): Promise<{ requests: number; quotes: number }> {
+    return database.transaction(async (trx, uow) => {
       const requests = await expireDueQuoteRequests(trx, now, BATCH);
       const quotes = await expireDueQuotes(trx, now, BATCH);
       for (const qr of requests) {
@@ -27,8 +29,12 @@ export function createExpirySweeper({ database, clock, log, config }: ServiceDep
           accountIds: [qr.accountId],
         });
       }
+      const owners = await findQuoteRequests(
+        trx,
+        quotes.map((quote) => quote.quoteRequestId),
+      );
       for (const quote of quotes) {
-        const request = await findQuoteRequest(trx, quote.quoteRequestId);
+        const request = owners.get(quote.quoteRequestId);
         if (!request) continue;
         uow.emit({
           type: 'quote.expired',
@@ -37,8 +43,21 @@ export function createExpirySweeper({ database, clock, log, config }: ServiceDep
           accountIds: [quote.liquidityProviderId, request.accountId],
         });
       }
-      return requests.length + quotes.length;
+      return { requests: requests.length, quotes: quotes.length };
     });
+  }
+
+  async function sweepOnce(): Promise<number> {
+    const now = clock.now();
+    let count = 0;
+    // A backlog (a burst of requests that all expire together) drains in several short transactions rather than
+    // one long one, so writes of the API interleave with it instead of waiting behind it.
+    for (let batch = 0; batch < MAX_BATCHES_PER_PASS; batch++) {
+      const done = await expireBatch(now);
+      count += done.requests + done.quotes;
+      if (done.requests < BATCH && done.quotes < BATCH) break;
+      await new Promise((resolve) => setImmediate(resolve));
+    }
     await deleteIdempotencyKeysBefore(database.db, new Date(now.getTime() - IDEMPOTENCY_TTL_MS));
     // Used nonces are deleted as they are used; unused ones go here, so GET /auth/nonce cannot grow the table.
     await deleteExpiredNonces(database.db, now);

@@ -1,18 +1,23 @@
-import type { Address } from '../domain/address.ts';
 import { fieldError } from '../domain/app-error.ts';
 import type { OrderStatus } from '../domain/lifecycle.ts';
+import { type OrderSearch, searchKey } from '../domain/order-search.ts';
+import { STATS_WINDOW_DAYS } from '../domain/order-stats.ts';
 import { type Page, type PageRequest, toPage } from '../domain/pagination.ts';
 import type { AccountType, Principal } from '../domain/principal.ts';
+import { publicStatsView } from '../domain/public-views.ts';
 import type { Order, Quote, QuoteRequest } from '../domain/records.ts';
 import { listOrderEvents } from '../store/events-store.ts';
+import { orderStats } from '../store/order-stats-store.ts';
 import { findOrder, listAccountOrders, listPublicOrders } from '../store/orders-store.ts';
 import { findQuoteRequests } from '../store/quote-requests-store.ts';
 import { findQuotes, recentQuotes } from '../store/quotes-store.ts';
 import type { ServiceDeps } from './service-deps.ts';
+import { ThrottledCache } from './throttled-cache.ts';
 import { VersionedCache } from './versioned-cache.ts';
 
 export function createOrderService({
   database,
+  clock,
   eventVersion,
 }: ServiceDeps & {
   /** The process's event version (event-fanout.ts): moves with every local commit and every tailed event. */
@@ -25,6 +30,10 @@ export function createOrderService({
   // made through another instance shows once this instance's tailer has read its event (the Redis notice wakes
   // it at once), the same moment its stream clients see it.
   const publicPages = new VersionedCache<Page<Order>>(256);
+  const searchPages = new VersionedCache<Page<Order>>(256);
+  // The stats scan every order of the window: recomputed at most every 5 s while orders change, and every minute
+  // otherwise (the window rolls on), whatever the request rate; concurrent requests share one computation.
+  const stats = new ThrottledCache<ReturnType<typeof publicStatsView>>({ minAgeMs: 5_000, maxAgeMs: 60_000 });
   const isParty = (principal: Principal, order: Order) =>
     order.moneyMoverAccountId === principal.accountId ||
     order.liquidityProviderAccountId === principal.accountId;
@@ -72,10 +81,18 @@ export function createOrderService({
       return { page: toPage(result.items, result.total, page), quotes };
     },
 
-    async listPublic(address: Address | null, page: PageRequest): Promise<Page<Order>> {
+    /** `search` from `q` (an address there also matches the fill address), or the older `address` filter. */
+    async listPublic(
+      search: OrderSearch | null,
+      page: PageRequest,
+      { matchFiller }: { matchFiller: boolean },
+    ): Promise<Page<Order>> {
       const version = eventVersion();
-      return publicPages.get(`${address ?? '*'}:${page.page}:${page.pageSize}`, version, async () => {
-        const result = await listPublicOrders(database.db, address, page);
+      const key = `${searchKey(search)}:${matchFiller}:${page.page}:${page.pageSize}`;
+      // Searches have their own entries: any number of distinct search texts cannot push out the listing's pages.
+      const cache = matchFiller ? searchPages : publicPages;
+      return cache.get(key, version, async () => {
+        const result = await listPublicOrders(database.db, search, page, { matchFiller });
         return toPage(result.items, result.total, page);
       });
     },
@@ -85,6 +102,16 @@ export function createOrderService({
       const order = await findOrder(database.db, id);
       if (!order) throw fieldError('ORDER_NOT_FOUND', 'params.id', `order ${id} does not exist`);
       return { order, events: await listOrderEvents(database.db, id) };
+    },
+
+    /** The public stats (charts): volume per day and pair, fill times, outcomes over STATS_WINDOW_DAYS. */
+    publicStats() {
+      const now = clock.now();
+      return stats.get(eventVersion(), now.getTime(), async () => {
+        const since = new Date(now.getTime() - STATS_WINDOW_DAYS * 86_400_000);
+        const result = await orderStats(database.db, database.dialect, since.getTime());
+        return publicStatsView(result, { days: STATS_WINDOW_DAYS, since, generatedAt: now });
+      });
     },
 
     async recentQuotes(limit: number) {

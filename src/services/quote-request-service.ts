@@ -8,7 +8,7 @@ import { type PageRequest, toPage } from '../domain/pagination.ts';
 import type { Principal } from '../domain/principal.ts';
 import { publicQuoteRequestView } from '../domain/public-views.ts';
 import type { QuoteRequest, QuoteRequestTerms } from '../domain/records.ts';
-import { findQuoteRequest, insertQuoteRequest, listQuoteRequests } from '../store/quote-requests-store.ts';
+import { findQuoteRequest, listQuoteRequests, quoteRequestInsert } from '../store/quote-requests-store.ts';
 import type { ServiceDeps } from './service-deps.ts';
 
 export interface QuoteRequestInput {
@@ -157,15 +157,14 @@ export function createQuoteRequestService(deps: ServiceDeps) {
         updatedAt: now,
         expiresAt: new Date(now.getTime() + config.quoteRequestTtlSeconds * 1000),
       };
-      await database.transaction(async (trx, uow) => {
-        await insertQuoteRequest(trx, qr);
-        uow.emit({
+      await database.write(quoteRequestInsert(qr), [
+        {
           type: 'quoteRequest.created',
           occurredAt: now,
           data: publicQuoteRequestView(qr),
           accountIds: [principal.accountId],
-        });
-      });
+        },
+      ]);
       return qr;
     },
 

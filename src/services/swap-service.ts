@@ -1,11 +1,11 @@
-import { sameAddress } from '../domain/address.ts';
+import { normalizeAddress, sameAddress } from '../domain/address.ts';
 import { AppError, fieldError } from '../domain/app-error.ts';
 import { effectiveQuoteStatus } from '../domain/lifecycle.ts';
 import { canonicalSignature, recoverSigner } from '../domain/order-signature.ts';
 import type { Principal } from '../domain/principal.ts';
 import { publicOrderView } from '../domain/public-views.ts';
 import type { Order } from '../domain/records.ts';
-import { findOrderByQuote, insertOrder } from '../store/orders-store.ts';
+import { findOrderByQuote, orderInsert } from '../store/orders-store.ts';
 import { UniqueViolationError } from '../store/store-errors.ts';
 import type { QuoteService } from './quote-service.ts';
 import type { ServiceDeps } from './service-deps.ts';
@@ -103,17 +103,19 @@ export function createSwapService(deps: ServiceDeps & { quotes: QuoteService }) 
         createdAt: now,
         updatedAt: now,
         completedAt: null,
+        filler: normalizeAddress(quote.typedData.message.filler, 'quote.typedData.message.filler'),
+        openDeadline: BigInt(quote.typedData.message.openDeadline),
+        fillDeadline: BigInt(quote.typedData.message.fillDeadline),
       };
       try {
-        await database.transaction(async (trx, uow) => {
-          await insertOrder(trx, order);
-          uow.emit({
+        await database.write(orderInsert(order), [
+          {
             type: 'order.created',
             occurredAt: now,
             data: publicOrderView(order),
             accountIds: [order.moneyMoverAccountId, order.liquidityProviderAccountId],
-          });
-        });
+          },
+        ]);
       } catch (error) {
         if (!(error instanceof UniqueViolationError)) throw error;
         // A concurrent identical request won the insert; answer with its order.

@@ -18,6 +18,7 @@ import {
   type SettlementObservation,
 } from '../domain/settlement-decision.ts';
 import type { FerryMetrics } from '../metrics/ferry-metrics.ts';
+import { createPeriodicJob } from '../process/periodic-job.ts';
 import type { FerryDatabase } from '../store/database.ts';
 import { findOrder } from '../store/orders-store.ts';
 import { findQuote } from '../store/quotes-store.ts';
@@ -43,6 +44,7 @@ export interface WorkerDeps {
   readonly relayer: PrivateKeyAccount;
   /** Signs fill attestations; the messenger contract trusts its address. */
   readonly attester: PrivateKeyAccount;
+  /** The fallback schedule: a pass this long after the previous one ended, when nothing woke the worker sooner. */
   readonly pollMs: number;
   readonly leaseMs?: number;
   /** Reads new fills into the fill index before each pass, so `findFill` sees them (fill-indexer.ts). */
@@ -51,7 +53,14 @@ export interface WorkerDeps {
   readonly metrics?: FerryMetrics;
 }
 
+/**
+ * `now`: walk the order on in this pass. `soon`: it waits on a chain (a receipt, a fill, depth, a deadline, an
+ * allowance), so the next pass looks at it, whatever woke that pass. `later`: it is done.
+ */
 type StepResult = { readonly again: 'now' | 'soon' | 'later' };
+
+/** The least time between two passes started by wake-ups (blocks, new orders). */
+const WAKE_MIN_GAP_MS = 50;
 
 /** An order whose action lost its nonce is looked at this rarely: only someone else's move on chain changes it. */
 const NONCE_CONFLICT_RECHECK_MS = 60_000;
@@ -85,9 +94,6 @@ export function createSettlementWorker(deps: WorkerDeps) {
   // Correctness never rests on the lease (chain actions are unique per order and kind, transitions are
   // compare-and-set); it only keeps two workers from doing the same work at once.
   const leaseMs = deps.leaseMs ?? 30_000;
-  let timer: NodeJS.Timeout | null = null;
-  let running: Promise<number> | null = null;
-  let stopped = false;
 
   async function move(order: Order, change: OrderChange): Promise<boolean> {
     if (!canTransitionOrder(order.status, change.status)) {
@@ -262,11 +268,13 @@ export function createSettlementWorker(deps: WorkerDeps) {
   }
 
   async function runOnce(): Promise<number> {
+    deps.metrics?.settlementPasses.inc();
     await deps.fillIndexer?.catchUp();
     const now = Date.now();
     const claimed = await claimOrders(database.db, owner, now, leaseMs, 20);
     for (const { order, attempts } of claimed) {
-      let next = Date.now() + deps.pollMs;
+      // Waiting on a chain: eligible again at once, so the next pass (a new block, a new order, the poll) takes it.
+      let next = Date.now();
       let failed = false;
       try {
         let current: Order | null = order;
@@ -299,35 +307,31 @@ export function createSettlementWorker(deps: WorkerDeps) {
     return claimed.length;
   }
 
+  const job = createPeriodicJob({
+    name: 'settlement pass',
+    intervalMs: deps.pollMs,
+    firstRunMs: 0,
+    run: runOnce,
+    log,
+    // In `ferry worker` without METRICS_PORT, the pass schedule is all that keeps the process alive.
+    keepAlive: true,
+    // Every block of every chain wakes the worker, and a pass reads both chains for each open order: on a chain with
+    // sub-second blocks, back-to-back passes would turn into a constant stream of RPC calls.
+    minGapMs: Math.min(WAKE_MIN_GAP_MS, deps.pollMs),
+  });
+
   return {
     owner,
-    /** One pass over the orders that need work; tests and the loop both use it. */
-    runOnce(): Promise<number> {
-      running ??= runOnce().finally(() => {
-        running = null;
-      });
-      return running;
-    },
-    // Not createPeriodicJob: its timer is unref'd, and in `ferry worker` without METRICS_PORT this timer is
-    // all that keeps the process alive.
-    start() {
-      stopped = false;
-      const loop = async () => {
-        if (stopped) return;
-        try {
-          await this.runOnce();
-        } catch (error) {
-          log.warn({ err: error }, 'settlement pass failed; will retry');
-        }
-        if (!stopped) timer = setTimeout(loop, deps.pollMs);
-      };
-      timer = setTimeout(loop, 0);
-    },
-    async stop() {
-      stopped = true;
-      if (timer) clearTimeout(timer);
-      await running;
-    },
+    /** One pass over the orders that need work (or the pass under way); tests and the loop both use it. */
+    runOnce: job.runOnce,
+    /** Passes every `pollMs` from now on, the first at once. */
+    start: job.start,
+    /**
+     * Something an order may wait on happened (a block on a registry chain, a new order): a pass now, or right
+     * after the one under way. Ignored while stopped.
+     */
+    wake: job.wake,
+    stop: job.stop,
   };
 }
 

@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { privateKeyToAccount } from 'viem/accounts';
+import { createBlockWatcher } from '../chains/block-watcher.ts';
 import type { ChainRegistry } from '../chains/chain-registry.ts';
 import { createFillLogSource } from '../chains/fill-log-source.ts';
 import { createSettlementChain } from '../chains/settlement-chain.ts';
@@ -60,9 +61,12 @@ export function createWorkerRuntime(deps: {
     log: deps.log.child({ component: 'transactions' }),
     faults,
     metrics,
+    // A chain with a block watcher wakes the worker when the transaction's block arrives; waiting for the receipt
+    // inside the pass would only hold every other order behind this one (up to 1 s each).
+    receiptWaitMs: (chain) => (deps.registry.chain(chain)?.wsUrl ? 0 : 1_000),
   });
   const actions = createChainActionExecutor({ database: deps.database, transactions, faults });
-  return createSettlementWorker({
+  const worker = createSettlementWorker({
     database: deps.database,
     registry: deps.registry,
     chain,
@@ -76,4 +80,46 @@ export function createWorkerRuntime(deps: {
     leaseMs: config.worker.leaseMs,
     metrics,
   });
+  return withWakeUps(worker, deps.database, deps.registry, metrics, log);
+}
+
+/**
+ * Wakes the worker on what its orders wait for, instead of only on its poll: a new block on any registry chain
+ * with a `wsUrl` (a receipt, a fill, depth, a deadline), and a new order committed in this process. Both run only
+ * while the worker does.
+ */
+function withWakeUps(
+  worker: SettlementWorker,
+  database: FerryDatabase,
+  registry: ChainRegistry,
+  metrics: FerryMetrics,
+  log: FastifyBaseLogger,
+): SettlementWorker {
+  const blocks = createBlockWatcher({
+    registry,
+    log,
+    onBlock() {
+      metrics.settlementWakes.inc({ source: 'block' });
+      worker.wake();
+    },
+  });
+  let stopOrderWakes: (() => void) | null = null;
+  return {
+    ...worker,
+    start() {
+      stopOrderWakes ??= database.onCommitted((types) => {
+        if (!types.has('order.created')) return;
+        metrics.settlementWakes.inc({ source: 'order' });
+        worker.wake();
+      });
+      blocks.start();
+      worker.start();
+    },
+    async stop() {
+      stopOrderWakes?.();
+      stopOrderWakes = null;
+      await blocks.stop();
+      await worker.stop();
+    },
+  };
 }

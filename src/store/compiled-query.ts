@@ -10,7 +10,10 @@ class Slot {
 /** The parameters as the builder sees them: each one typed as the value it stands for. */
 export type Slots<P> = { readonly [K in keyof P]: P[K] };
 
-export type RunCompiled<P, R> = (db: Executor, params: P) => Promise<QueryResult<R>>;
+export type RunCompiled<P, R> = ((db: Executor, params: P) => Promise<QueryResult<R>>) & {
+  /** The query with `params` bound, not run: for a caller that sends it as part of a larger statement. */
+  readonly bound: (db: Executor, params: P) => CompiledQuery<R>;
+};
 
 /**
  * A query that Kysely builds and compiles once per dialect; each call only binds its parameters. Building and
@@ -24,7 +27,7 @@ export function compiledQuery<P extends object, R>(
 ): RunCompiled<P, R> {
   const slots = new Proxy({} as Slots<P>, { get: (_, name) => new Slot(String(name)) });
   const templates = new Map<'sqlite' | 'postgres', CompiledQuery<R>>();
-  return async (db, params) => {
+  const bound = (db: Executor, params: P): CompiledQuery<R> => {
     const dialect = db.getExecutor().adapter instanceof PostgresAdapter ? 'postgres' : 'sqlite';
     let template = templates.get(dialect);
     if (!template) {
@@ -37,6 +40,8 @@ export function compiledQuery<P extends object, R>(
       if (bound === undefined) throw new Error(`compiled query: parameter "${value.name}" is missing`);
       return bound;
     });
-    return db.executeQuery({ ...template, parameters });
+    return { ...template, parameters };
   };
+  const run = async (db: Executor, params: P) => db.executeQuery(bound(db, params));
+  return Object.assign(run, { bound });
 }

@@ -24,6 +24,39 @@ select t.xid::text::bigint * ${EVENTS_PER_TRANSACTION} + e.n - 1, t.xid, e.type,
 from (select pg_current_xact_id() as xid) t,
   unnest($1::text[], $2::int8[], $3::text[], $4::text[]) with ordinality as e(type, occurred_at, data, account_ids, n)`;
 
+const appendParameters = (events: readonly NewEvent[]) => [
+  events.map((e) => e.type),
+  events.map((e) => e.occurredAt.getTime()),
+  events.map((e) => JSON.stringify(e.data)),
+  events.map((e) => JSON.stringify(e.accountIds)),
+];
+
+// The append's $1…$4 renumbered to follow a change's parameters: one text per parameter count, made once.
+const appendTexts = new Map<number, string>();
+function appendAfter(offset: number): string {
+  let text = appendTexts.get(offset);
+  if (text === undefined) {
+    text = APPEND_PG.replace(/\$(\d)/g, (_, n: string) => `$${Number(n) + offset}`);
+    appendTexts.set(offset, text);
+  }
+  return text;
+}
+
+/**
+ * PostgreSQL only: `change` and the append of `events` as one statement (`with change as (…) insert into events
+ * …`), so the row change and its events commit together without a transaction block. The CTE runs whether or not
+ * it is referenced, in the same statement, hence under the same xid the event ids are made from.
+ */
+export function changeWithEvents(change: CompiledQuery, events: readonly NewEvent[]): CompiledQuery {
+  if (events.length > EVENTS_PER_TRANSACTION) {
+    throw new Error(`a transaction may append at most ${EVENTS_PER_TRANSACTION} events`);
+  }
+  return CompiledQuery.raw(`with change as (${change.sql}) ${appendAfter(change.parameters.length)}`, [
+    ...change.parameters,
+    ...appendParameters(events),
+  ]);
+}
+
 /**
  * Appends the events of one unit of work, after its last row change (database.ts calls this; nothing else may:
  * on PostgreSQL a second append in the same transaction would collide on the ids).
@@ -45,14 +78,7 @@ export async function appendEvents(db: Executor, events: readonly NewEvent[]): P
   if (events.length > EVENTS_PER_TRANSACTION) {
     throw new Error(`a transaction may append at most ${EVENTS_PER_TRANSACTION} events`);
   }
-  await db.executeQuery(
-    CompiledQuery.raw(APPEND_PG, [
-      events.map((e) => e.type),
-      events.map((e) => e.occurredAt.getTime()),
-      events.map((e) => JSON.stringify(e.data)),
-      events.map((e) => JSON.stringify(e.accountIds)),
-    ]),
-  );
+  await db.executeQuery(CompiledQuery.raw(APPEND_PG, appendParameters(events)));
 }
 
 function isPostgres(db: Executor): boolean {

@@ -7,6 +7,8 @@ import { chainActionTxsMigration } from './migrations/0004-chain-action-txs.ts';
 import { logCursorsMigration } from './migrations/0005-log-cursors.ts';
 import { eventXidMigration } from './migrations/0006-event-xid.ts';
 import { authLimitsMigration } from './migrations/0007-auth-limits.ts';
+import { explorerSearchMigration } from './migrations/0008-explorer-search.ts';
+import { quotesRequestIndexMigration } from './migrations/0009-quotes-request-index.ts';
 
 /** Migrations live in code (not scanned from disk) so both dialects and bundlers see the same list. */
 function provider(dialect: FerryDatabase['dialect']): MigrationProvider {
@@ -20,6 +22,8 @@ function provider(dialect: FerryDatabase['dialect']): MigrationProvider {
         '0005-log-cursors': logCursorsMigration,
         '0006-event-xid': eventXidMigration(dialect),
         '0007-auth-limits': authLimitsMigration,
+        '0008-explorer-search': explorerSearchMigration(dialect),
+        '0009-quotes-request-index': quotesRequestIndexMigration,
       };
     },
   };

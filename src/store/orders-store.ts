@@ -1,6 +1,7 @@
 import type { Selectable } from 'kysely';
 import type { Address } from '../domain/address.ts';
 import type { OrderStatus } from '../domain/lifecycle.ts';
+import type { OrderSearch } from '../domain/order-search.ts';
 import { type PageRequest, pageOffset } from '../domain/pagination.ts';
 import type { AccountType } from '../domain/principal.ts';
 import type { Order } from '../domain/records.ts';
@@ -38,41 +39,49 @@ export function toOrder(row: Selectable<OrdersTable>): Order {
     createdAt: new Date(row.created_at),
     updatedAt: new Date(row.updated_at),
     completedAt: time(row.completed_at),
+    filler: row.filler as Address | null,
+    openDeadline: row.open_deadline === null ? null : BigInt(row.open_deadline),
+    fillDeadline: row.fill_deadline === null ? null : BigInt(row.fill_deadline),
   };
 }
 
-export async function insertOrder(db: Executor, o: Order): Promise<void> {
-  await db
-    .insertInto('orders')
-    .values({
-      id: o.id,
-      quote_id: o.quoteId,
-      quote_request_id: o.quoteRequestId,
-      blockchain_order_id: o.blockchainOrderId,
-      signature: o.signature,
-      status: o.status,
-      money_mover_account_id: o.moneyMoverAccountId,
-      liquidity_provider_account_id: o.liquidityProviderAccountId,
-      offerer: o.offerer,
-      recipient: o.recipient,
-      input_token: o.inputToken,
-      output_token: o.outputToken,
-      input_amount: o.inputAmount.toString(),
-      output_amount: o.outputAmount.toString(),
-      input_chain: o.inputChain,
-      output_chain: o.outputChain,
-      src_chain_tx_hash: o.srcChainTxHash,
-      dst_chain_tx_hash: o.dstChainTxHash,
-      settlement_tx_hash: o.settlementTxHash,
-      failure_reason: o.failureReason,
-      metadata: JSON.stringify(o.metadata),
-      created_by: o.createdBy,
-      updated_by: o.updatedBy,
-      created_at: o.createdAt.getTime(),
-      updated_at: o.updatedAt.getTime(),
-      completed_at: o.completedAt?.getTime() ?? null,
-    })
-    .execute();
+/** The insert of `o`, compiled but not sent: for `database.write`, which sends it together with its event. */
+export function orderInsert(o: Order) {
+  return (db: Executor) =>
+    db
+      .insertInto('orders')
+      .values({
+        id: o.id,
+        quote_id: o.quoteId,
+        quote_request_id: o.quoteRequestId,
+        blockchain_order_id: o.blockchainOrderId,
+        signature: o.signature,
+        status: o.status,
+        money_mover_account_id: o.moneyMoverAccountId,
+        liquidity_provider_account_id: o.liquidityProviderAccountId,
+        offerer: o.offerer,
+        recipient: o.recipient,
+        input_token: o.inputToken,
+        output_token: o.outputToken,
+        input_amount: o.inputAmount.toString(),
+        output_amount: o.outputAmount.toString(),
+        input_chain: o.inputChain,
+        output_chain: o.outputChain,
+        src_chain_tx_hash: o.srcChainTxHash,
+        dst_chain_tx_hash: o.dstChainTxHash,
+        settlement_tx_hash: o.settlementTxHash,
+        failure_reason: o.failureReason,
+        metadata: JSON.stringify(o.metadata),
+        created_by: o.createdBy,
+        updated_by: o.updatedBy,
+        created_at: o.createdAt.getTime(),
+        updated_at: o.updatedAt.getTime(),
+        completed_at: o.completedAt?.getTime() ?? null,
+        filler: o.filler,
+        open_deadline: o.openDeadline === null ? null : Number(o.openDeadline),
+        fill_deadline: o.fillDeadline === null ? null : Number(o.fillDeadline),
+      })
+      .compile();
 }
 
 const selectOrder = compiledQuery((db, p: { id: string }) =>
@@ -113,11 +122,40 @@ export async function listAccountOrders(db: Executor, filter: AccountOrderFilter
   return pageOfOrders(query, page);
 }
 
-/** Public listing: every order, or those whose offerer or recipient is `address`. */
-export async function listPublicOrders(db: Executor, address: Address | null, page: PageRequest) {
+/**
+ * Public listing: every order, or those one search names. An address matches the offerer or the recipient, and
+ * the fill address too when `matchFiller` (a search, not the older `address` filter); a 0x + 64 hex value matches
+ * the blockchain order id or any of the three transaction hashes. Each branch has its index (0001, 0008).
+ */
+export async function listPublicOrders(
+  db: Executor,
+  search: OrderSearch | null,
+  page: PageRequest,
+  { matchFiller }: { matchFiller: boolean } = { matchFiller: false },
+) {
   let query = db.selectFrom('orders');
-  if (address !== null)
-    query = query.where((eb) => eb.or([eb('offerer', '=', address), eb('recipient', '=', address)]));
+  if (search?.kind === 'address') {
+    const { address } = search;
+    query = query.where((eb) =>
+      eb.or([
+        eb('offerer', '=', address),
+        eb('recipient', '=', address),
+        ...(matchFiller ? [eb('filler', '=', address)] : []),
+      ]),
+    );
+  } else if (search?.kind === 'hash') {
+    const { hash } = search;
+    query = query.where((eb) =>
+      eb.or([
+        eb('blockchain_order_id', '=', hash),
+        eb('src_chain_tx_hash', '=', hash),
+        eb('dst_chain_tx_hash', '=', hash),
+        eb('settlement_tx_hash', '=', hash),
+      ]),
+    );
+  } else if (search?.kind === 'orderId') {
+    query = query.where('id', '=', search.id);
+  }
   return pageOfOrders(query, page);
 }
 

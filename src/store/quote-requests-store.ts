@@ -44,23 +44,25 @@ const insertRow = compiledQuery((db, row: QuoteRequestsTable) =>
   }),
 );
 
-export async function insertQuoteRequest(db: Executor, qr: QuoteRequest): Promise<void> {
-  await insertRow(db, {
-    id: qr.id,
-    account_id: qr.accountId,
-    offerer: qr.offerer,
-    recipient: qr.recipient,
-    input_token: qr.inputToken,
-    output_token: qr.outputToken,
-    input_amount: qr.inputAmount.toString(),
-    input_chain: qr.inputChain,
-    output_chain: qr.outputChain,
-    status: qr.status,
-    accepted_quote_id: qr.acceptedQuoteId,
-    created_at: qr.createdAt.getTime(),
-    updated_at: qr.updatedAt.getTime(),
-    expires_at: qr.expiresAt.getTime(),
-  });
+/** The insert of `qr`, bound but not sent: for `database.write`, which sends it together with its event. */
+export function quoteRequestInsert(qr: QuoteRequest) {
+  return (db: Executor) =>
+    insertRow.bound(db, {
+      id: qr.id,
+      account_id: qr.accountId,
+      offerer: qr.offerer,
+      recipient: qr.recipient,
+      input_token: qr.inputToken,
+      output_token: qr.outputToken,
+      input_amount: qr.inputAmount.toString(),
+      input_chain: qr.inputChain,
+      output_chain: qr.outputChain,
+      status: qr.status,
+      accepted_quote_id: qr.acceptedQuoteId,
+      created_at: qr.createdAt.getTime(),
+      updated_at: qr.updatedAt.getTime(),
+      expires_at: qr.expiresAt.getTime(),
+    });
 }
 
 const selectQuoteRequest = compiledQuery((db, p: { id: string }) =>
@@ -128,29 +130,31 @@ export async function markQuoteRequestAccepted(db: Executor, id: string, quoteId
   return result.numUpdatedRows > 0n;
 }
 
-/** Marks due open requests expired and returns them, so the caller can log one event each. */
+/**
+ * Marks up to `limit` due open requests expired and returns them, so the caller can log one event each: one
+ * statement, however many are due (a row-by-row sweep held SQLite's write lock for as long as it took).
+ */
 export async function expireDueQuoteRequests(
   db: Executor,
   now: Date,
   limit: number,
 ): Promise<QuoteRequest[]> {
-  const due = await db
-    .selectFrom('quote_requests')
-    .selectAll()
+  const rows = await db
+    .updateTable('quote_requests')
+    .set({ status: 'expired', updated_at: now.getTime() })
     .where('status', '=', 'open')
-    .where('expires_at', '<=', now.getTime())
-    .limit(limit)
+    .where('id', 'in', (due) =>
+      due
+        .selectFrom('quote_requests')
+        .select('id')
+        .where('status', '=', 'open')
+        .where('expires_at', '<=', now.getTime())
+        .orderBy('expires_at')
+        .limit(limit),
+    )
+    .returningAll()
     .execute();
-  const expired: QuoteRequest[] = [];
-  for (const row of due) {
-    const result = await db
-      .updateTable('quote_requests')
-      .set({ status: 'expired', updated_at: now.getTime() })
-      .where('id', '=', row.id)
-      .where('status', '=', 'open')
-      .executeTakeFirst();
-    if (result.numUpdatedRows > 0n)
-      expired.push({ ...toQuoteRequest(row), status: 'expired', updatedAt: now });
-  }
-  return expired;
+  return rows
+    .map(toQuoteRequest)
+    .sort((a, b) => a.expiresAt.getTime() - b.expiresAt.getTime() || a.id.localeCompare(b.id));
 }

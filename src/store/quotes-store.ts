@@ -147,23 +147,25 @@ export async function recentQuotes(db: Executor, limit: number): Promise<Quote[]
   return rows.map(toQuote);
 }
 
-/** Marks due active quotes expired and returns them for their events. */
+/** Marks up to `limit` due active quotes expired and returns them for their events, in one statement. */
 export async function expireDueQuotes(db: Executor, now: Date, limit: number): Promise<Quote[]> {
   const nowSeconds = Math.floor(now.getTime() / 1000);
-  const due = await db
-    .selectFrom('quotes')
-    .selectAll()
+  const rows = await db
+    .updateTable('quotes')
+    .set({ status: 'expired', updated_at: now.getTime() })
     .where('status', '=', 'active')
-    .where('end_time', '<=', nowSeconds)
-    .limit(limit)
+    .where('id', 'in', (due) =>
+      due
+        .selectFrom('quotes')
+        .select('id')
+        .where('status', '=', 'active')
+        .where('end_time', '<=', nowSeconds)
+        .orderBy('end_time')
+        .limit(limit),
+    )
+    .returningAll()
     .execute();
-  const expired: Quote[] = [];
-  for (const row of due) {
-    if (await setQuoteStatus(db, row.id, 'active', 'expired', now)) {
-      expired.push({ ...toQuote(row), status: 'expired', updatedAt: now });
-    }
-  }
-  return expired;
+  return rows.map(toQuote).sort((a, b) => a.endTime - b.endTime || a.id.localeCompare(b.id));
 }
 
 /**

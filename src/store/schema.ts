@@ -96,6 +96,10 @@ export interface OrdersTable {
   created_at: number;
   updated_at: number;
   completed_at: number | null;
+  /** From the quote's typed data (0008); optional on insert only for rows written outside the API (tests, bench). */
+  filler: Generated<string | null>;
+  open_deadline: Generated<number | null>;
+  fill_deadline: Generated<number | null>;
   lease_owner: Generated<string | null>;
   lease_expires_at: Generated<number | null>;
   next_attempt_at: Generated<number>;

@@ -17,10 +17,14 @@ function clients(h: Harness, chainName: string, account?: PrivateKeyAccount) {
     nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
     rpcUrls: { default: { http: [rpcUrl] } },
   };
+  // Receipts are asked for every 100 ms (viem's default is 4 s): on 1-second blocks each wait ends soon after its block.
+  const pollingInterval = 100;
   return {
     chain,
-    public: createPublicClient({ chain: viemChain, transport: http(rpcUrl) }),
-    wallet: account ? createWalletClient({ account, chain: viemChain, transport: http(rpcUrl) }) : null,
+    public: createPublicClient({ chain: viemChain, transport: http(rpcUrl), pollingInterval }),
+    wallet: account
+      ? createWalletClient({ account, chain: viemChain, transport: http(rpcUrl), pollingInterval })
+      : null,
   };
 }
 

@@ -5,8 +5,8 @@ import type { Harness } from './harness.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
-/** A `ferry worker` child process on the harness's database and chains. */
-export function startWorkerProcess(h: Harness, faultInject: string[] = []) {
+/** A `ferry worker` child process on the harness's database and chains; `env` overrides its settings. */
+export function startWorkerProcess(h: Harness, faultInject: string[] = [], env: Record<string, string> = {}) {
   const child: ChildProcess = spawn(process.execPath, ['bin/ferry.js', 'worker'], {
     cwd: ROOT,
     env: {
@@ -20,6 +20,7 @@ export function startWorkerProcess(h: Harness, faultInject: string[] = []) {
       WORKER_LEASE_MS: '1000',
       FERRY_FAULT_INJECT: faultInject.join(','),
       LOG_LEVEL: process.env.FERRY_TEST_LOG ?? 'silent',
+      ...env,
     },
     stdio: ['ignore', 'inherit', 'inherit'],
   });

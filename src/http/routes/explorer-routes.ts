@@ -6,6 +6,7 @@ import { Type } from 'typebox';
 import { AppError } from '../../domain/app-error.ts';
 import type { FerryApp } from '../app-types.ts';
 import { etagOf } from '../conditional-get.ts';
+import { type StaticAsset, sendStaticAsset } from '../static-asset.ts';
 
 /** The explorer's files: plain ES modules and CSS, served as they are (no build step). */
 const EXPLORER_DIR = fileURLToPath(new URL('../../explorer/', import.meta.url));
@@ -29,15 +30,9 @@ const CONTENT_SECURITY_POLICY = [
   "frame-ancestors 'none'",
 ].join('; ');
 
-interface Asset {
-  readonly body: Buffer;
-  readonly contentType: string;
-  readonly etag: string;
-}
-
 /** Read once at startup: a handful of small files, answered from memory. */
-function loadAssets(): Map<string, Asset> {
-  const assets = new Map<string, Asset>();
+function loadAssets(): Map<string, StaticAsset> {
+  const assets = new Map<string, StaticAsset>();
   for (const name of fs.readdirSync(EXPLORER_DIR)) {
     const contentType = CONTENT_TYPES[path.extname(name)];
     if (!contentType) continue;
@@ -47,19 +42,8 @@ function loadAssets(): Map<string, Asset> {
   return assets;
 }
 
-/** 304 to a matching If-None-Match comes from the conditional-GET hook (conditional-get.ts). */
-function sendAsset(reply: FastifyReply, asset: Asset) {
-  return (
-    reply
-      .header('content-type', asset.contentType)
-      // Revalidated on every load (cheap 304s), so a new release is picked up at once.
-      .header('cache-control', 'no-cache')
-      .header('etag', asset.etag)
-      .header('x-content-type-options', 'nosniff')
-      .header('content-security-policy', CONTENT_SECURITY_POLICY)
-      .header('referrer-policy', 'no-referrer')
-      .send(asset.body)
-  );
+function sendAsset(reply: FastifyReply, asset: StaticAsset) {
+  return sendStaticAsset(reply, asset, CONTENT_SECURITY_POLICY);
 }
 
 /**

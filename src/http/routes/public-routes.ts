@@ -1,7 +1,9 @@
 import { Type } from 'typebox';
 import type { ChainRegistry } from '../../chains/chain-registry.ts';
 import { normalizeAddress } from '../../domain/address.ts';
+import { fieldError } from '../../domain/app-error.ts';
 import type { Clock } from '../../domain/clock.ts';
+import { parseOrderSearch } from '../../domain/order-search.ts';
 import { publicOrderView, publicQuoteView } from '../../domain/public-views.ts';
 import { eventWire } from '../../events/stream-event.ts';
 import type { OrderService } from '../../services/order-service.ts';
@@ -15,7 +17,7 @@ import {
   PUBLIC_SECURITY,
   TimestampSchema,
 } from '../schemas/common-schemas.ts';
-import { PublicOrderSchema, PublicQuoteSchema } from '../schemas/resource-schemas.ts';
+import { PublicOrderSchema, PublicQuoteSchema, PublicStatsSchema } from '../schemas/resource-schemas.ts';
 
 const ChainViewSchema = Type.Object({
   name: Type.String(),
@@ -57,9 +59,26 @@ export function registerPublicRoutes(
         security: PUBLIC_SECURITY,
         summary: 'Recent orders (public)',
         description:
-          'Protocol activity, newest first, without authentication. `address` matches offerer or recipient.',
+          'Protocol activity, newest first, without authentication. `q` searches by its shape: an address ' +
+          '(0x + 40 hex digits) matches the offerer, the recipient or the fill address; 0x + 64 hex digits ' +
+          'matches the blockchain order id or any of the three transaction hashes (deposit, fill, settlement or ' +
+          'refund); anything else is an order id. `address` (older) matches offerer or recipient only. Give one ' +
+          'of them at most: both, or a value of no known shape, is 400 with the path `query.q`. A search that ' +
+          'matches nothing answers an empty page.',
         querystring: Type.Object(
-          { ...PaginationQuery, address: Type.Optional(AddressSchema) },
+          {
+            ...PaginationQuery,
+            address: Type.Optional(AddressSchema),
+            q: Type.Optional(
+              Type.String({
+                minLength: 1,
+                maxLength: 128,
+                description:
+                  'Order id, blockchain order id, transaction hash (0x + 64 hex) or address (0x + 40 hex)',
+                examples: ['0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC'],
+              }),
+            ),
+          },
           { additionalProperties: false },
         ),
         response: {
@@ -73,9 +92,17 @@ export function registerPublicRoutes(
       },
     },
     async (request, reply) => {
-      const { page, pageSize, address } = request.query;
-      const filter = address === undefined ? null : normalizeAddress(address, 'query.address');
-      const result = await orders.listPublic(filter, { page, pageSize });
+      const { page, pageSize, address, q } = request.query;
+      if (q !== undefined && address !== undefined) {
+        throw fieldError('VALIDATION_ERROR', 'query.q', 'give either q or address, not both');
+      }
+      const search =
+        q !== undefined
+          ? parseOrderSearch(q, 'query.q')
+          : address !== undefined
+            ? { kind: 'address' as const, address: normalizeAddress(address, 'query.address') }
+            : null;
+      const result = await orders.listPublic(search, { page, pageSize }, { matchFiller: q !== undefined });
       // listPublic returns the same page object until the next event: its body is serialized and UTF-8 encoded
       // once, then reused (a page is ~25 KB: encoding it for every response cost more than the rest of the route).
       let body = serializedPages.get(result);
@@ -181,6 +208,29 @@ export function registerPublicRoutes(
         data: { quotes: recent.map(({ quote, request: qr }) => publicQuoteView(quote, qr, now)) },
       };
     },
+  );
+
+  app.get(
+    '/api/public/stats',
+    {
+      schema: {
+        tags: ['Public'],
+        operationId: 'getPublicStats',
+        security: PUBLIC_SECURITY,
+        summary: 'Order statistics (public)',
+        description:
+          'What the explorer charts, over the last `windowDays` days: the volume of completed orders per UTC day ' +
+          'of completion, chain pair and input token (input amounts summed per token, in its base units: ' +
+          'different tokens are never added together), the distribution of fill times (completedAt − createdAt ' +
+          'of completed orders, in buckets), and the orders created in the window by status. Computed in the ' +
+          'database and cached: at most 5 s behind while orders change, 60 s otherwise (`generatedAt`).',
+        response: {
+          200: Type.Object({ status: Type.Literal('success'), data: PublicStatsSchema }),
+          ...errorResponses(429),
+        },
+      },
+    },
+    async () => ({ status: 'success' as const, data: await orders.publicStats() }),
   );
 
   app.get(

@@ -133,6 +133,19 @@ export const PublicOrderSchema = Type.Object({
   settlementTxHash: NullableString,
   failureReason: NullableString,
   source: Type.Literal('order'),
+  blockchainOrderId: Type.String({
+    description: "The order's key in the escrow contract: the EIP-712 hash of its typed data",
+  }),
+  filler: Type.Union([AddressSchema, Type.Null()], {
+    description: "The liquidity provider's fill address (the typed data's `filler`)",
+  }),
+  completedAt: NullableTimestampSchema,
+  openDeadline: Type.Union([Type.String({ pattern: '^[0-9]+$' }), Type.Null()], {
+    description: 'Unix seconds (input-chain time), decimal string: the deposit must happen by then',
+  }),
+  fillDeadline: Type.Union([Type.String({ pattern: '^[0-9]+$' }), Type.Null()], {
+    description: 'Unix seconds (output-chain time), decimal string: the fill must happen by then',
+  }),
 });
 
 export const PublicQuoteSchema = Type.Object({
@@ -148,4 +161,37 @@ export const PublicQuoteSchema = Type.Object({
   startTime: Type.Integer(),
   endTime: Type.Integer(),
   createdAt: TimestampSchema,
+});
+
+export const PublicStatsSchema = Type.Object({
+  windowDays: Type.Integer({ description: 'How many days back the stats look' }),
+  since: TimestampSchema,
+  generatedAt: TimestampSchema,
+  volume: Type.Array(
+    Type.Object({
+      day: Type.String({ description: 'UTC day of completion, YYYY-MM-DD', examples: ['2026-11-22'] }),
+      inputChain: Type.String(),
+      outputChain: Type.String(),
+      inputToken: AddressSchema,
+      inputAmount: Type.String({
+        pattern: '^[0-9]+$',
+        description: "Sum of the input amounts of that day, pair and token, in the token's base units",
+      }),
+      orders: Type.Integer(),
+    }),
+    { description: 'Completed orders, oldest day first; days without any are absent' },
+  ),
+  fillTimes: Type.Array(
+    Type.Object({
+      fromSeconds: Type.Integer(),
+      toSeconds: Type.Union([Type.Integer(), Type.Null()], {
+        description: 'Exclusive; null: no upper bound',
+      }),
+      orders: Type.Integer(),
+    }),
+    { description: 'Completed orders by completedAt − createdAt, every bucket present' },
+  ),
+  outcomes: Type.Array(Type.Object({ status: OrderStatusSchema, orders: Type.Integer() }), {
+    description: 'Orders created in the window by current status, every status present',
+  }),
 });

@@ -1,0 +1,77 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openTestDatabase } from '../../test/support/test-database.ts';
+import type { NewEvent } from '../domain/events.ts';
+import type { QuoteRequest } from '../domain/records.ts';
+import { insertAccount } from './accounts-store.ts';
+import type { FerryDatabase } from './database.ts';
+import { latestEventId, readFinalEventsAfter } from './events-store.ts';
+import { findQuoteRequest, quoteRequestInsert } from './quote-requests-store.ts';
+import { UniqueViolationError } from './store-errors.ts';
+
+const backend = process.env.FERRY_TEST_PG ? 'PostgreSQL' : 'SQLite';
+
+/** database.write: one row change and its events as one unit (on PostgreSQL a single statement). */
+describe(`database.write on ${backend}`, () => {
+  let database: FerryDatabase;
+  let close: () => Promise<void>;
+  const now = new Date('2026-11-22T12:00:00.000Z');
+  const request = (id: string): QuoteRequest => ({
+    id,
+    accountId: 'acc_uow',
+    offerer: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8',
+    recipient: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8',
+    inputToken: '0x5FbDB2315678afecb367f032d93F642f64180aa3',
+    outputToken: '0x5FbDB2315678afecb367f032d93F642f64180aa3',
+    inputAmount: 123_000_000n,
+    inputChain: 'alpha',
+    outputChain: 'beta',
+    status: 'open',
+    acceptedQuoteId: null,
+    createdAt: now,
+    updatedAt: now,
+    expiresAt: new Date(now.getTime() + 120_000),
+  });
+  const event = (id: string): NewEvent => ({
+    type: 'quoteRequest.created',
+    occurredAt: now,
+    data: { id },
+    accountIds: ['acc_uow'],
+  });
+
+  beforeAll(async () => {
+    ({ database, close } = await openTestDatabase());
+    await insertAccount(database.db, {
+      id: 'acc_uow',
+      type: 'moneyMover',
+      name: 'uow',
+      address: null,
+      walletSignIn: false,
+      createdAt: now,
+    });
+  });
+  afterAll(() => close());
+
+  it('commits the row and its events together, then tells the commit listeners once', async () => {
+    let heard = 0;
+    const stop = database.onCommitted(() => heard++);
+    const before = await latestEventId(database.db);
+    await database.write(quoteRequestInsert(request('qr_uow_1')), [event('qr_uow_1'), event('qr_uow_1b')]);
+    stop();
+
+    expect((await findQuoteRequest(database.db, 'qr_uow_1'))?.inputAmount).toBe(123_000_000n);
+    const { events } = await readFinalEventsAfter(database.db, before, 10);
+    expect(events.map((e) => [e.type, e.data])).toEqual([
+      ['quoteRequest.created', { id: 'qr_uow_1' }],
+      ['quoteRequest.created', { id: 'qr_uow_1b' }],
+    ]);
+    expect(events[1]?.id).toBeGreaterThan(events[0]?.id ?? Number.POSITIVE_INFINITY);
+    expect(heard).toBe(1);
+  });
+
+  it('a change that fails writes no event, and its driver error comes out typed', async () => {
+    const before = await latestEventId(database.db);
+    const again = database.write(quoteRequestInsert(request('qr_uow_1')), [event('duplicate')]);
+    await expect(again).rejects.toBeInstanceOf(UniqueViolationError);
+    expect((await readFinalEventsAfter(database.db, before, 10)).events).toEqual([]);
+  });
+});
