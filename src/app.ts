@@ -136,6 +136,10 @@ async function wireApp(options: {
     ? createWorkerRuntime({ ...deps, defaultKeys: options.workerKeys, metrics })
     : null;
   if (worker) shutdown.register('settlement worker', () => worker.stop());
+  // An order created on another instance wakes this one's worker too, not only at its next poll.
+  if (worker && config.redisUrl) {
+    await wakeOnOrderNotices({ redisUrl: config.redisUrl, config, log, shutdown, worker, metrics });
+  }
   shutdown.register('expiry sweeper', () => sweeper.stop());
   // Closed first: readiness fails while everything else drains.
   shutdown.register('readiness', () => {
@@ -190,14 +194,7 @@ export async function createWorkerProcess(options: {
     const redis = createRedisClient(config.redisUrl, log, 'worker-notices');
     shutdown.register('redis', () => redis.disconnect());
     shutdown.register('event notices', publishEventNotices(database, redis, config.redisKeyPrefix, log));
-    const subscriber = createRedisSubscriber(config.redisUrl, log, 'order notices');
-    shutdown.register('order notices', () => subscriber.disconnect());
-    await connectOrDegrade(subscriber);
-    // Without Redis the poll still finds new orders; the subscription is not waited for.
-    subscribeOrderNotices(subscriber, config.redisKeyPrefix, () => {
-      metrics.settlementWakes.inc({ source: 'order' });
-      worker.wake();
-    }).catch(() => {});
+    await wakeOnOrderNotices({ redisUrl: config.redisUrl, config, log, shutdown, worker, metrics });
   }
   shutdown.register('settlement worker', () => worker.stop());
   if (config.metricsPort !== null) {
@@ -212,4 +209,24 @@ export async function createWorkerProcess(options: {
     log.info({ address: `${server.address}/metrics` }, 'worker metrics listening');
   }
   return worker;
+}
+
+/** Wakes `worker` whenever any instance announces a new order over Redis (its own commits included). */
+async function wakeOnOrderNotices(options: {
+  redisUrl: string;
+  config: Config;
+  log: FastifyBaseLogger;
+  shutdown: ShutdownRegistry;
+  worker: Pick<SettlementWorker, 'wake'>;
+  metrics: FerryMetrics;
+}): Promise<void> {
+  const { redisUrl, config, log, shutdown, worker, metrics } = options;
+  const subscriber = createRedisSubscriber(redisUrl, log, 'order notices');
+  shutdown.register('order notices', () => subscriber.disconnect());
+  await connectOrDegrade(subscriber);
+  // Without Redis the poll still finds new orders; the subscription is not waited for.
+  subscribeOrderNotices(subscriber, config.redisKeyPrefix, () => {
+    metrics.settlementWakes.inc({ source: 'order' });
+    worker.wake();
+  }).catch(() => {});
 }

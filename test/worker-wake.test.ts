@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
+import { pino } from 'pino';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApp, type FerryAppInstance } from '../src/app.ts';
 import { ANVIL_KEYS } from '../src/chains/devnet.ts';
 import { anvilKnobs } from './support/anvil-knobs.ts';
 import { approveEscrow, fillSwap } from './support/chain-actors.ts';
@@ -114,5 +116,49 @@ describe('a `ferry worker` process hears of new orders over Redis', () => {
     } finally {
       await worker.stop();
     }
+  }, 90_000);
+});
+
+describe('an API instance running the worker hears of orders created on another instance', () => {
+  let h: Harness;
+  let b: FerryAppInstance;
+  let urlB: string;
+  const prefix = `ferry-test-${randomBytes(6).toString('hex')}:`;
+
+  beforeAll(async () => {
+    // Instance A (the harness) runs the worker with a minute-long poll; instance B runs none.
+    h = await startHarness({
+      worker: { ...WORKER_ON, pollMs: POLL_MS },
+      redisUrl: REDIS_URL,
+      redisKeyPrefix: prefix,
+      rateLimits: { apiKey: 100_000, session: 60, ip: 100_000 },
+    });
+    b = await createApp({
+      config: { ...h.config, port: 0, worker: { ...h.config.worker, enabled: false } },
+      registry: h.registry,
+      clock: h.clock,
+      log: pino({ level: 'silent' }),
+    });
+    urlB = await b.listen();
+  });
+  afterAll(async () => {
+    await b?.close();
+    await h?.close();
+  });
+
+  it("an order created on B is deposited by A's worker before its poll", async () => {
+    const mm = await h.createAccount('moneyMover');
+    const lp = await h.createAccount('liquidityProvider', 'lp', lpWallet.address);
+    await approveEscrow(h, h.chainA, h.usdcA, h.offerer, 1_000_000n);
+    // A's first pass runs at start; let it end, so that only a wake-up can look at B's order.
+    await sleep(1_000);
+    const orderWakes = await counter(h, 'ferry_settlement_wakes_total', { source: 'order' });
+    const viaB: Harness = {
+      ...h,
+      http: (method, urlPath, options = {}) => h.http(method, urlPath, { ...options, baseUrl: urlB }),
+    };
+    const swap = await executeSwap(viaB, { mm, lp }, { input: 1_000_000n, output: 990_000n });
+    await waitForStatus(h, mm.apiKey, swap.orderId, 'deposited', WITHIN_MS);
+    expect(await counter(h, 'ferry_settlement_wakes_total', { source: 'order' })).toBeGreaterThan(orderWakes);
   }, 90_000);
 });

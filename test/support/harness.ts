@@ -67,6 +67,8 @@ export interface Harness {
       body?: unknown;
       rawBody?: string;
       headers?: Record<string, string>;
+      /** Another instance on the same database (defaults to this harness's server). */
+      baseUrl?: string;
     },
   ): Promise<HttpResponse<T>>;
   /** Restarts the API on the same database and chains (data must survive). */
@@ -153,7 +155,7 @@ export async function startHarness(
         body = JSON.stringify(options.body);
         headers['content-type'] ??= 'application/json';
       }
-      const response = await fetch(`${baseUrl}${urlPath}`, { method, headers, body });
+      const response = await fetch(`${options.baseUrl ?? baseUrl}${urlPath}`, { method, headers, body });
       const text = await response.text();
       let parsed: unknown = text;
       try {
