@@ -62,6 +62,13 @@ describe('the whole swap flow over HTTP', () => {
     expect(order.status).toBe(200);
     expect(order.body.data.status).toBe('created');
     expect(order.body.data.blockchainOrderId).toBe(expectedHash);
+    // The signed terms an integrator needs to plan around: who fills, and by when (decimal unix seconds).
+    const { filler, openDeadline, fillDeadline } = best.typedData.message;
+    expect(order.body.data.details).toMatchObject({
+      filler,
+      openDeadline: String(openDeadline),
+      fillDeadline: String(fillDeadline),
+    });
 
     const again = await h.http('POST', '/api/v1/swaps', {
       apiKey: mm.apiKey,

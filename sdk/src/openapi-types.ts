@@ -1986,6 +1986,12 @@ export interface operations {
                                     srcChainTxHash: string | null;
                                     dstChainTxHash: string | null;
                                     settlementTxHash: string | null;
+                                    /** @description The liquidity provider's fill address (the typed data's `filler`) */
+                                    filler: string | null;
+                                    /** @description Unix seconds (input-chain time), decimal string: the deposit must happen by then */
+                                    openDeadline: string | null;
+                                    /** @description Unix seconds (output-chain time), decimal string: the fill must happen by then; the offerer can refund from the escrow once the grace after it has passed on the input chain */
+                                    fillDeadline: string | null;
                                 };
                                 /** @description ISO 8601 UTC with milliseconds */
                                 createdAt: string;
@@ -2134,6 +2140,12 @@ export interface operations {
                                     srcChainTxHash: string | null;
                                     dstChainTxHash: string | null;
                                     settlementTxHash: string | null;
+                                    /** @description The liquidity provider's fill address (the typed data's `filler`) */
+                                    filler: string | null;
+                                    /** @description Unix seconds (input-chain time), decimal string: the deposit must happen by then */
+                                    openDeadline: string | null;
+                                    /** @description Unix seconds (output-chain time), decimal string: the fill must happen by then; the offerer can refund from the escrow once the grace after it has passed on the input chain */
+                                    fillDeadline: string | null;
                                 };
                                 /** @description ISO 8601 UTC with milliseconds */
                                 createdAt: string;
@@ -2381,6 +2393,12 @@ export interface operations {
                                     srcChainTxHash: string | null;
                                     dstChainTxHash: string | null;
                                     settlementTxHash: string | null;
+                                    /** @description The liquidity provider's fill address (the typed data's `filler`) */
+                                    filler: string | null;
+                                    /** @description Unix seconds (input-chain time), decimal string: the deposit must happen by then */
+                                    openDeadline: string | null;
+                                    /** @description Unix seconds (output-chain time), decimal string: the fill must happen by then; the offerer can refund from the escrow once the grace after it has passed on the input chain */
+                                    fillDeadline: string | null;
                                 };
                                 /** @description ISO 8601 UTC with milliseconds */
                                 createdAt: string;
@@ -2580,6 +2598,12 @@ export interface operations {
                                 srcChainTxHash: string | null;
                                 dstChainTxHash: string | null;
                                 settlementTxHash: string | null;
+                                /** @description The liquidity provider's fill address (the typed data's `filler`) */
+                                filler: string | null;
+                                /** @description Unix seconds (input-chain time), decimal string: the deposit must happen by then */
+                                openDeadline: string | null;
+                                /** @description Unix seconds (output-chain time), decimal string: the fill must happen by then; the offerer can refund from the escrow once the grace after it has passed on the input chain */
+                                fillDeadline: string | null;
                             };
                             /** @description ISO 8601 UTC with milliseconds */
                             createdAt: string;
@@ -2860,7 +2884,7 @@ export interface operations {
                                 completedAt: string | null;
                                 /** @description Unix seconds (input-chain time), decimal string: the deposit must happen by then */
                                 openDeadline: string | null;
-                                /** @description Unix seconds (output-chain time), decimal string: the fill must happen by then */
+                                /** @description Unix seconds (output-chain time), decimal string: the fill must happen by then; the offerer can refund from the escrow once the grace after it has passed on the input chain */
                                 fillDeadline: string | null;
                             }[];
                         };
@@ -2966,7 +2990,7 @@ export interface operations {
                                 completedAt: string | null;
                                 /** @description Unix seconds (input-chain time), decimal string: the deposit must happen by then */
                                 openDeadline: string | null;
-                                /** @description Unix seconds (output-chain time), decimal string: the fill must happen by then */
+                                /** @description Unix seconds (output-chain time), decimal string: the fill must happen by then; the offerer can refund from the escrow once the grace after it has passed on the input chain */
                                 fillDeadline: string | null;
                             };
                             events: {
@@ -3028,7 +3052,7 @@ export interface operations {
                                     completedAt: string | null;
                                     /** @description Unix seconds (input-chain time), decimal string: the deposit must happen by then */
                                     openDeadline: string | null;
-                                    /** @description Unix seconds (output-chain time), decimal string: the fill must happen by then */
+                                    /** @description Unix seconds (output-chain time), decimal string: the fill must happen by then; the offerer can refund from the escrow once the grace after it has passed on the input chain */
                                     fillDeadline: string | null;
                                 };
                             }[];

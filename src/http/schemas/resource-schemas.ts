@@ -77,6 +77,18 @@ export const QuoteEnvelopeSchema = Type.Object({
 
 export const OrderStatusSchema = Type.Enum(ORDER_STATUSES);
 
+const FillerSchema = Type.Union([AddressSchema, Type.Null()], {
+  description: "The liquidity provider's fill address (the typed data's `filler`)",
+});
+const OpenDeadlineSchema = Type.Union([Type.String({ pattern: '^[0-9]+$' }), Type.Null()], {
+  description: 'Unix seconds (input-chain time), decimal string: the deposit must happen by then',
+});
+const FillDeadlineSchema = Type.Union([Type.String({ pattern: '^[0-9]+$' }), Type.Null()], {
+  description:
+    'Unix seconds (output-chain time), decimal string: the fill must happen by then; the offerer can refund ' +
+    'from the escrow once the grace after it has passed on the input chain',
+});
+
 export const OrderSchema = Type.Object({
   orderId: Type.String(),
   quoteId: Type.String(),
@@ -104,6 +116,9 @@ export const OrderSchema = Type.Object({
     srcChainTxHash: NullableString,
     dstChainTxHash: NullableString,
     settlementTxHash: NullableString,
+    filler: FillerSchema,
+    openDeadline: OpenDeadlineSchema,
+    fillDeadline: FillDeadlineSchema,
   }),
   createdAt: TimestampSchema,
   updatedAt: TimestampSchema,
@@ -136,16 +151,10 @@ export const PublicOrderSchema = Type.Object({
   blockchainOrderId: Type.String({
     description: "The order's key in the escrow contract: the EIP-712 hash of its typed data",
   }),
-  filler: Type.Union([AddressSchema, Type.Null()], {
-    description: "The liquidity provider's fill address (the typed data's `filler`)",
-  }),
+  filler: FillerSchema,
   completedAt: NullableTimestampSchema,
-  openDeadline: Type.Union([Type.String({ pattern: '^[0-9]+$' }), Type.Null()], {
-    description: 'Unix seconds (input-chain time), decimal string: the deposit must happen by then',
-  }),
-  fillDeadline: Type.Union([Type.String({ pattern: '^[0-9]+$' }), Type.Null()], {
-    description: 'Unix seconds (output-chain time), decimal string: the fill must happen by then',
-  }),
+  openDeadline: OpenDeadlineSchema,
+  fillDeadline: FillDeadlineSchema,
 });
 
 export const PublicQuoteSchema = Type.Object({
