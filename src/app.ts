@@ -1,5 +1,4 @@
 import type { FastifyBaseLogger } from 'fastify';
-import { pino } from 'pino';
 import { createChainClock } from './chains/chain-clock.ts';
 import { type ChainGateway, createChainGateway } from './chains/chain-gateway.ts';
 import type { ChainRegistry } from './chains/chain-registry.ts';
@@ -13,6 +12,7 @@ import { listenForMetrics } from './http/metrics-server.ts';
 import { createServer } from './http/server.ts';
 import { createMetrics, type FerryMetrics } from './metrics/ferry-metrics.ts';
 import { collectEventTailLag, collectOrderGauge } from './metrics/scrape-gauges.ts';
+import { createProcessLogger } from './process/logger.ts';
 import { createShutdownRegistry, type ShutdownRegistry } from './process/shutdown-registry.ts';
 import { createAccountService } from './services/account-service.ts';
 import { createAuthService } from './services/auth-service.ts';
@@ -43,10 +43,13 @@ export interface FerryAppInstance {
 }
 
 export function createLogger(config: Config): FastifyBaseLogger {
-  return pino({
-    level: config.logLevel,
-    redact: { paths: ['req.headers["x-api-key"]', 'req.headers.authorization'], censor: '[redacted]' },
-  });
+  return createProcessLogger(
+    {
+      level: config.logLevel,
+      redact: { paths: ['req.headers["x-api-key"]', 'req.headers.authorization'], censor: '[redacted]' },
+    },
+    config.logFormat,
+  );
 }
 
 /** Wires every part once, from the config: the one place that knows how Ferry fits together. */

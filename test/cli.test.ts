@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import net from 'node:net';
@@ -281,6 +281,47 @@ describe('the ferry CLI', () => {
       holder.close();
     }
   }, 60_000);
+
+  it('LOG_FORMAT=pretty writes readable lines; piped output is JSON by default; a bad value is refused', async () => {
+    /** Runs `ferry start` on the test's chains until it has logged that it listens, then stops it. */
+    const startAndStop = (env: Record<string, string>) =>
+      new Promise<string>((resolve, reject) => {
+        const child = spawn(process.execPath, [path.join(repoRoot, 'bin', 'ferry.js'), 'start'], {
+          cwd: repoRoot,
+          env: {
+            ...process.env,
+            DATABASE_URL: database.url,
+            DATA_DIR: dir,
+            CHAIN_REGISTRY: h.registryFile,
+            PORT: '0',
+            WORKER: 'false',
+            LOG_LEVEL: 'info',
+            ...env,
+          },
+        });
+        let out = '';
+        const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+        child.stdout.on('data', (chunk: Buffer) => {
+          out += chunk.toString();
+          if (out.includes('Server listening')) child.kill('SIGTERM');
+        });
+        child.on('error', reject);
+        child.on('exit', () => {
+          clearTimeout(timer);
+          resolve(out);
+        });
+      });
+    const pretty = await startAndStop({ LOG_FORMAT: 'pretty' });
+    expect(pretty).toMatch(/^\d\d:\d\d:\d\d\.\d{3} INFO  database ready database=\S+ applied=\[/m);
+    expect(pretty).toMatch(/^\d\d:\d\d:\d\d\.\d{3} INFO  Server listening at http:\/\/127\.0\.0\.1:\d+$/m);
+    expect(pretty).not.toContain('{"level"');
+    const piped = await startAndStop({});
+    const firstLine = piped.split('\n')[0] ?? '';
+    expect(JSON.parse(firstLine)).toMatchObject({ level: 30 });
+    const refused = await ferry(['migrate'], { LOG_FORMAT: 'xml' });
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toContain('LOG_FORMAT');
+  }, 90_000);
 
   it('a relative DATA_DIR is taken from the Ferry folder, whatever folder the command runs in', async () => {
     const elsewhere = fs.mkdtempSync(path.join(os.tmpdir(), 'ferry-cwd-'));

@@ -99,12 +99,20 @@ export function registerLpCommand(program: Command): void {
         process.exit(2);
       }
 
-      const [{ pino }, { createFerryApi }, { createLpBot }] = await Promise.all([
-        import('pino'),
+      const logFormat = process.env.LOG_FORMAT || 'auto';
+      if (logFormat !== 'auto' && logFormat !== 'json' && logFormat !== 'pretty') {
+        console.error('ferry lp: LOG_FORMAT must be one of auto, json, pretty');
+        process.exit(2);
+      }
+      const [{ createFerryApi }, { createLpBot }, { createProcessLogger }] = await Promise.all([
         import('../lp/ferry-api.ts'),
         import('../lp/lp-bot.ts'),
+        import('../process/logger.ts'),
       ]);
-      const log = pino({ level: process.env.LOG_LEVEL || 'info', base: { component: 'lp' } });
+      const log = createProcessLogger(
+        { level: process.env.LOG_LEVEL || 'info', base: { component: 'lp' } },
+        logFormat,
+      );
       const bot = createLpBot({
         api: createFerryApi({ baseUrl: flags.apiUrl, apiKey }),
         privateKey,

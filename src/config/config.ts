@@ -15,6 +15,8 @@ export interface Config {
   /** Seconds between blocks on the built-in devnets; 0 mines each transaction at once. */
   readonly devnetBlockTime: number;
   readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  /** `auto`: readable lines on a terminal, JSON lines otherwise. */
+  readonly logFormat: 'auto' | 'json' | 'pretty';
   readonly redisUrl: string | null;
   /** Prefix of every Redis key and channel, so several deployments (or test runs) can share one Redis. */
   readonly redisKeyPrefix: string;
@@ -219,6 +221,11 @@ export const SETTINGS = {
     'seconds between devnet blocks after deployment (0: mine each tx at once)',
   ),
   LOG_LEVEL: oneOf(LOG_LEVELS, 'info', 'log verbosity; request logs are at debug'),
+  LOG_FORMAT: oneOf(
+    ['auto', 'json', 'pretty'],
+    'auto',
+    'log lines: JSON, or readable; auto is readable on a terminal, JSON otherwise',
+  ),
   REDIS_URL: text(null, 'Redis shared by several instances (rate limits, stream counts, notices)', {
     check: (raw) => (/^rediss?:\/\//.test(raw) ? null : 'must start with redis://'),
   }),
@@ -327,6 +334,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     devnetPorts: [s.DEVNET_PORT_A, s.DEVNET_PORT_B],
     devnetBlockTime: s.DEVNET_BLOCK_TIME,
     logLevel: s.LOG_LEVEL,
+    logFormat: s.LOG_FORMAT,
     redisUrl: s.REDIS_URL,
     redisKeyPrefix: s.REDIS_KEY_PREFIX,
     streams: {

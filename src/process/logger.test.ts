@@ -1,0 +1,49 @@
+import { pino } from 'pino';
+import { describe, expect, it } from 'vitest';
+import { formatLogLine, prettyLogStream, resolveLogFormat } from './logger.ts';
+
+function capture() {
+  const lines: string[] = [];
+  return { lines, out: { write: (text: string) => lines.push(text) } };
+}
+
+describe('the pretty log stream', () => {
+  it('writes a pino entry as time, level, message and its fields, on one line', () => {
+    const { lines, out } = capture();
+    const log = pino({ level: 'info', timestamp: () => ',"time":1795381022081' }, prettyLogStream(out));
+    log.info({ chainId: 900001, rpcUrl: 'http://127.0.0.1:8545', note: 'two words' }, 'anvil started');
+    expect(lines).toEqual([
+      '20:57:02.081 INFO  anvil started chainId=900001 rpcUrl=http://127.0.0.1:8545 note="two words"\n',
+    ]);
+  });
+
+  it("shows an error's stack on indented lines below the entry", () => {
+    const { lines, out } = capture();
+    const log = pino({ level: 'info' }, prettyLogStream(out));
+    log.error({ err: new Error('rpc down'), chain: 'devnet-a' }, 'pass failed');
+    const [text] = lines;
+    const [head, first, second] = (text ?? '').split('\n');
+    expect(head).toMatch(/^\d\d:\d\d:\d\d\.\d{3} ERROR pass failed chain=devnet-a$/);
+    expect(first).toBe('    Error: rpc down');
+    expect(second).toMatch(/^ {4}at /);
+  });
+
+  it('keeps redaction: the header pino censored stays censored', () => {
+    const { lines, out } = capture();
+    const log = pino({ redact: { paths: ['key'], censor: '[redacted]' } }, prettyLogStream(out));
+    log.info({ key: 'secret-api-key' }, 'request');
+    expect(lines[0]).toContain('key=[redacted]');
+    expect(lines[0]).not.toContain('secret-api-key');
+  });
+
+  it('passes a line that is not JSON through unchanged', () => {
+    expect(formatLogLine('plain text')).toBe('plain text\n');
+  });
+
+  it('auto is pretty on a terminal and JSON otherwise; an explicit format wins', () => {
+    expect(resolveLogFormat('auto', true)).toBe('pretty');
+    expect(resolveLogFormat('auto', false)).toBe('json');
+    expect(resolveLogFormat('json', true)).toBe('json');
+    expect(resolveLogFormat('pretty', false)).toBe('pretty');
+  });
+});
