@@ -312,8 +312,8 @@ describe('the ferry CLI', () => {
         });
       });
     const pretty = await startAndStop({ LOG_FORMAT: 'pretty' });
-    expect(pretty).toMatch(/^\d\d:\d\d:\d\d\.\d{3} INFO  database ready database=\S+ applied=\[/m);
-    expect(pretty).toMatch(/^\d\d:\d\d:\d\d\.\d{3} INFO  Server listening at http:\/\/127\.0\.0\.1:\d+$/m);
+    expect(pretty).toMatch(/^\d\d:\d\d:\d\d\.\d{3} INFO {2}database ready database=\S+ applied=\[/m);
+    expect(pretty).toMatch(/^\d\d:\d\d:\d\d\.\d{3} INFO {2}Server listening at http:\/\/127\.0\.0\.1:\d+$/m);
     expect(pretty).not.toContain('{"level"');
     const piped = await startAndStop({});
     const firstLine = piped.split('\n')[0] ?? '';
