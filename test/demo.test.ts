@@ -4,10 +4,11 @@ import { describe, expect, it } from 'vitest';
 function runCli(
   args: string[],
   timeoutMs: number,
+  env: Record<string, string> = {},
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['bin/ferry.js', ...args], {
-      env: { ...process.env, LOG_LEVEL: 'silent' },
+      env: { ...process.env, LOG_LEVEL: 'silent', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';
@@ -72,7 +73,11 @@ describe('ferry demo', () => {
   }, 130_000);
 
   it('exits non-zero and names the step when it runs out of time', async () => {
-    const { code, stdout, stderr } = await runCli(['demo', '--timeout', '1'], 60_000);
+    // On instant devnets a whole demo can finish within a second; with a block every 10 s its three chain steps
+    // (deposit, fill, settle) each wait for a block of their own, so it cannot.
+    const { code, stdout, stderr } = await runCli(['demo', '--timeout', '1'], 60_000, {
+      DEVNET_BLOCK_TIME: '10',
+    });
     expect(code).toBe(1);
     expect(stdout).toMatch(/^ {2}✗ .*timed out after 1 s$/m);
     expect(stderr).toMatch(/^ferry demo: step ".+" failed: timed out after 1 s$/m);
