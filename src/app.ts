@@ -170,7 +170,7 @@ async function wireApp(options: {
 
 /** Opens and migrates the database of DATABASE_URL; it closes last. */
 async function openDatabase(config: Config, log: FastifyBaseLogger, shutdown: ShutdownRegistry) {
-  const database = createDatabase(config);
+  const database = createDatabase(config, { onProblem: (message) => log.warn(message) });
   shutdown.register('database', () => database.destroy());
   const applied = await migrateToLatest(database);
   log.info({ database: redactUrl(config.databaseUrl), applied }, 'database ready');

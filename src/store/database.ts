@@ -8,6 +8,7 @@ import type { Executor } from './db-types.ts';
 import { appendEvents, changeWithEvents } from './events-store.ts';
 import { createGroupCommit } from './group-commit.ts';
 import type { Database } from './schema.ts';
+import { startSqliteCheckpointer } from './sqlite-checkpointer.ts';
 import { storeError } from './store-errors.ts';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -52,9 +53,16 @@ export interface FerryDatabase {
 // int8 (bigint) columns hold unix milliseconds and event ids: far below 2^53, so numbers are exact.
 pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
 
-/** Opens the database named by DATABASE_URL: `sqlite:<file>` (embedded default) or `postgres://…`. */
-export function createDatabase({ databaseUrl }: { databaseUrl: string }): FerryDatabase {
-  if (databaseUrl.startsWith('sqlite:')) return openSqlite(databaseUrl.slice('sqlite:'.length));
+/**
+ * Opens the database named by DATABASE_URL: `sqlite:<file>` (embedded default) or `postgres://…`. `onProblem`
+ * hears of trouble that does not fail a query (SQLite's background checkpoints); it defaults to a process warning.
+ */
+export function createDatabase(
+  { databaseUrl }: { databaseUrl: string },
+  options: { onProblem?: (message: string) => void } = {},
+): FerryDatabase {
+  const onProblem = options.onProblem ?? ((message: string) => process.emitWarning(message));
+  if (databaseUrl.startsWith('sqlite:')) return openSqlite(databaseUrl.slice('sqlite:'.length), onProblem);
   const pool = new pg.Pool({ connectionString: databaseUrl, max: 20, connectionTimeoutMillis: 5000 });
   // A client losing its connection (PostgreSQL restarted, backend terminated) must not crash the process: pg emits
   // 'error' on the client, and the pool only listens while the client is idle. A client checked out by a
@@ -63,10 +71,15 @@ export function createDatabase({ databaseUrl }: { databaseUrl: string }): FerryD
   pool.on('error', () => {});
   pool.on('connect', (client) => client.on('error', () => {}));
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-  return withUnitOfWork(db, 'postgres', (work) => db.transaction().execute(work));
+  return withUnitOfWork(
+    db,
+    'postgres',
+    (work) => db.transaction().execute(work),
+    () => db.destroy(),
+  );
 }
 
-function openSqlite(file: string): FerryDatabase {
+function openSqlite(file: string, onProblem: (message: string) => void): FerryDatabase {
   if (file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
   const sqlite = new SQLite(file);
   sqlite.pragma('journal_mode = WAL');
@@ -74,8 +87,12 @@ function openSqlite(file: string): FerryDatabase {
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('foreign_keys = ON');
   cacheStatements(sqlite);
+  const checkpointer = file === ':memory:' ? null : startSqliteCheckpointer(sqlite, file, onProblem);
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
-  return withUnitOfWork(db, 'sqlite', createGroupCommit(db).run);
+  return withUnitOfWork(db, 'sqlite', createGroupCommit(db).run, async () => {
+    await checkpointer?.stop();
+    await db.destroy();
+  });
 }
 
 type RunTransaction = <T>(work: (trx: Transaction<Database>) => Promise<T>) => Promise<T>;
@@ -83,7 +100,12 @@ type RunTransaction = <T>(work: (trx: Transaction<Database>) => Promise<T>) => P
 const NO_EVENTS: ReadonlySet<NewEvent['type']> = new Set();
 
 /** The one place where a change, its events and the notice after commit are put together. */
-function withUnitOfWork(db: Kysely<Database>, dialect: Dialect, run: RunTransaction): FerryDatabase {
+function withUnitOfWork(
+  db: Kysely<Database>,
+  dialect: Dialect,
+  run: RunTransaction,
+  destroy: () => Promise<void>,
+): FerryDatabase {
   const listeners = new Set<CommitListener>();
   const database: FerryDatabase = {
     db,
@@ -128,7 +150,7 @@ function withUnitOfWork(db: Kysely<Database>, dialect: Dialect, run: RunTransact
       listeners.add(listener);
       return () => listeners.delete(listener);
     },
-    destroy: () => db.destroy(),
+    destroy,
   };
   return database;
 }

@@ -1,0 +1,68 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import SQLite from 'better-sqlite3';
+import { sql } from 'kysely';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createDatabase } from './database.ts';
+import { startSqliteCheckpointer } from './sqlite-checkpointer.ts';
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe('SQLite checkpoints in a worker thread', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ferry-checkpoint-'));
+  });
+  afterEach(() => {
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('commits never checkpoint; the thread copies the log into the database file within seconds', async () => {
+    const file = path.join(dir, 'ferry.sqlite');
+    const problems: string[] = [];
+    const database = createDatabase({ databaseUrl: `sqlite:${file}` }, { onProblem: (m) => problems.push(m) });
+    try {
+      const autocheckpoint = await sql<{ wal_autocheckpoint: number }>`pragma wal_autocheckpoint`.execute(
+        database.db,
+      );
+      expect(autocheckpoint.rows[0]?.wal_autocheckpoint).toBe(0);
+      await sql`create table t (id integer primary key, body text not null)`.execute(database.db);
+      const before = fs.statSync(file).size;
+      // ~4 MB over many commits: past the 1,000 pages at which a commit would have checkpointed by itself.
+      for (let i = 0; i < 400; i++) {
+        await database.transaction(async (trx) => {
+          await sql`insert into t (body) values (${'x'.repeat(10_000)})`.execute(trx);
+        });
+      }
+      const deadline = Date.now() + 10_000;
+      while (fs.statSync(file).size < before + 4_000_000 && Date.now() < deadline) await sleep(100);
+      expect(fs.statSync(file).size).toBeGreaterThan(before + 4_000_000);
+      expect(problems).toEqual([]);
+    } finally {
+      await database.destroy();
+    }
+    // The last connection to close checkpoints and removes the log: nothing was left behind by the thread.
+    expect(fs.existsSync(`${file}-wal`)).toBe(false);
+  });
+
+  it('when the thread fails, commits checkpoint by themselves again and the problem is reported', async () => {
+    const file = path.join(dir, 'main.sqlite');
+    const sqlite = new SQLite(file);
+    sqlite.pragma('journal_mode = WAL');
+    const problems: string[] = [];
+    // The thread cannot open a file in a folder that does not exist: it fails at once.
+    const checkpointer = startSqliteCheckpointer(sqlite, path.join(dir, 'missing', 'x.sqlite'), (m) =>
+      problems.push(m),
+    );
+    try {
+      const deadline = Date.now() + 10_000;
+      while (problems.length === 0 && Date.now() < deadline) await sleep(50);
+      expect(problems[0]).toMatch(/^WAL checkpoint thread (failed|exited), checkpoints return to commits/);
+      expect(sqlite.pragma('wal_autocheckpoint', { simple: true })).toBe(1000);
+    } finally {
+      await checkpointer.stop();
+      sqlite.close();
+    }
+  });
+});
