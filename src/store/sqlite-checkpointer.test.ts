@@ -5,7 +5,7 @@ import SQLite from 'better-sqlite3';
 import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createDatabase } from './database.ts';
-import { startSqliteCheckpointer } from './sqlite-checkpointer.ts';
+import { COMMIT_CHECKPOINT_PAGES, startSqliteCheckpointer } from './sqlite-checkpointer.ts';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -18,18 +18,21 @@ describe('SQLite checkpoints in a worker thread', () => {
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  it('commits never checkpoint; the thread copies the log into the database file within seconds', async () => {
+  it('the thread copies the log into the database file long before a commit would', async () => {
     const file = path.join(dir, 'ferry.sqlite');
     const problems: string[] = [];
-    const database = createDatabase({ databaseUrl: `sqlite:${file}` }, { onProblem: (m) => problems.push(m) });
+    const database = createDatabase(
+      { databaseUrl: `sqlite:${file}` },
+      { onProblem: (m) => problems.push(m) },
+    );
     try {
       const autocheckpoint = await sql<{ wal_autocheckpoint: number }>`pragma wal_autocheckpoint`.execute(
         database.db,
       );
-      expect(autocheckpoint.rows[0]?.wal_autocheckpoint).toBe(0);
+      expect(autocheckpoint.rows[0]?.wal_autocheckpoint).toBe(COMMIT_CHECKPOINT_PAGES);
       await sql`create table t (id integer primary key, body text not null)`.execute(database.db);
       const before = fs.statSync(file).size;
-      // ~4 MB over many commits: past the 1,000 pages at which a commit would have checkpointed by itself.
+      // ~4 MB over many commits: far below the pages at which a commit checkpoints, so only the thread copies.
       for (let i = 0; i < 400; i++) {
         await database.transaction(async (trx) => {
           await sql`insert into t (body) values (${'x'.repeat(10_000)})`.execute(trx);
@@ -45,6 +48,28 @@ describe('SQLite checkpoints in a worker thread', () => {
     // The last connection to close checkpoints and removes the log: nothing was left behind by the thread.
     expect(fs.existsSync(`${file}-wal`)).toBe(false);
   });
+
+  it('under writes that never pause the log stays bounded: commits still start it over', async () => {
+    const file = path.join(dir, 'busy.sqlite');
+    const database = createDatabase({ databaseUrl: `sqlite:${file}` });
+    try {
+      await sql`create table t (id integer primary key, body text not null)`.execute(database.db);
+      let largest = 0;
+      // ~100 MB in back-to-back commits, with no pause for the thread to finish a checkpoint between two of them.
+      const row = 'x'.repeat(10_000);
+      for (let i = 0; i < 10_000; i++) {
+        await database.transaction(async (trx) => {
+          await sql`insert into t (body) values (${row})`.execute(trx);
+        });
+        if (i % 250 === 0) largest = Math.max(largest, fs.statSync(`${file}-wal`).size);
+      }
+      // The backstop is ~40 MB of pages; without it the log would hold all ~100 MB.
+      expect(largest).toBeGreaterThan(0);
+      expect(largest).toBeLessThan(COMMIT_CHECKPOINT_PAGES * 4096 * 1.5);
+    } finally {
+      await database.destroy();
+    }
+  }, 60_000);
 
   it('when the thread fails, commits checkpoint by themselves again and the problem is reported', async () => {
     const file = path.join(dir, 'main.sqlite');
