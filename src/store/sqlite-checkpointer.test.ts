@@ -55,17 +55,18 @@ describe('SQLite checkpoints in a worker thread', () => {
     try {
       await sql`create table t (id integer primary key, body text not null)`.execute(database.db);
       let largest = 0;
-      // ~100 MB in back-to-back commits, with no pause for the thread to finish a checkpoint between two of them.
+      // ~180 MB in back-to-back commits, with no pause for the thread to finish a checkpoint between two of them.
       const row = 'x'.repeat(10_000);
-      for (let i = 0; i < 10_000; i++) {
+      for (let i = 0; i < 15_000; i++) {
         await database.transaction(async (trx) => {
           await sql`insert into t (body) values (${row})`.execute(trx);
         });
         if (i % 250 === 0) largest = Math.max(largest, fs.statSync(`${file}-wal`).size);
       }
-      // The backstop is ~40 MB of pages; without it the log would hold all ~100 MB.
+      // The backstop is ~40 MB of pages, overshot by what commits write while the thread holds the checkpoint
+      // (up to ~62 MB seen on a loaded machine); without it the log would hold all ~180 MB.
       expect(largest).toBeGreaterThan(0);
-      expect(largest).toBeLessThan(COMMIT_CHECKPOINT_PAGES * 4096 * 1.5);
+      expect(largest).toBeLessThan(COMMIT_CHECKPOINT_PAGES * 4096 * 2);
     } finally {
       await database.destroy();
     }
@@ -84,6 +85,8 @@ describe('SQLite checkpoints in a worker thread', () => {
       const deadline = Date.now() + 10_000;
       while (problems.length === 0 && Date.now() < deadline) await sleep(50);
       expect(problems[0]).toMatch(/^WAL checkpoint thread (failed|exited), checkpoints return to commits/);
+      await sleep(200);
+      expect(problems).toHaveLength(1);
       expect(sqlite.pragma('wal_autocheckpoint', { simple: true })).toBe(1000);
     } finally {
       await checkpointer.stop();
