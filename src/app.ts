@@ -229,7 +229,7 @@ async function wakeOnOrderNotices(options: {
   await connectOrDegrade(subscriber);
   // Without Redis the poll still finds new orders; the subscription is not waited for.
   subscribeOrderNotices(subscriber, config.redisKeyPrefix, () => {
-    metrics.settlementWakes.inc({ source: 'order' });
+    metrics.settlementWakes.inc({ source: 'notice' });
     worker.wake();
   }).catch(() => {});
 }

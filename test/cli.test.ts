@@ -286,10 +286,11 @@ describe('the ferry CLI', () => {
     /** Runs `ferry start` on the test's chains until it has logged that it listens, then stops it. */
     const startAndStop = (env: Record<string, string>) =>
       new Promise<string>((resolve, reject) => {
+        const { LOG_FORMAT: _inherited, ...inherited } = process.env;
         const child = spawn(process.execPath, [path.join(repoRoot, 'bin', 'ferry.js'), 'start'], {
           cwd: repoRoot,
           env: {
-            ...process.env,
+            ...inherited,
             DATABASE_URL: database.url,
             DATA_DIR: dir,
             CHAIN_REGISTRY: h.registryFile,

@@ -152,13 +152,13 @@ describe('an API instance running the worker hears of orders created on another 
     await approveEscrow(h, h.chainA, h.usdcA, h.offerer, 1_000_000n);
     // A's first pass runs at start; let it end, so that only a wake-up can look at B's order.
     await sleep(1_000);
-    const orderWakes = await counter(h, 'ferry_settlement_wakes_total', { source: 'order' });
+    const noticeWakes = await counter(h, 'ferry_settlement_wakes_total', { source: 'notice' });
     const viaB: Harness = {
       ...h,
       http: (method, urlPath, options = {}) => h.http(method, urlPath, { ...options, baseUrl: urlB }),
     };
     const swap = await executeSwap(viaB, { mm, lp }, { input: 1_000_000n, output: 990_000n });
     await waitForStatus(h, mm.apiKey, swap.orderId, 'deposited', WITHIN_MS);
-    expect(await counter(h, 'ferry_settlement_wakes_total', { source: 'order' })).toBeGreaterThan(orderWakes);
+    expect(await counter(h, 'ferry_settlement_wakes_total', { source: 'notice' })).toBeGreaterThan(noticeWakes);
   }, 90_000);
 });

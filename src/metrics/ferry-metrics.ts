@@ -44,7 +44,7 @@ export function createMetrics() {
     }),
     settlementWakes: new Counter({
       name: 'ferry_settlement_wakes_total',
-      help: 'Times the settlement worker was woken before its poll, by source (block: a new block on a registry chain; order: a new order)',
+      help: 'Times the settlement worker was woken before its poll, by source (block: a new block on a registry chain; order: a new order committed in this process; notice: a new order announced over Redis by any instance)',
       labelNames: ['source'] as const,
       registers,
     }),

@@ -1,10 +1,17 @@
+import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { formatLogLine, prettyLogStream, resolveLogFormat } from './logger.ts';
 
 function capture() {
   const lines: string[] = [];
-  return { lines, out: { write: (text: string) => lines.push(text) } };
+  const out = new Writable({
+    write(chunk, _encoding, done) {
+      lines.push(String(chunk));
+      done();
+    },
+  });
+  return { lines, out };
 }
 
 describe('the pretty log stream', () => {
@@ -36,8 +43,31 @@ describe('the pretty log stream', () => {
     expect(lines[0]).not.toContain('secret-api-key');
   });
 
-  it('passes a line that is not JSON through unchanged', () => {
+  it('passes a line that is not a JSON object through, with control characters escaped', () => {
     expect(formatLogLine('plain text')).toBe('plain text\n');
+    expect(formatLogLine('null')).toBe('null\n');
+    expect(formatLogLine('bell\u0007')).toBe('bell\\u0007\n');
+  });
+
+  it('escapes control characters from request data: one entry stays one line, no terminal escapes', () => {
+    const { lines, out } = capture();
+    const log = pino({ level: 'info' }, prettyLogStream(out));
+    log.info({ path: '/x\n12:00:00.000 INFO  forged' }, 'bad\u001b[31m path\nsecond line');
+    expect(lines).toHaveLength(1);
+    const [text] = lines;
+    expect(text?.split('\n')).toHaveLength(2);
+    expect(text).not.toContain('\u001b');
+    expect(text).toContain('bad\\u001b[31m path\\u000asecond line');
+    expect(text).toContain('path="/x\\n12:00:00.000 INFO  forged"');
+  });
+
+  it('shows an err without a stack as a field, and the fields of one with a stack', () => {
+    const { lines, out } = capture();
+    const log = pino({ level: 'info' }, prettyLogStream(out));
+    log.warn({ err: 'boom' }, 'plain');
+    log.warn({ err: Object.assign(new Error('refused'), { code: 'ECONNREFUSED' }) }, 'coded');
+    expect(lines[0]).toMatch(/ WARN {2}plain err=boom\n$/);
+    expect(lines[1]?.split('\n')[0]).toMatch(/ WARN {2}coded err\.code=ECONNREFUSED$/);
   });
 
   it('auto is pretty on a terminal and JSON otherwise; an explicit format wins', () => {

@@ -64,9 +64,10 @@ describe('SQLite checkpoints in a worker thread', () => {
         if (i % 250 === 0) largest = Math.max(largest, fs.statSync(`${file}-wal`).size);
       }
       // The backstop is ~40 MB of pages, overshot by what commits write while the thread holds the checkpoint
-      // (up to ~62 MB seen on a loaded machine); without it the log would hold all ~180 MB.
+      // (up to ~62 MB seen on a loaded machine, so the bound leaves room for a slower disk); without it the log
+      // holds everything written, 275 MB in this test.
       expect(largest).toBeGreaterThan(0);
-      expect(largest).toBeLessThan(COMMIT_CHECKPOINT_PAGES * 4096 * 2);
+      expect(largest).toBeLessThan(COMMIT_CHECKPOINT_PAGES * 4096 * 3);
     } finally {
       await database.destroy();
     }

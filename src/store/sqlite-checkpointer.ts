@@ -88,15 +88,19 @@ export function startSqliteCheckpointer(
     fallBack(`WAL checkpoint thread failed, checkpoints return to commits: ${error.message}`),
   );
   worker.on('exit', () => fallBack('WAL checkpoint thread exited, checkpoints return to commits'));
+  let stopped: Promise<void> | null = null;
   return {
-    async stop() {
-      if (stopping) return;
-      stopping = true;
-      worker.postMessage('stop');
-      // A thread stuck in a checkpoint must not hold the shutdown.
-      const timer = setTimeout(() => void worker.terminate(), 5000);
-      await exited;
-      clearTimeout(timer);
+    stop() {
+      // Every caller waits for the thread to be gone, so the main connection always closes last.
+      stopped ??= (async () => {
+        stopping = true;
+        worker.postMessage('stop');
+        // A thread stuck in a checkpoint must not hold the shutdown.
+        const timer = setTimeout(() => void worker.terminate(), 5000);
+        await exited;
+        clearTimeout(timer);
+      })();
+      return stopped;
     },
   };
 }
