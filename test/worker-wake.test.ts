@@ -159,6 +159,8 @@ describe('an API instance running the worker hears of orders created on another 
     };
     const swap = await executeSwap(viaB, { mm, lp }, { input: 1_000_000n, output: 990_000n });
     await waitForStatus(h, mm.apiKey, swap.orderId, 'deposited', WITHIN_MS);
-    expect(await counter(h, 'ferry_settlement_wakes_total', { source: 'notice' })).toBeGreaterThan(noticeWakes);
+    expect(await counter(h, 'ferry_settlement_wakes_total', { source: 'notice' })).toBeGreaterThan(
+      noticeWakes,
+    );
   }, 90_000);
 });
