@@ -141,7 +141,14 @@ async function wireApp(options: {
   if (worker) shutdown.register('settlement worker', () => worker.stop());
   // An order created on another instance wakes this one's worker too, not only at its next poll.
   if (worker && config.redisUrl) {
-    await wakeOnOrderNotices({ redisUrl: config.redisUrl, config, log, shutdown, worker, metrics });
+    await wakeOnOrderNotices({
+      redisUrl: config.redisUrl,
+      keyPrefix: config.redisKeyPrefix,
+      log,
+      shutdown,
+      worker,
+      metrics,
+    });
   }
   shutdown.register('expiry sweeper', () => sweeper.stop());
   // Closed first: readiness fails while everything else drains.
@@ -170,7 +177,9 @@ async function wireApp(options: {
 
 /** Opens and migrates the database of DATABASE_URL; it closes last. */
 async function openDatabase(config: Config, log: FastifyBaseLogger, shutdown: ShutdownRegistry) {
-  const database = createDatabase(config, { onProblem: (message) => log.warn(message) });
+  const database = createDatabase(config, {
+    backgroundCheckpoints: { onProblem: (message) => log.warn(message) },
+  });
   shutdown.register('database', () => database.destroy());
   const applied = await migrateToLatest(database);
   log.info({ database: redactUrl(config.databaseUrl), applied }, 'database ready');
@@ -197,7 +206,14 @@ export async function createWorkerProcess(options: {
     const redis = createRedisClient(config.redisUrl, log, 'worker-notices');
     shutdown.register('redis', () => redis.disconnect());
     shutdown.register('event notices', publishEventNotices(database, redis, config.redisKeyPrefix, log));
-    await wakeOnOrderNotices({ redisUrl: config.redisUrl, config, log, shutdown, worker, metrics });
+    await wakeOnOrderNotices({
+      redisUrl: config.redisUrl,
+      keyPrefix: config.redisKeyPrefix,
+      log,
+      shutdown,
+      worker,
+      metrics,
+    });
   }
   shutdown.register('settlement worker', () => worker.stop());
   if (config.metricsPort !== null) {
@@ -217,18 +233,18 @@ export async function createWorkerProcess(options: {
 /** Wakes `worker` whenever any instance announces a new order over Redis (its own commits included). */
 async function wakeOnOrderNotices(options: {
   redisUrl: string;
-  config: Config;
+  keyPrefix: string;
   log: FastifyBaseLogger;
   shutdown: ShutdownRegistry;
   worker: Pick<SettlementWorker, 'wake'>;
   metrics: FerryMetrics;
 }): Promise<void> {
-  const { redisUrl, config, log, shutdown, worker, metrics } = options;
+  const { redisUrl, keyPrefix, log, shutdown, worker, metrics } = options;
   const subscriber = createRedisSubscriber(redisUrl, log, 'order notices');
   shutdown.register('order notices', () => subscriber.disconnect());
   await connectOrDegrade(subscriber);
   // Without Redis the poll still finds new orders; the subscription is not waited for.
-  subscribeOrderNotices(subscriber, config.redisKeyPrefix, () => {
+  subscribeOrderNotices(subscriber, keyPrefix, () => {
     metrics.settlementWakes.inc({ source: 'notice' });
     worker.wake();
   }).catch(() => {});

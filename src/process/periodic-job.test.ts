@@ -2,6 +2,31 @@ import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { createPeriodicJob } from './periodic-job.ts';
 
+/** A job (a minute's interval) whose every run waits for `release()`: the test decides when a run ends. */
+function blockingJob(name: string) {
+  let runs = 0;
+  let release: () => void = () => {};
+  const job = createPeriodicJob({
+    name,
+    intervalMs: 60_000,
+    log: pino({ level: 'silent' }),
+    run: async () => {
+      runs++;
+      await new Promise<void>((resolve) => {
+        release = resolve;
+      });
+    },
+  });
+  return {
+    job,
+    runs: () => runs,
+    release: () => release(),
+    until: async (n: number) => {
+      while (runs < n) await new Promise((resolve) => setTimeout(resolve, 2));
+    },
+  };
+}
+
 describe('createPeriodicJob', () => {
   it('never overlaps runs, retries after a failure, and stop waits for the run under way', async () => {
     let active = 0;
@@ -36,27 +61,12 @@ describe('createPeriodicJob', () => {
   });
 
   it('a wake runs at once instead of after the interval; wakes during a run collapse into one more run', async () => {
-    let runs = 0;
-    let release: () => void = () => {};
-    const job = createPeriodicJob({
-      name: 'woken job',
-      intervalMs: 60_000,
-      log: pino({ level: 'silent' }),
-      run: async () => {
-        runs++;
-        await new Promise<void>((resolve) => {
-          release = resolve;
-        });
-      },
-    });
-    const until = async (n: number) => {
-      while (runs < n) await new Promise((resolve) => setTimeout(resolve, 2));
-    };
+    const { job, runs, release, until } = blockingJob('woken job');
     job.wake();
     job.start();
     await new Promise((resolve) => setTimeout(resolve, 20));
     // Ignored while stopped; started, the first run is an interval away.
-    expect(runs).toBe(0);
+    expect(runs()).toBe(0);
     job.wake();
     await until(1);
     job.wake();
@@ -67,7 +77,7 @@ describe('createPeriodicJob', () => {
     release();
     await new Promise((resolve) => setTimeout(resolve, 30));
     // Three wakes during the first run asked for one run after it, and nothing after that.
-    expect(runs).toBe(2);
+    expect(runs()).toBe(2);
     await job.stop();
   });
 
@@ -95,27 +105,15 @@ describe('createPeriodicJob', () => {
   });
 
   it('a wake during a direct runOnce is honoured by a fresh run after it', async () => {
-    let runs = 0;
-    let release: () => void = () => {};
-    const job = createPeriodicJob({
-      name: 'direct job',
-      intervalMs: 60_000,
-      log: pino({ level: 'silent' }),
-      run: async () => {
-        runs++;
-        await new Promise<void>((resolve) => {
-          release = resolve;
-        });
-      },
-    });
+    const { job, runs, release, until } = blockingJob('direct job');
     job.start();
     const direct = job.runOnce();
     job.wake();
     release();
     await direct;
-    while (runs < 2) await new Promise((resolve) => setTimeout(resolve, 2));
+    await until(2);
     release();
     await job.stop();
-    expect(runs).toBe(2);
+    expect(runs()).toBe(2);
   });
 });

@@ -54,15 +54,18 @@ export interface FerryDatabase {
 pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
 
 /**
- * Opens the database named by DATABASE_URL: `sqlite:<file>` (embedded default) or `postgres://…`. `onProblem`
- * hears of trouble that does not fail a query (SQLite's background checkpoints); it defaults to a process warning.
+ * Opens the database named by DATABASE_URL: `sqlite:<file>` (embedded default) or `postgres://…`.
+ * `backgroundCheckpoints` is for long-running processes (API, worker): a SQLite file gets its WAL checkpoints from a
+ * thread (sqlite-checkpointer.ts), whose trouble is told to `onProblem`. One-shot commands and scripts leave it out
+ * and keep SQLite's own checkpoints, without a thread to start and stop.
  */
 export function createDatabase(
   { databaseUrl }: { databaseUrl: string },
-  options: { onProblem?: (message: string) => void } = {},
+  options: { backgroundCheckpoints?: { onProblem: (message: string) => void } } = {},
 ): FerryDatabase {
-  const onProblem = options.onProblem ?? ((message: string) => process.emitWarning(message));
-  if (databaseUrl.startsWith('sqlite:')) return openSqlite(databaseUrl.slice('sqlite:'.length), onProblem);
+  if (databaseUrl.startsWith('sqlite:')) {
+    return openSqlite(databaseUrl.slice('sqlite:'.length), options.backgroundCheckpoints?.onProblem ?? null);
+  }
   const pool = new pg.Pool({ connectionString: databaseUrl, max: 20, connectionTimeoutMillis: 5000 });
   // A client losing its connection (PostgreSQL restarted, backend terminated) must not crash the process: pg emits
   // 'error' on the client, and the pool only listens while the client is idle. A client checked out by a
@@ -79,7 +82,7 @@ export function createDatabase(
   );
 }
 
-function openSqlite(file: string, onProblem: (message: string) => void): FerryDatabase {
+function openSqlite(file: string, onCheckpointProblem: ((message: string) => void) | null): FerryDatabase {
   if (file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
   const sqlite = new SQLite(file);
   sqlite.pragma('journal_mode = WAL');
@@ -87,7 +90,10 @@ function openSqlite(file: string, onProblem: (message: string) => void): FerryDa
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('foreign_keys = ON');
   cacheStatements(sqlite);
-  const checkpointer = file === ':memory:' ? null : startSqliteCheckpointer(sqlite, file, onProblem);
+  const checkpointer =
+    file === ':memory:' || !onCheckpointProblem
+      ? null
+      : startSqliteCheckpointer(sqlite, file, onCheckpointProblem);
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
   return withUnitOfWork(db, 'sqlite', createGroupCommit(db).run, async () => {
     await checkpointer?.stop();

@@ -10,6 +10,18 @@ import { COMMIT_CHECKPOINT_PAGES, startSqliteCheckpointer } from './sqlite-check
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('SQLite checkpoints in a worker thread', () => {
+  it("only long-running processes ask for the thread: a plain open keeps SQLite's own checkpoints", async () => {
+    const database = createDatabase({ databaseUrl: `sqlite:${path.join(dir, 'plain.sqlite')}` });
+    try {
+      const pragma = await sql<{ wal_autocheckpoint: number }>`pragma wal_autocheckpoint`.execute(
+        database.db,
+      );
+      expect(pragma.rows[0]?.wal_autocheckpoint).toBe(1000);
+    } finally {
+      await database.destroy();
+    }
+  });
+
   let dir: string;
   beforeEach(() => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ferry-checkpoint-'));
@@ -23,7 +35,7 @@ describe('SQLite checkpoints in a worker thread', () => {
     const problems: string[] = [];
     const database = createDatabase(
       { databaseUrl: `sqlite:${file}` },
-      { onProblem: (m) => problems.push(m) },
+      { backgroundCheckpoints: { onProblem: (m) => problems.push(m) } },
     );
     try {
       const autocheckpoint = await sql<{ wal_autocheckpoint: number }>`pragma wal_autocheckpoint`.execute(
@@ -51,7 +63,10 @@ describe('SQLite checkpoints in a worker thread', () => {
 
   it('under writes that never pause the log stays bounded: commits still start it over', async () => {
     const file = path.join(dir, 'busy.sqlite');
-    const database = createDatabase({ databaseUrl: `sqlite:${file}` });
+    const database = createDatabase(
+      { databaseUrl: `sqlite:${file}` },
+      { backgroundCheckpoints: { onProblem: () => {} } },
+    );
     try {
       await sql`create table t (id integer primary key, body text not null)`.execute(database.db);
       let largest = 0;
