@@ -1,6 +1,7 @@
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { DEFAULT_FILL_MARGIN_SECONDS } from '../lp/fill-margin.ts';
 import { MAX_SPREAD_BPS } from '../lp/pricing.ts';
+import { isLogFormatSetting, LOG_FORMATS } from '../process/log-format.ts';
 
 const intIn = (name: string, min: number, max: number) => (value: string) => {
   const n = Number(value);
@@ -100,8 +101,8 @@ export function registerLpCommand(program: Command): void {
       }
 
       const logFormat = process.env.LOG_FORMAT || 'auto';
-      if (logFormat !== 'auto' && logFormat !== 'json' && logFormat !== 'pretty') {
-        console.error('ferry lp: LOG_FORMAT must be one of auto, json, pretty');
+      if (!isLogFormatSetting(logFormat)) {
+        console.error(`ferry lp: LOG_FORMAT must be one of ${LOG_FORMATS.join(', ')}`);
         process.exit(2);
       }
       const [{ createFerryApi }, { createLpBot }, { createProcessLogger }] = await Promise.all([

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import { isIP } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { LOG_FORMATS, type LogFormatSetting } from '../process/log-format.ts';
 
 /** Everything Ferry reads from its environment, parsed once at start. */
 export interface Config {
@@ -16,7 +17,7 @@ export interface Config {
   readonly devnetBlockTime: number;
   readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   /** `auto`: readable lines on a terminal, JSON lines otherwise. */
-  readonly logFormat: 'auto' | 'json' | 'pretty';
+  readonly logFormat: LogFormatSetting;
   readonly redisUrl: string | null;
   /** Prefix of every Redis key and channel, so several deployments (or test runs) can share one Redis. */
   readonly redisKeyPrefix: string;
@@ -222,7 +223,7 @@ export const SETTINGS = {
   ),
   LOG_LEVEL: oneOf(LOG_LEVELS, 'info', 'log verbosity; request logs are at debug'),
   LOG_FORMAT: oneOf(
-    ['auto', 'json', 'pretty'],
+    LOG_FORMATS,
     'auto',
     'log lines: JSON, or readable; auto is readable on a terminal, JSON otherwise',
   ),

@@ -1,7 +1,8 @@
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
-import { formatLogLine, prettyLogStream, resolveLogFormat } from './logger.ts';
+import { resolveLogFormat } from './log-format.ts';
+import { formatLogLine, prettyLogStream } from './logger.ts';
 
 function capture() {
   const lines: string[] = [];

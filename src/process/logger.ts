@@ -1,13 +1,5 @@
 import { type DestinationStream, type Logger, type LoggerOptions, pino } from 'pino';
-
-/** `json`: one JSON object per line (for collectors). `pretty`: one readable line per entry (for a terminal). */
-export type LogFormat = 'json' | 'pretty';
-
-/** `auto` picks pretty on a terminal and JSON everywhere else (files, pipes, containers). */
-export function resolveLogFormat(setting: LogFormat | 'auto', isTty: boolean): LogFormat {
-  if (setting !== 'auto') return setting;
-  return isTty ? 'pretty' : 'json';
-}
+import { type LogFormatSetting, resolveLogFormat } from './log-format.ts';
 
 const LEVELS: Record<number, string> = {
   10: 'TRACE',
@@ -90,7 +82,7 @@ export function prettyLogStream(out: NodeJS.WritableStream = process.stdout): De
 }
 
 /** Every Ferry process's logger (API, worker, LP bot): the same options, in the format `format` resolves to. */
-export function createProcessLogger(options: LoggerOptions, format: LogFormat | 'auto'): Logger {
+export function createProcessLogger(options: LoggerOptions, format: LogFormatSetting): Logger {
   return resolveLogFormat(format, process.stdout.isTTY === true) === 'pretty'
     ? pino(options, prettyLogStream())
     : pino(options);
