@@ -5,7 +5,8 @@ import {ECDSA} from "./lib/ECDSA.sol";
 
 /// @title TestStablecoin
 /// @notice A devnet-only 6-decimal ERC-20 with EIP-2612 permit. The deployer can mint at will, so this
-/// token must never be deployed anywhere its balances are supposed to mean something.
+/// token must never be deployed anywhere its balances are supposed to mean something. Like USDC, the owner can
+/// pause every transfer, so settlement against a paused token can be tested.
 contract TestStablecoin {
   event Transfer(address indexed from, address indexed to, uint256 value);
   event Approval(address indexed owner, address indexed spender, uint256 value);
@@ -15,6 +16,7 @@ contract TestStablecoin {
   error InsufficientAllowance();
   error PermitExpired();
   error InvalidPermit();
+  error Paused();
 
   bytes32 private constant PERMIT_TYPEHASH =
     keccak256("Permit(address owner,address spender,uint256 value,uint256 nonce,uint256 deadline)");
@@ -26,6 +28,7 @@ contract TestStablecoin {
   uint8 public constant decimals = 6;
   uint256 public totalSupply;
   address public immutable owner;
+  bool public paused;
 
   mapping(address account => uint256) public balanceOf;
   mapping(address owner => mapping(address spender => uint256)) public allowance;
@@ -56,6 +59,16 @@ contract TestStablecoin {
       balanceOf[to] += amount;
     }
     emit Transfer(address(0), to, amount);
+  }
+
+  function pause() external {
+    if (msg.sender != owner) revert NotOwner();
+    paused = true;
+  }
+
+  function unpause() external {
+    if (msg.sender != owner) revert NotOwner();
+    paused = false;
   }
 
   function approve(address spender, uint256 amount) external returns (bool) {
@@ -98,6 +111,7 @@ contract TestStablecoin {
   }
 
   function _transfer(address from, address to, uint256 amount) private {
+    if (paused) revert Paused();
     uint256 balance = balanceOf[from];
     if (balance < amount) revert InsufficientBalance();
     unchecked {

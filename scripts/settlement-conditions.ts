@@ -1,50 +1,79 @@
 /**
- * Times one swap from `POST /swaps` to `completed` under the conditions of a real network, on two devnets
- * producing a block every 2 s, and prints a table:
+ * Times one swap from `POST /api/v1/swaps` to `completed` under the conditions of a real network, on two devnets
+ * producing a block every 2 s, with the reference LP bot (src/lp/lp-bot.ts) as the liquidity provider, and prints a
+ * table:
  *
  *   npx tsx scripts/settlement-conditions.ts
+ *   LOG_LEVEL=info npx tsx scripts/settlement-conditions.ts   # with Ferry's and the bot's logs
+ *
+ * It takes about two minutes. The table goes to stdout; progress (each row as it is measured) and the logs (pino
+ * JSON lines at LOG_LEVEL, silent by default) go to stderr.
+ *
+ * Each condition runs on the same Ferry instance and the same bot, one after another; the timer starts at
+ * `POST /api/v1/swaps`, and so does each condition:
  *
  *   - 2 s blocks: nothing else;
- *   - fee spike: the input chain's base fee held at 500 gwei for 40 s right after the swap;
- *   - wiped mempools: both chains' mempools dropped every 700 ms for 15 s after the swap;
- *   - reorg: Ferry's deposit is removed from the input chain as soon as it is in a block.
+ *   - wiped mempools: both chains' mempools dropped every 700 ms for 15 s;
+ *   - fee spike: the base fee held at 500 gwei on both chains for 40 s, longer than the whole swap takes. Ferry's
+ *     deposit, signed at once, is priced on the latest block's low base fee, refused by the node and replaced until
+ *     priced above the spike; the settle and the bot's fill are signed after blocks at 500 gwei are mined and are
+ *     priced above it from the start. Its notes give each transaction's maxFeePerGas (first → mined);
+ *   - relayer outage: the native balance of Ferry's relayer (the worker's relayer key) on the input chain set to 0
+ *     right before the swap and restored to what it was 20 s later;
+ *   - reorg of the deposit: Ferry's deposit is removed from the input chain as soon as it is in a block.
  *
  * The registry uses `confirmations: 2` (so a deposit one block deep can be reorged out before it counts) and
- * `replaceAfterSeconds: 6` (three blocks). The liquidity provider fills as soon as the order is `deposited`,
- * re-sending its own transactions until mined. Each condition runs on the same Ferry instance, one at a time.
+ * `replaceAfterSeconds: 6` (three blocks). The bot (anvil key 4, a 25 bps spread, `replaceAfterSeconds: 6`, a
+ * journal in the script's temp dir) runs in-process, polling every 500 ms: it quotes each request, and fills the
+ * order once it is `deposited` through its own transaction client. The money mover waits for the bot's quote,
+ * accepts it, signs and swaps. Per condition the table gives the time to `completed`, the deposit transactions
+ * Ferry signed (every attempt of the order's deposit actions), and the fill transactions the bot signed (every
+ * attempt of its fill action, from its journal).
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { pino } from 'pino';
 import {
   createPublicClient,
   createWalletClient,
-  encodeFunctionData,
   erc20Abi,
+  formatGwei,
   type Hex,
   http,
-  keccak256,
   type PublicClient,
   parseGwei,
   TransactionReceiptNotFoundError,
 } from 'viem';
-import { type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts';
+import { privateKeyToAccount } from 'viem/accounts';
 import { createApp } from '../src/app.ts';
 import { type Chain, createChainRegistry, type RegistryFile } from '../src/chains/chain-registry.ts';
-import { loadArtifact } from '../src/chains/contract-artifacts.ts';
-import { ANVIL_KEYS, DEVNET_ATTESTER_KEY, startDevnets } from '../src/chains/devnet.ts';
+import { ANVIL_KEYS, DEVNET_WORKER_KEYS, startDevnets } from '../src/chains/devnet.ts';
 import { devnetRegistryFile } from '../src/chains/devnet-registry.ts';
 import { loadConfig } from '../src/config/config.ts';
+import { createFerryApi } from '../src/lp/ferry-api.ts';
+import { createLpBot } from '../src/lp/lp-bot.ts';
+import { openLpJournal } from '../src/store/lp-journal.ts';
 
 const BLOCK_SECONDS = 2;
+const CONFIRMATIONS = 2;
+const REPLACE_AFTER_SECONDS = 6;
 const SPIKE_SECONDS = 40;
+const SPIKE_GWEI = '500';
 const WIPE_SECONDS = 15;
+const WIPE_EVERY_MS = 700;
+const OUTAGE_SECONDS = 20;
+const SPREAD_BPS = 25;
+const INPUT_AMOUNT = 1_000_000n;
 const SWAP_TIMEOUT_MS = 180_000;
 
+/** The worker's keys on the devnets: the relayer signs deposits and settles, the attester attests fills. */
+const WORKER_KEYS = DEVNET_WORKER_KEYS;
+const relayer = privateKeyToAccount(WORKER_KEYS.relayer);
 const offerer = privateKeyToAccount(ANVIL_KEYS[2]);
 const recipient = privateKeyToAccount(ANVIL_KEYS[3]);
-const lpWallet = privateKeyToAccount(ANVIL_KEYS[4]);
-const fillAbi = loadArtifact('FerryFill').abi;
+const lpKey = ANVIL_KEYS[4];
+const lpWallet = privateKeyToAccount(lpKey);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const hex = (n: bigint | number) => `0x${BigInt(n).toString(16)}`;
 
@@ -78,34 +107,8 @@ async function receiptOf(client: PublicClient, hash: Hex) {
   }
 }
 
-/** Signs once and re-sends the same bytes until they are in a block (a wiped mempool loses them). */
-async function sendUntilMined(client: PublicClient, account: PrivateKeyAccount, to: Hex, data: Hex) {
-  const [nonce, fees, chainId, gas] = await Promise.all([
-    client.getTransactionCount({ address: account.address, blockTag: 'latest' }),
-    client.estimateFeesPerGas(),
-    client.getChainId(),
-    client.estimateGas({ account: account.address, to, data }),
-  ]);
-  const raw = await account.signTransaction({
-    chainId,
-    type: 'eip1559',
-    to,
-    data,
-    nonce,
-    gas: gas * 2n,
-    maxFeePerGas: fees.maxFeePerGas * 3n,
-    maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
-  });
-  const hash = keccak256(raw);
-  for (const deadline = Date.now() + 120_000; Date.now() < deadline; await sleep(300)) {
-    await client.sendRawTransaction({ serializedTransaction: raw }).catch(() => null);
-    const receipt = await receiptOf(client, hash);
-    if (receipt) return receipt;
-  }
-  throw new Error(`transaction ${hash} was never mined`);
-}
-
 async function main() {
+  const logLevel = process.env.LOG_LEVEL ?? 'silent';
   const notes: string[] = [];
   let wipes = 0;
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ferry-conditions-'));
@@ -113,8 +116,8 @@ async function main() {
   const file: RegistryFile = {
     chains: devnetRegistryFile(devnets).chains.map((c) => ({
       ...c,
-      confirmations: 2,
-      replaceAfterSeconds: 6,
+      confirmations: CONFIRMATIONS,
+      replaceAfterSeconds: REPLACE_AFTER_SECONDS,
     })),
   };
   const registry = createChainRegistry(file);
@@ -132,28 +135,26 @@ async function main() {
     PORT: '0',
     DATA_DIR: dir,
     DATABASE_URL: `sqlite:${path.join(dir, 'ferry.sqlite')}`,
-    LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent',
+    LOG_LEVEL: logLevel,
     CHAIN_REGISTRY: '',
     WORKER: 'true',
     WORKER_POLL_MS: '200',
-    // The script polls order status several times a second for minutes.
+    // The script and the bot poll several times a second for minutes.
     RATE_LIMIT_API_KEY: '100000',
     RATE_LIMIT_IP: '100000',
   });
-  const app = await createApp({
-    config,
-    registry,
-    workerKeys: { relayer: DEVNET_ATTESTER_KEY, attester: DEVNET_ATTESTER_KEY },
-  });
+  // Ferry's logs and the bot's on stderr (stdout is the table), at LOG_LEVEL: silent unless asked for.
+  const log = pino({ level: logLevel }, process.stderr);
+  const app = await createApp({ config, registry, log, workerKeys: WORKER_KEYS });
   const baseUrl = await app.listen();
   const mm = await app.accounts.createAccount({ type: 'moneyMover', name: 'mm', address: null });
   const lp = await app.accounts.createAccount({
     type: 'liquidityProvider',
-    name: 'lp',
+    name: 'lp-bot',
     address: lpWallet.address,
   });
   const mmKey = (await app.accounts.createApiKey(mm.id)).apiKey;
-  const lpKey = (await app.accounts.createApiKey(lp.id)).apiKey;
+  const lpApiKey = (await app.accounts.createApiKey(lp.id)).apiKey;
   const usdcOf = (chain: Chain) => {
     const token = chain.tokens.find((t) => t.symbol === 'USDC');
     if (!token) throw new Error(`no USDC on ${chain.name}`);
@@ -161,6 +162,24 @@ async function main() {
   };
   const usdcA = usdcOf(chainA);
   const usdcB = usdcOf(chainB);
+
+  const journal = openLpJournal(path.join(dir, 'lp-journal.sqlite'));
+  const bot = createLpBot({
+    api: createFerryApi({ baseUrl, apiKey: lpApiKey }),
+    privateKey: lpKey,
+    spreadBps: SPREAD_BPS,
+    log: log.child({ component: 'lp-bot' }),
+    journal,
+    replaceAfterSeconds: REPLACE_AFTER_SECONDS,
+  });
+  const setupProblem = await bot.checkSetup();
+  if (setupProblem) {
+    await journal.close();
+    await app.close();
+    await devnets.stop();
+    throw new Error(`the LP bot cannot run: ${setupProblem}`);
+  }
+  bot.start(500);
 
   async function api(method: string, urlPath: string, apiKey: string, body?: unknown) {
     const response = await fetch(`${baseUrl}${urlPath}`, {
@@ -179,10 +198,26 @@ async function main() {
     while (Date.now() < until) {
       const order = await api('GET', `/api/v1/orders/${orderId}`, mmKey);
       if (order.status === status) return order;
-      if (['failed', 'refunded'].includes(order.status)) throw new Error(`order ended ${order.status}`);
+      if (['failed', 'refunded'].includes(order.status))
+        throw new Error(
+          `order ended ${order.status}${order.failureReason ? ` (${order.failureReason})` : ''}`,
+        );
       await sleep(200);
     }
-    throw new Error(`order ${orderId} did not reach ${status}`);
+    const order = await api('GET', `/api/v1/orders/${orderId}`, mmKey);
+    throw new Error(`order ${orderId} did not reach ${status} (still ${order.status})`);
+  }
+
+  /** The bot's active quote on the request (it polls every 500 ms and streams new requests). */
+  async function botQuote(quoteRequestId: string) {
+    for (const deadline = Date.now() + 60_000; Date.now() < deadline; await sleep(200)) {
+      const data = await api('GET', `/api/v1/quotes?quoteRequestId=${quoteRequestId}&status=active`, mmKey);
+      const quote = (data.quotes as { id: string; liquidityProviderId: string }[]).find(
+        (q) => q.liquidityProviderId === lp.id,
+      );
+      if (quote) return quote;
+    }
+    throw new Error(`the bot did not quote request ${quoteRequestId}`);
   }
 
   async function depositTxs(orderId: string) {
@@ -193,6 +228,44 @@ async function main() {
       .where('chain_actions.order_id', '=', orderId)
       .where('chain_actions.kind', '=', 'deposit')
       .execute();
+  }
+
+  /** Every fill transaction the bot signed for the order: the attempts of its latest fill action. */
+  async function fillTxs(orderHash: Hex) {
+    const action = await journal.latestAction(orderHash, 'fill');
+    return action ? (await journal.ledger.attempts(action.id)).length : 0;
+  }
+
+  /**
+   * The fees each transaction of the order was signed at: the first attempt's maxFeePerGas and, when it was
+   * replaced, the mined one's (Ferry's deposit and settle from its database, the bot's fill from its journal).
+   */
+  async function feesOf(orderId: string) {
+    const gwei = (attempts: { maxFeePerGas: bigint }[]) => {
+      const [first, last] = [attempts[0], attempts.at(-1)];
+      if (!first || !last) return 'none';
+      const fees =
+        first === last
+          ? formatGwei(first.maxFeePerGas)
+          : `${formatGwei(first.maxFeePerGas)}→${formatGwei(last.maxFeePerGas)}`;
+      return `${fees} gwei (${attempts.length} tx)`;
+    };
+    const ferryAttempts = async (kind: string) =>
+      (
+        await app.database.db
+          .selectFrom('chain_action_txs')
+          .innerJoin('chain_actions', 'chain_actions.id', 'chain_action_txs.action_id')
+          .select('chain_action_txs.max_fee_per_gas')
+          .where('chain_actions.order_id', '=', orderId)
+          .where('chain_actions.kind', '=', kind)
+          .orderBy('chain_actions.seq')
+          .orderBy('chain_action_txs.attempt')
+          .execute()
+      ).map((tx) => ({ maxFeePerGas: BigInt(tx.max_fee_per_gas) }));
+    const order = await api('GET', `/api/v1/orders/${orderId}`, mmKey);
+    const fill = await journal.latestAction(order.blockchainOrderId, 'fill');
+    const fillAttempts = fill ? await journal.ledger.attempts(fill.id) : [];
+    return `signed at: deposit ${gwei(await ferryAttempts('deposit'))}, settle ${gwei(await ferryAttempts('settle'))}, fill ${gwei(fillAttempts)}`;
   }
 
   /** Removes Ferry's deposit from the input chain as soon as it is in a block (once). */
@@ -216,16 +289,17 @@ async function main() {
     );
   }
 
-  async function timeOneSwap(condition: (orderId: string) => () => Promise<void>) {
-    const input = 1_000_000n;
-    const output = 990_000n;
+  /** Started right before `POST /api/v1/swaps` (the order id is known by then); returns its stop function. */
+  type Condition = (orderId: string) => Promise<() => Promise<void>>;
+
+  async function timeOneSwap(condition: Condition) {
     const wallet = createWalletClient({ account: offerer, transport: http(chainA.rpcUrl) });
     const approval = await wallet.writeContract({
       chain: null,
       address: usdcA,
       abi: erc20Abi,
       functionName: 'approve',
-      args: [chainA.contracts.escrow, input],
+      args: [chainA.contracts.escrow, INPUT_AMOUNT],
     });
     await a.waitForTransactionReceipt({ hash: approval });
     const request = await api('POST', '/api/v1/quote-requests', mmKey, {
@@ -233,77 +307,48 @@ async function main() {
       offerer: offerer.address,
       inputToken: usdcA,
       outputToken: usdcB,
-      inputAmount: input.toString(),
+      inputAmount: INPUT_AMOUNT.toString(),
       inputChain: chainA.name,
       outputChain: chainB.name,
     });
-    const quote = await api('POST', '/api/v1/quotes', lpKey, {
-      quoteRequestId: request.quoteId,
-      outputAmount: output.toString(),
-    });
-    await api('POST', `/api/v1/quotes/${quote.quoteId}/accept`, mmKey);
-    const signature = await offerer.signTypedData(quote.typedData);
-    const started = Date.now();
-    const swap = await api('POST', '/api/v1/swaps', mmKey, {
-      orderId: quote.orderId,
-      quoteId: quote.quoteId,
-      signature,
-    });
-    const stop = condition(quote.orderId);
+    const quote = await botQuote(request.quoteId);
+    const envelope = await api('GET', `/api/v1/quotes/${quote.id}`, mmKey);
+    await api('POST', `/api/v1/quotes/${quote.id}/accept`, mmKey);
+    const signature = await offerer.signTypedData(envelope.typedData);
+    const stop = await condition(envelope.orderId);
     try {
-      const until = started + SWAP_TIMEOUT_MS;
-      await waitFor(quote.orderId, 'deposited', until);
-      await sendUntilMined(
-        b,
-        lpWallet,
-        usdcB,
-        encodeFunctionData({ abi: erc20Abi, functionName: 'approve', args: [chainB.contracts.fill, output] }),
-      );
-      await sendUntilMined(
-        b,
-        lpWallet,
-        chainB.contracts.fill,
-        encodeFunctionData({
-          abi: fillAbi,
-          functionName: 'fill',
-          args: [
-            swap.blockchainOrderId,
-            usdcB,
-            output,
-            recipient.address,
-            BigInt(quote.typedData.message.fillDeadline),
-          ],
-        }),
-      );
-      await waitFor(quote.orderId, 'completed', until);
-      return { seconds: (Date.now() - started) / 1000, depositTxs: (await depositTxs(quote.orderId)).length };
+      const started = Date.now();
+      const swap = await api('POST', '/api/v1/swaps', mmKey, {
+        orderId: envelope.orderId,
+        quoteId: quote.id,
+        signature,
+      });
+      await waitFor(envelope.orderId, 'completed', started + SWAP_TIMEOUT_MS);
+      const seconds = (Date.now() - started) / 1000;
+      return {
+        seconds,
+        depositTxs: (await depositTxs(envelope.orderId)).length,
+        fillTxs: await fillTxs(swap.blockchainOrderId as Hex),
+      };
     } finally {
       await stop();
-      await rpcOf(a)('anvil_setNextBlockBaseFeePerGas', [hex(parseGwei('1'))]);
+      for (const client of [a, b])
+        await rpcOf(client)('anvil_setNextBlockBaseFeePerGas', [hex(parseGwei('1'))]);
     }
   }
 
-  const conditions: [string, (orderId: string) => () => Promise<void>][] = [
-    ['2 s blocks', () => async () => {}],
+  const conditions: [string, Condition][] = [
+    ['2 s blocks', async () => async () => {}],
     [
-      `fee spike (500 gwei, ${SPIKE_SECONDS} s)`,
-      () =>
-        repeat(
-          () => rpcOf(a)('anvil_setNextBlockBaseFeePerGas', [hex(parseGwei('500'))]),
-          200,
-          SPIKE_SECONDS,
-        ),
-    ],
-    [
-      `wiped mempools (700 ms, ${WIPE_SECONDS} s)`,
-      () => {
+      `wiped mempools (${WIPE_EVERY_MS} ms, ${WIPE_SECONDS} s)`,
+      async () => {
         const stops = [a, b].map((c) =>
           repeat(
             async () => {
               await rpcOf(c)('anvil_dropAllTransactions');
               wipes++;
             },
-            700,
+            WIPE_EVERY_MS,
             WIPE_SECONDS,
           ),
         );
@@ -312,7 +357,46 @@ async function main() {
         };
       },
     ],
-    ['reorg of the deposit', (orderId) => reorgDeposit(orderId)],
+    [
+      `fee spike (${SPIKE_GWEI} gwei, ${SPIKE_SECONDS} s)`,
+      async (orderId) => {
+        // anvil's next-block base fee lasts one block: set again every 200 ms, on both chains.
+        const stops = [a, b].map((c) =>
+          repeat(
+            () => rpcOf(c)('anvil_setNextBlockBaseFeePerGas', [hex(parseGwei(SPIKE_GWEI))]),
+            200,
+            SPIKE_SECONDS,
+          ),
+        );
+        return async () => {
+          await Promise.all(stops.map((stop) => stop()));
+          notes.push(await feesOf(orderId).catch((error) => `fees unknown: ${(error as Error).message}`));
+        };
+      },
+    ],
+    [
+      `relayer outage (${OUTAGE_SECONDS} s)`,
+      async () => {
+        const previous = await a.getBalance({ address: relayer.address, blockTag: 'latest' });
+        await rpcOf(a)('anvil_setBalance', [relayer.address, hex(0n)]);
+        let restored = false;
+        const restore = async () => {
+          if (restored) return;
+          restored = true;
+          await rpcOf(a)('anvil_setBalance', [relayer.address, hex(previous)]);
+        };
+        const timer = setTimeout(() => {
+          restore()
+            .then(() => notes.push(`relayer funded again after ${OUTAGE_SECONDS} s`))
+            .catch((error) => notes.push(`restoring the relayer failed: ${(error as Error).message}`));
+        }, OUTAGE_SECONDS * 1000);
+        return async () => {
+          clearTimeout(timer);
+          await restore();
+        };
+      },
+    ],
+    ['reorg of the deposit', async (orderId) => reorgDeposit(orderId)],
   ];
 
   const rows: string[] = [];
@@ -326,22 +410,28 @@ async function main() {
     for (const [name, condition] of conditions) {
       try {
         const result = await timeOneSwap(condition);
-        rows.push(`| ${name} | ${result.seconds.toFixed(1)} s | ${result.depositTxs} | ${note()} |`);
+        rows.push(
+          `| ${name} | ${result.seconds.toFixed(1)} s | ${result.depositTxs} | ${result.fillTxs} | ${note()} |`,
+        );
       } catch (error) {
-        rows.push(`| ${name} | did not complete: ${(error as Error).message} | | ${note()} |`);
+        rows.push(`| ${name} | did not complete: ${(error as Error).message} | | | ${note()} |`);
       }
       console.error(rows.at(-1));
     }
   } finally {
+    await bot.stop();
+    await journal.close();
     await app.close();
     await devnets.stop();
     fs.rmSync(dir, { recursive: true, force: true });
   }
   console.log(
-    `\nOne swap, POST /swaps → completed; ${BLOCK_SECONDS} s blocks, confirmations 2, replaceAfterSeconds 6\n`,
+    `\nOne swap, POST /swaps → completed; ${BLOCK_SECONDS} s blocks, confirmations ${CONFIRMATIONS}, replaceAfterSeconds ${REPLACE_AFTER_SECONDS}; the reference LP bot (${SPREAD_BPS} bps, replaceAfterSeconds ${REPLACE_AFTER_SECONDS})\n`,
   );
-  console.log('| condition | time to completed | deposit transactions signed | what happened |');
-  console.log('|---|---|---|---|');
+  console.log(
+    '| condition | time to completed | deposit transactions Ferry signed | fill transactions the bot signed | what happened |',
+  );
+  console.log('|---|---|---|---|---|');
   for (const row of rows) console.log(row);
 }
 

@@ -23,7 +23,7 @@ import { createQuoteService } from './services/quote-service.ts';
 import type { ServiceDeps } from './services/service-deps.ts';
 import { createSwapService } from './services/swap-service.ts';
 import type { SettlementWorker } from './settlement/settlement-worker.ts';
-import { createWorkerRuntime, type WorkerKeys } from './settlement/worker-runtime.ts';
+import { createWorkerRuntime, type WorkerKeys, type WorkerRuntime } from './settlement/worker-runtime.ts';
 import { createDatabase, type FerryDatabase } from './store/database.ts';
 import { migrateToLatest } from './store/migrator.ts';
 
@@ -32,7 +32,7 @@ export interface FerryAppInstance {
   readonly database: FerryDatabase;
   readonly sweeper: ExpirySweeper;
   /** The settlement worker when WORKER is on (started by listen), else null. */
-  readonly worker: SettlementWorker | null;
+  readonly worker: WorkerRuntime | null;
   readonly accounts: ReturnType<typeof createAccountService>;
   /** This instance's metrics registry (GET /metrics); the worker it runs counts into it too. */
   readonly metrics: FerryMetrics;
@@ -117,6 +117,9 @@ async function wireApp(options: {
   const quotes = createQuoteService(deps);
   const accounts = createAccountService({ database, clock, credentialsEnded });
   let draining = false;
+  const worker = config.worker.enabled
+    ? createWorkerRuntime({ ...deps, defaultKeys: options.workerKeys, metrics })
+    : null;
   const server = await createServer({
     config,
     log,
@@ -130,14 +133,12 @@ async function wireApp(options: {
     orders: createOrderService({ ...deps, eventVersion: () => realtime.fanout.version }),
     accounts,
     isDraining: () => draining,
+    relayerWarnings: () => worker?.relayerWarnings() ?? [],
     realtime,
     metrics,
   });
   shutdown.register('http server', () => server.close());
   const sweeper = createExpirySweeper(deps);
-  const worker = config.worker.enabled
-    ? createWorkerRuntime({ ...deps, defaultKeys: options.workerKeys, metrics })
-    : null;
   if (worker) shutdown.register('settlement worker', () => worker.stop());
   // An order created on another instance wakes this one's worker too, not only at its next poll.
   if (worker && config.redisUrl) {
@@ -166,6 +167,8 @@ async function wireApp(options: {
     async listen() {
       // Deadlines of the first quotes already follow the chains' clocks (an unreachable chain does not block).
       await chainClock.start();
+      // Keys that cannot work refuse the start before the API takes traffic.
+      await worker?.checkKeys();
       const address = await server.listen({ host: config.host, port: config.port });
       sweeper.start();
       worker?.start();
@@ -202,6 +205,7 @@ export async function createWorkerProcess(options: {
   const metrics = createMetrics();
   collectOrderGauge(metrics, database);
   const worker = createWorkerRuntime({ config, registry, database, clock: systemClock, log, metrics });
+  await worker.checkKeys();
   if (config.redisUrl) {
     const redis = createRedisClient(config.redisUrl, log, 'worker-notices');
     shutdown.register('redis', () => redis.disconnect());

@@ -537,6 +537,7 @@ describe('typed client SDK (@ferry/client) against a running Ferry', () => {
       privateKey: ANVIL_KEYS[4]!,
       spreadBps: 30,
       log,
+      journal: h.lpJournal(),
     });
     bot.start(3_600_000);
     try {

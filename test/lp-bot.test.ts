@@ -1,3 +1,6 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { createPublicClient, erc20Abi, http } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -6,6 +9,7 @@ import { ANVIL_KEYS } from '../src/chains/devnet.ts';
 import { createFerryApi } from '../src/lp/ferry-api.ts';
 import { type BotLog, createLpBot } from '../src/lp/lp-bot.ts';
 import { quoteOutputAmount } from '../src/lp/pricing.ts';
+import { type LpJournal, openLpJournal } from '../src/store/lp-journal.ts';
 import { approveEscrow, balanceOf, increaseChainTime, refundAsOfferer } from './support/chain-actors.ts';
 import { createQuoteRequest, WORKER_ON } from './support/fixtures.ts';
 import { type Harness, startHarness } from './support/harness.ts';
@@ -53,17 +57,23 @@ describe('reference LP bot against a running Ferry', () => {
   let h: Harness;
   let mm: { id: string; apiKey: string };
   let lp: { id: string; apiKey: string };
+  const journals: LpJournal[] = [];
+  let journalFile: string;
+  /** A bot process: each one opens the LP's journal anew, as a restarted `ferry lp` does. */
   const newBot = (rpcUrls?: Record<string, string>, fillMarginSeconds?: number) => {
     const rec = recordingLog();
+    const journal = openLpJournal(journalFile);
+    journals.push(journal);
     const bot = createLpBot({
       api: createFerryApi({ baseUrl: h.baseUrl, apiKey: lp.apiKey }),
       privateKey: ANVIL_KEYS[4],
       spreadBps: SPREAD,
       log: rec.log,
       rpcUrls,
+      journal,
       ...(fillMarginSeconds === undefined ? {} : { fillMarginSeconds }),
     });
-    return { bot, lines: rec.lines };
+    return { bot, lines: rec.lines, journal };
   };
   const createRequest = async (input: bigint) => {
     return createQuoteRequest(h, mm.apiKey, { inputAmount: input.toString() });
@@ -83,8 +93,10 @@ describe('reference LP bot against a running Ferry', () => {
     });
     mm = await h.createAccount('moneyMover');
     lp = await h.createAccount('liquidityProvider', 'bot', lpWallet.address);
+    journalFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'ferry-lp-journal-')), 'journal.sqlite');
   });
   afterAll(async () => {
+    for (const journal of journals) await journal.close();
     await h?.close();
   });
 
@@ -162,14 +174,14 @@ describe('reference LP bot against a running Ferry', () => {
       ]);
       const fillTx = filled.filled[0]!.txHash;
 
-      // Same bot: it remembers its fill. Fresh bot: the fill contract's filled(orderHash, wallet) stops it.
+      // Same bot: it remembers its fill. Restarted bot: its journal holds the fill, mined.
       expect((await bot.runOnce()).filled).toEqual([]);
       const restarted = newBot();
       const again = await restarted.bot.runOnce();
       expect(again.filled).toEqual([]);
       expect(again.errors).toEqual([]);
       expect(restarted.lines.find((l) => l.obj.orderHash === orderHash)?.msg).toBe(
-        'already filled by this wallet',
+        'fill confirmed; waiting for settlement',
       );
 
       const chainB = h.registry.chain(h.chainB)!;
@@ -236,6 +248,7 @@ describe('reference LP bot against a running Ferry', () => {
         spreadBps: SPREAD,
         log: recordingLog().log,
         rpcUrls,
+        journal: newBot().journal,
       });
 
     it('passes with a liquidity provider key, its fill address key and answering RPCs', async () => {

@@ -5,7 +5,7 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWorkerProcess } from '../src/app.ts';
 import { createChainRegistry, type RegistryFile } from '../src/chains/chain-registry.ts';
-import { ANVIL_KEYS, DEVNET_ATTESTER_KEY } from '../src/chains/devnet.ts';
+import { ANVIL_KEYS, DEVNET_ATTESTER_KEY, DEVNET_RELAYER_KEY } from '../src/chains/devnet.ts';
 import { publicClientFor } from '../src/chains/viem-client.ts';
 import { createMetrics } from '../src/metrics/ferry-metrics.ts';
 import { createShutdownRegistry } from '../src/process/shutdown-registry.ts';
@@ -118,7 +118,7 @@ describe('GET /metrics', () => {
     });
     const log = pino({ level: 'silent' });
     const shutdown = createShutdownRegistry(log);
-    const worker = { ...h.config.worker, relayerKey: DEVNET_ATTESTER_KEY, attesterKey: DEVNET_ATTESTER_KEY };
+    const worker = { ...h.config.worker, relayerKey: DEVNET_RELAYER_KEY, attesterKey: DEVNET_ATTESTER_KEY };
     try {
       await createWorkerProcess({
         config: { ...h.config, worker, metricsPort: port },

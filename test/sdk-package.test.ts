@@ -62,6 +62,7 @@ describe('the @ferry/client package', () => {
       privateKey: lpKey,
       spreadBps: 20,
       log: { debug() {}, info() {}, warn() {}, error() {} },
+      journal: h.lpJournal(),
     });
     bot.start(200);
   }, 300_000);

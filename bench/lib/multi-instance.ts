@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { DEVNET_ATTESTER_KEY } from '../../src/chains/devnet.ts';
+import { DEVNET_WORKER_KEYS } from '../../src/chains/devnet.ts';
 import { drive, type LoadResult } from './load.ts';
 import { type LockSampleReport, startLockSampler } from './lock-sampler.ts';
 import { createPgDatabase } from './pg-writes.ts';
@@ -53,7 +53,7 @@ export async function runMultiInstance(options: {
         dataDir: dirW,
         ...common,
         chainRegistry: registry,
-        workerKey: DEVNET_ATTESTER_KEY,
+        workerKeys: DEVNET_WORKER_KEYS,
       }),
     );
     options.say(`   9: instances at ${a.baseUrl} and ${b.baseUrl}, one worker, database ${db.name}`);

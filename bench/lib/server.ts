@@ -164,13 +164,13 @@ export async function startFerry(options: FerryLaunch): Promise<RunningServer> {
 
 /** `node bin/ferry.js worker` (settlement only, no HTTP) on a registry file; the devnets' worker keys. */
 export async function startFerryWorker(
-  options: FerryLaunch & { chainRegistry: string; workerKey: string },
+  options: FerryLaunch & { chainRegistry: string; workerKeys: { relayer: string; attester: string } },
 ): Promise<RunningServer> {
   const env = {
     ...ferryEnv(options, 0, 0, 0),
     WORKER: 'true',
-    RELAYER_PRIVATE_KEY: options.workerKey,
-    ATTESTER_PRIVATE_KEY: options.workerKey,
+    RELAYER_PRIVATE_KEY: options.workerKeys.relayer,
+    ATTESTER_PRIVATE_KEY: options.workerKeys.attester,
   };
   delete (env as Record<string, string>).PORT;
   delete (env as Record<string, string>).DEVNET_PORT_A;

@@ -33,7 +33,7 @@ export type paths = {
         };
         /**
          * Readiness
-         * @description Ready for traffic: the database answers and the instance is not draining. 503 otherwise.
+         * @description Ready for traffic: the database answers and the instance is not draining. 503 otherwise. Where this instance runs the settlement worker, `warnings` lists the chains whose relayer balance is below its floor (relayerMinBalanceEther in the registry): the API still serves (200), but deposits, settles and refunds on those chains stall once the relayer cannot pay for gas.
          */
         get: operations["getReadiness"];
         put?: never;
@@ -163,7 +163,7 @@ export type paths = {
         put?: never;
         /**
          * Quote an open request
-         * @description A liquidity provider offers outputAmount for an open request. The response carries the EIP-712 typed data the offerer will sign; its deadlines count from the chains' clocks. One active quote per provider per request. outputAmount, in the input token's decimals, may exceed inputAmount by at most MAX_QUOTE_PREMIUM_BPS (400 VALIDATION_ERROR), and the provider's fill address must hold it on the output chain (422 INSUFFICIENT_BALANCE, same BALANCE_CACHE_MS rule as the offerer's check).
+         * @description A liquidity provider offers outputAmount for an open request. The response carries the EIP-712 typed data the offerer will sign; its deadlines count from the chains' clocks. One active quote per provider per request. outputAmount, in the input token's decimals, may exceed inputAmount by at most MAX_QUOTE_PREMIUM_BPS (400 VALIDATION_ERROR), and the provider's fill address must hold it on the output chain on top of what its other active quotes, accepted quotes not yet swapped and unfilled orders there in that token already promise (422 INSUFFICIENT_BALANCE, same BALANCE_CACHE_MS rule as the offerer's check for the balance).
          */
         post: operations["createQuote"];
         delete?: never;
@@ -501,6 +501,18 @@ export interface operations {
                     "application/json": {
                         /** @enum {string} */
                         status: "ready";
+                        warnings?: {
+                            /** @description Registry chain name */
+                            chain: string;
+                            /** @enum {string} */
+                            reason: "relayer balance below floor";
+                            /** @description The settlement relayer's address */
+                            relayer: string;
+                            /** @description Its native balance, wei (decimal string) */
+                            balanceWei: string;
+                            /** @description The chain's relayerMinBalanceEther, in wei (decimal string) */
+                            floorWei: string;
+                        }[];
                     };
                 };
             };

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { type Static, Type } from 'typebox';
 import { Value } from 'typebox/value';
-import { getAddress } from 'viem';
+import { getAddress, parseEther } from 'viem';
 import type { Address } from '../domain/address.ts';
 
 const AddressSchema = Type.String({ pattern: '^0x[a-fA-F0-9]{40}$' });
@@ -35,6 +35,8 @@ export const ChainSchema = Type.Object({
   replaceAfterSeconds: Type.Optional(Type.Integer({ minimum: 1, maximum: 3600 })),
   /** Fee cap for replacements: maxFeePerGas never goes above this many gwei. */
   maxFeePerGasGwei: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 1_000_000 })),
+  /** Below this native balance (in ether) the relayer is reported: a warning, and /readyz lists it. */
+  relayerMinBalanceEther: Type.Optional(Type.Number({ minimum: 0, maximum: 1_000_000 })),
   contracts: Type.Object({
     escrow: AddressSchema,
     fill: AddressSchema,
@@ -46,6 +48,8 @@ export const ChainSchema = Type.Object({
 export const DEFAULT_MAX_LOG_RANGE = 2_000;
 export const DEFAULT_REPLACE_AFTER_SECONDS = 30;
 export const DEFAULT_MAX_FEE_PER_GAS_GWEI = 1_000;
+/** A few dozen settlements' worth of gas at ordinary fees: time to top up before orders stall. */
+export const DEFAULT_RELAYER_MIN_BALANCE_ETHER = 0.05;
 
 /** Gwei (possibly fractional, as operators write it) to wei, without floating-point drift below 1 wei. */
 function gweiToWei(gwei: number): bigint {
@@ -76,6 +80,8 @@ export interface Chain {
   readonly replaceAfterSeconds: number;
   /** In wei. */
   readonly maxFeePerGas: bigint;
+  /** In wei: the relayer's balance below which it is reported. */
+  readonly relayerMinBalance: bigint;
   readonly contracts: {
     readonly escrow: Address;
     readonly fill: Address;
@@ -89,6 +95,13 @@ export interface ChainRegistry {
   readonly chains: readonly Chain[];
   chain(name: string): Chain | undefined;
   token(chainName: string, address: string): Token | undefined;
+}
+
+/** The chain named `name`; a name outside the registry is a programming error, not input. */
+export function registryChain(registry: ChainRegistry, name: string): Chain {
+  const chain = registry.chain(name);
+  if (!chain) throw new Error(`chain ${name} is not in the registry`);
+  return chain;
 }
 
 export function createChainRegistry(file: RegistryFile): ChainRegistry {
@@ -114,6 +127,7 @@ export function createChainRegistry(file: RegistryFile): ChainRegistry {
       maxLogRange: c.maxLogRange ?? DEFAULT_MAX_LOG_RANGE,
       replaceAfterSeconds: c.replaceAfterSeconds ?? DEFAULT_REPLACE_AFTER_SECONDS,
       maxFeePerGas: gweiToWei(c.maxFeePerGasGwei ?? DEFAULT_MAX_FEE_PER_GAS_GWEI),
+      relayerMinBalance: parseEther(String(c.relayerMinBalanceEther ?? DEFAULT_RELAYER_MIN_BALANCE_ETHER)),
       contracts: {
         escrow: getAddress(c.contracts.escrow),
         fill: getAddress(c.contracts.fill),

@@ -36,6 +36,13 @@ export const ANVIL_KEYS = [
 export const DEVNET_DEPLOYER_KEY: Hex = ANVIL_KEYS[0];
 /** Account 1 is the default fill attester. */
 export const DEVNET_ATTESTER_KEY: Hex = ANVIL_KEYS[1];
+/**
+ * Account 5 pays the settlement worker's gas on the devnets: a key of its own, apart from the attester's, as on a
+ * real deployment (the worker refuses to start when the two are the same key).
+ */
+export const DEVNET_RELAYER_KEY: Hex = '0x8b3a350cf5c34c9194ca85829a2df0ec3153be0318b5e2d3348e872092edffba';
+/** The worker's keys on the built-in devnets (well-known anvil keys: devnets only). */
+export const DEVNET_WORKER_KEYS = { relayer: DEVNET_RELAYER_KEY, attester: DEVNET_ATTESTER_KEY } as const;
 
 export interface DevnetTokenSpec {
   symbol: string;

@@ -4,6 +4,7 @@ import {
   createPublicClient,
   createWalletClient,
   defineChain,
+  encodeFunctionData,
   erc20Abi,
   type Hex,
   http,
@@ -28,6 +29,7 @@ export interface EvmChain {
 }
 
 const RECEIPT_POLL_MS = 250;
+const RECEIPT_TIMEOUT_MS = 120_000;
 
 export interface ChainClients {
   public: PublicClient<Transport, Chain>;
@@ -35,8 +37,9 @@ export interface ChainClients {
 }
 
 /**
- * The clients of the LP bot and the demo (adapters of their own, with their own wallet): balances, allowances and
- * fills. They live here because RPC clients are created only in src/chains.
+ * The clients of the LP bot and the demo (adapters of their own, with their own wallet): balances, allowances,
+ * calldata of approvals and fills. They live here because RPC clients are created only in src/chains. The bot sends
+ * through its transaction client; only the demo's one approval waits here, and that wait is bounded.
  */
 export function chainClients(chain: EvmChain, account: PrivateKeyAccount): ChainClients {
   const viemChain = defineChain({
@@ -45,7 +48,7 @@ export function chainClients(chain: EvmChain, account: PrivateKeyAccount): Chain
     nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
     rpcUrls: { default: { http: [chain.rpcUrl] } },
   });
-  const transport = http(chain.rpcUrl, { timeout: 15_000, retryCount: 1 });
+  const transport = http(chain.rpcUrl, { timeout: 10_000, retryCount: 1 });
   // How often a wait for a receipt asks again (viem's default is 4 s): a fill mined in the next block is seen
   // within a quarter of a second, not a whole default interval later.
   const pollingInterval = RECEIPT_POLL_MS;
@@ -62,7 +65,8 @@ export function balanceOf(c: ChainClients, token: Address, owner: Address): Prom
 /** Sends a transaction and waits for it; a revert is an error that names the tx. */
 async function sendAndWait(c: ChainClients, what: string, send: () => Promise<Hex>): Promise<Hex> {
   const hash = await send();
-  const receipt = await c.public.waitForTransactionReceipt({ hash });
+  // Bounded: a transaction dropped from the mempool must not hold its caller forever.
+  const receipt = await c.public.waitForTransactionReceipt({ hash, timeout: RECEIPT_TIMEOUT_MS });
   if (receipt.status !== 'success') throw new Error(`${what} reverted (tx ${hash})`);
   return hash;
 }
@@ -130,50 +134,29 @@ export interface FillTerms {
   fillDeadline: bigint;
 }
 
-/**
- * Calls `fill`, after approving the fill contract for the output token when the allowance falls short of this
- * fill. It approves APPROVAL_FILLS times this fill's amount, so an approval (a transaction and a block of waiting)
- * is sent about once per twenty fills, not before each one. Not unlimited: the fill contract's address comes from
- * the Ferry API the bot is pointed at, and a wrong address must not be able to take the wallet's whole balance.
- * `onSent` receives
- * the fill tx hash as soon as it is broadcast (before the receipt), so the caller can remember it even if waiting
- * fails.
- */
 /** How many fills of the current size one approval covers. */
 export const APPROVAL_FILLS = 20n;
 
-export async function sendFill(
-  c: ChainClients,
-  fillContract: Address,
-  terms: FillTerms,
-  onSent: (hash: Hex) => void,
-): Promise<Hex> {
-  await ensureAllowance(
-    c,
-    terms.outputToken,
-    fillContract,
-    terms.outputAmount,
-    terms.outputAmount * APPROVAL_FILLS,
-  );
-  return sendAndWait(c, `fill ${terms.orderHash}`, async () => {
-    const hash = await c.wallet.writeContract({
-      address: fillContract,
-      abi: fillAbi,
-      functionName: 'fill',
-      args: [terms.orderHash, terms.outputToken, terms.outputAmount, terms.recipient, terms.fillDeadline],
-    });
-    onSent(hash);
-    return hash;
+/** The allowance `owner` gave `spender` on `token`. */
+export function allowanceOf(c: ChainClients, token: Address, owner: Address, spender: Address) {
+  return c.public.readContract({
+    address: token,
+    abi: erc20Abi,
+    functionName: 'allowance',
+    args: [owner, spender],
   });
 }
 
-/** 'pending' when the node does not know the receipt yet. */
-export async function receiptStatus(c: ChainClients, hash: Hex): Promise<'success' | 'reverted' | 'pending'> {
-  try {
-    const receipt = await c.public.getTransactionReceipt({ hash });
-    return receipt.status;
-  } catch (error) {
-    if ((error as Error).name === 'TransactionReceiptNotFoundError') return 'pending';
-    throw error;
-  }
+/** The calldata of `approve(spender, amount)` on an ERC-20. */
+export function approveData(spender: Address, amount: bigint): Hex {
+  return encodeFunctionData({ abi: erc20Abi, functionName: 'approve', args: [spender, amount] });
+}
+
+/** The calldata of the fill contract's `fill` for one order. */
+export function fillData(terms: FillTerms): Hex {
+  return encodeFunctionData({
+    abi: fillAbi,
+    functionName: 'fill',
+    args: [terms.orderHash, terms.outputToken, terms.outputAmount, terms.recipient, terms.fillDeadline],
+  });
 }

@@ -165,6 +165,23 @@ export function createSettlementChain({
       return (await client(chain).getBlock({ blockNumber })).timestamp;
     },
 
+    /** The address the chain's messenger trusts to sign fill attestations; null when the chain has no messenger. */
+    async messengerAttester(chain: string): Promise<Address | null> {
+      const { messenger } = contracts(chain);
+      if (!messenger) return null;
+      const attester = await client(chain).readContract({
+        address: messenger,
+        abi: messengerAbi,
+        functionName: 'attester',
+      });
+      return getAddress(attester as string);
+    },
+
+    /** The native-coin balance of `address` (what pays its gas), in wei. */
+    nativeBalance(chain: string, address: Address): Promise<bigint> {
+      return client(chain).getBalance({ address });
+    },
+
     /** The escrow's settle grace in seconds (immutable, so read once per chain). */
     settleGrace(chain: string): Promise<bigint> {
       let grace = graces.get(chain);

@@ -1,15 +1,20 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { type Hex, keccak256, parseGwei, TransactionReceiptNotFoundError } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AnvilKnobs, anvilKnobs } from '../../test/support/anvil-knobs.ts';
 import { seedOrderRow } from '../../test/support/order-rows.ts';
 import { openTestDatabase } from '../../test/support/test-database.ts';
-import { listChainActionTxs } from '../store/chain-action-txs-store.ts';
 import type { FerryDatabase } from '../store/database.ts';
+import { openLpJournal } from '../store/lp-journal.ts';
 import { findChainAction } from '../store/settlement-store.ts';
+import { createStoreTxLedger } from '../store/tx-ledger-store.ts';
 import { type AnvilInstance, startAnvil } from './anvil-process.ts';
-import { createChainRegistry } from './chain-registry.ts';
-import { createTransactionClient, NonceConflictError } from './transaction-client.ts';
+import { createChainRegistry, registryChain } from './chain-registry.ts';
+import { createTransactionClient } from './transaction-client.ts';
+import { NonceConflictError } from './tx-sender.ts';
 
 const CHAIN_ID = 7_331;
 const SINK = '0x00000000000000000000000000000000000000aa' as const;
@@ -59,20 +64,27 @@ describe('transaction client on a real chain', () => {
       warn: (_: object, message: string) => logs.push({ level: 'warn', message }),
       error: (_: object, message: string) => logs.push({ level: 'error', message }),
     };
-    const transactions = createTransactionClient({ registry, database, log, receiptWaitMs: 0 });
+    const ledger = createStoreTxLedger(database);
+    const transactions = createTransactionClient({
+      ledger,
+      chains: (name) => registryChain(registry, name),
+      rpc: () => knobs.client,
+      log,
+      receiptWaitMs: 0,
+    });
     const account = privateKeyToAccount(generatePrivateKey());
     await knobs.setBalance(account.address, 10n ** 21n);
     const orderId = await seedOrderRow(database);
     const submit = async () => {
-      const outcome = await transactions.submit({
-        orderId,
+      const sent = await transactions.submit({
+        subject: orderId,
         kind: 'deposit',
         call: { chain: 'test-chain', to: SINK, data: '0x' },
         account,
         guard: async () => true,
       });
-      if (!outcome) throw new Error('not recorded');
-      return outcome;
+      if (!sent) throw new Error('not recorded');
+      return sent.outcome;
     };
     const action = async () => {
       const row = await findChainAction(database.db, orderId, 'deposit');
@@ -80,8 +92,31 @@ describe('transaction client on a real chain', () => {
       return row;
     };
     const advance = async () => transactions.advance(await action(), account);
-    const txs = async () => listChainActionTxs(database.db, (await action()).id);
-    return { transactions, account, logs, submit, action, advance, txs };
+    const txs = async () => ledger.attempts((await action()).id);
+    const drive = (abandon = false) =>
+      transactions.drive({
+        chain: 'test-chain',
+        account,
+        abandoned: async (open) => new Set(abandon ? open.map((a) => a.id) : []),
+        guard: async () => true,
+        onError: (_, error) => {
+          throw error;
+        },
+      });
+    return {
+      transactions,
+      ledger,
+      account,
+      logs,
+      submit,
+      action,
+      advance,
+      txs,
+      orderId,
+      drive,
+      registry,
+      log,
+    };
   }
 
   async function minedIn(hash: string): Promise<bigint | null> {
@@ -107,19 +142,17 @@ describe('transaction client on a real chain', () => {
     expect(outcome.status).toBe('pending');
     const [original, replacement] = await t.txs();
     expect(replacement).toBeDefined();
-    const raised = (x: string) => (BigInt(x) * 1125n + 999n) / 1000n;
-    expect(BigInt(replacement!.max_fee_per_gas)).toBeGreaterThanOrEqual(raised(original!.max_fee_per_gas));
-    expect(BigInt(replacement!.max_fee_per_gas)).toBeGreaterThan(parseGwei('500'));
-    expect(BigInt(replacement!.max_priority_fee_per_gas)).toBeGreaterThanOrEqual(
-      raised(original!.max_priority_fee_per_gas),
-    );
+    const raised = (x: bigint) => (x * 1125n + 999n) / 1000n;
+    expect(replacement!.maxFeePerGas).toBeGreaterThanOrEqual(raised(original!.maxFeePerGas));
+    expect(replacement!.maxFeePerGas).toBeGreaterThan(parseGwei('500'));
+    expect(replacement!.maxPriorityFeePerGas).toBeGreaterThanOrEqual(raised(original!.maxPriorityFeePerGas));
 
     await knobs.nextBaseFee(parseGwei('500'));
     await knobs.mine();
     const done = await t.advance();
-    expect(done).toEqual({ status: 'success', txHash: replacement!.tx_hash });
-    expect(await minedIn(original!.tx_hash)).toBeNull();
-    expect((await t.action()).tx_hash).toBe(replacement!.tx_hash);
+    expect(done).toEqual({ status: 'success', txHash: replacement!.txHash });
+    expect(await minedIn(original!.txHash)).toBeNull();
+    expect((await t.action()).txHash).toBe(replacement!.txHash);
     expect(t.transactions.stats().replacements).toBeGreaterThanOrEqual(1);
   });
 
@@ -134,16 +167,16 @@ describe('transaction client on a real chain', () => {
       await knobs.mine();
     }
     const txs = await t.txs();
-    for (const tx of txs) expect(BigInt(tx.max_fee_per_gas)).toBeLessThanOrEqual(parseGwei('50'));
-    expect(BigInt(txs.at(-1)!.max_fee_per_gas)).toBe(parseGwei('50'));
+    for (const tx of txs) expect(tx.maxFeePerGas).toBeLessThanOrEqual(parseGwei('50'));
+    expect(txs.at(-1)!.maxFeePerGas).toBe(parseGwei('50'));
     expect(t.transactions.stats().feeCapped).toBe(1);
     expect(t.logs.filter((l) => /fee cap/.test(l.message))).toHaveLength(1);
-    expect((await t.action()).fee_capped_at).not.toBeNull();
+    expect(await t.ledger.markFeeCapped((await t.action()).id, Date.now())).toBe(false);
 
     await knobs.nextBaseFee(parseGwei('1'));
     expect((await t.advance()).status).toBe('pending');
     await knobs.mine();
-    expect(await t.advance()).toEqual({ status: 'success', txHash: txs.at(-1)!.tx_hash });
+    expect(await t.advance()).toEqual({ status: 'success', txHash: txs.at(-1)!.txHash });
   });
 
   it('broadcasts the same bytes again after the mempool was wiped', async () => {
@@ -208,5 +241,155 @@ describe('transaction client on a real chain', () => {
     expect(await t.advance()).toEqual({ status: 'success', txHash: first.txHash });
     expect((await t.action()).status).toBe('confirmed');
     expect(await t.txs()).toHaveLength(1);
+  });
+
+  it('an action no longer wanted is cancelled: its nonce is spent on a zero-value self-transfer', async () => {
+    const t = await setup({});
+    const first = await t.submit();
+    await knobs.dropAll();
+    // Its order ended: the drive spends the nonce instead of sending the call again.
+    await t.drive(true);
+    const [original, cancel] = await t.txs();
+    expect(cancel?.purpose).toBe('cancel');
+    expect(cancel!.maxFeePerGas).toBeGreaterThan(original!.maxFeePerGas);
+    await knobs.mine();
+    expect(await t.advance()).toEqual({ status: 'cancelled', txHash: cancel!.txHash });
+    const mined = await knobs.client.getTransaction({ hash: cancel!.txHash });
+    expect([mined.to?.toLowerCase(), mined.value, mined.nonce]).toEqual([
+      t.account.address.toLowerCase(),
+      0n,
+      (await t.action()).nonce,
+    ]);
+    expect(await minedIn(first.txHash)).toBeNull();
+    expect(t.transactions.stats().cancelled).toBe(1);
+  });
+
+  it('a nonce gap below the lowest unfinished action is filled with self-transfers, logged and counted once', async () => {
+    const t = await setup({});
+    const pending = await knobs.client.getTransactionCount({
+      address: t.account.address,
+      blockTag: 'pending',
+    });
+    // A transaction written down two nonces ahead of the chain: nothing holds the two below it.
+    const recorded = await t.ledger.record({
+      action: {
+        subject: t.orderId,
+        kind: 'deposit',
+        seq: 0,
+        chain: 'test-chain',
+        from: t.account.address,
+        at: 1,
+      },
+      chainNonce: pending,
+      nonce: pending + 2,
+      guard: async () => true,
+      sign: async (nonce) => {
+        const fees = { maxFeePerGas: parseGwei('10'), maxPriorityFeePerGas: parseGwei('1') };
+        const rawTx = await t.account.signTransaction({
+          chainId: CHAIN_ID,
+          type: 'eip1559',
+          to: SINK,
+          nonce,
+          gas: 21_000n,
+          ...fees,
+        });
+        return { rawTx, ...fees };
+      },
+    });
+    await t.drive();
+    await t.drive();
+    expect(t.transactions.stats().gapsRepaired).toBe(1);
+    expect(t.logs.filter((l) => /nonce gap/.test(l.message))).toHaveLength(1);
+    await knobs.mine();
+    await t.drive();
+    const done = await findChainAction(database.db, t.orderId, 'deposit');
+    expect([done?.id, done?.status]).toEqual([recorded!.action.id, 'confirmed']);
+    const count = await knobs.client.getTransactionCount({ address: t.account.address, blockTag: 'latest' });
+    expect(count).toBe(pending + 3);
+    expect(await t.ledger.unfinished('test-chain', t.account.address)).toEqual([]);
+  });
+
+  it('a sender without gas: the transaction stays written down, unreplaced, and goes out once the sender is funded', async () => {
+    const t = await setup({ replaceAfterSeconds: 1 });
+    await knobs.setBalance(t.account.address, 0n);
+    const first = await t.submit();
+    expect(first.status).toBe('pending');
+    expect(await knobs.poolSize()).toBe(0);
+    // Longer than replaceAfterSeconds, passes in between: no node ever took it, so it is not "slow".
+    for (let i = 0; i < 3; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 600));
+      await t.drive();
+    }
+    expect(await t.txs()).toHaveLength(1);
+    expect(t.logs.filter((l) => /insufficient funds/.test(l.message))).toHaveLength(1);
+    await knobs.setBalance(t.account.address, 10n ** 21n);
+    await t.drive();
+    expect(await knobs.poolSize()).toBe(1);
+    await knobs.mine();
+    expect(await t.advance()).toEqual({ status: 'success', txHash: first.txHash });
+  });
+
+  it('over an LP journal file: a new client on the reopened file broadcasts what the old one wrote down', async () => {
+    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'ferry-journal-')), 'journal.sqlite');
+    const registry = createChainRegistry({
+      chains: [
+        {
+          name: 'test-chain',
+          chainId: CHAIN_ID,
+          rpcUrl: anvil.rpcUrl,
+          contracts: { escrow: SINK, fill: SINK },
+          tokens: [],
+        },
+      ],
+    });
+    const account = privateKeyToAccount(generatePrivateKey());
+    await knobs.setBalance(account.address, 10n ** 21n);
+    const quiet = { info() {}, warn() {}, error() {} };
+    const clientOver = (journal: ReturnType<typeof openLpJournal>, crash: boolean) =>
+      createTransactionClient({
+        ledger: journal.ledger,
+        chains: (name) => registryChain(registry, name),
+        rpc: () => knobs.client,
+        log: quiet,
+        receiptWaitMs: 0,
+        // Stands for a process killed between writing the transaction down and broadcasting it.
+        faults: {
+          at: (point) => {
+            if (crash && point === 'after-record:fill') throw new Error('killed');
+          },
+        },
+      });
+    const first = openLpJournal(file);
+    await expect(
+      clientOver(first, true).submit({
+        subject: '0xorder',
+        kind: 'fill',
+        call: { chain: 'test-chain', to: SINK, data: '0x' },
+        account,
+        guard: async () => true,
+      }),
+    ).rejects.toThrow('killed');
+    await first.close();
+    expect(await knobs.poolSize()).toBe(0);
+
+    const reopened = openLpJournal(file);
+    try {
+      const [open] = await reopened.ledger.unfinished('test-chain', account.address);
+      expect(open?.kind).toBe('fill');
+      await clientOver(reopened, false).drive({
+        chain: 'test-chain',
+        account,
+        abandoned: async () => new Set(),
+        guard: async () => true,
+        onError: (_, error) => {
+          throw error;
+        },
+      });
+      expect(await knobs.poolSize()).toBe(1);
+      await knobs.mine();
+      expect(await minedIn(open!.txHash)).not.toBeNull();
+    } finally {
+      await reopened.close();
+    }
   });
 });

@@ -8,7 +8,7 @@ import {
   type Chain as ViemChain,
 } from 'viem';
 import type { FerryMetrics } from '../metrics/ferry-metrics.ts';
-import type { ChainRegistry } from './chain-registry.ts';
+import { type ChainRegistry, registryChain } from './chain-registry.ts';
 
 /** Where failed RPC calls are counted (ferry_rpc_errors_total). */
 export type RpcErrorCounter = FerryMetrics['rpcErrors'];
@@ -41,8 +41,7 @@ export function publicClientFor(
   timeoutMs: number,
   rpcErrors?: RpcErrorCounter,
 ): PublicClient {
-  const chain = registry.chain(name);
-  if (!chain) throw new Error(`chain ${name} is not in the registry`);
+  const chain = registryChain(registry, name);
   const viemChain = {
     id: chain.chainId,
     name: chain.name,

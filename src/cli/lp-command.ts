@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { DEFAULT_FILL_MARGIN_SECONDS } from '../lp/fill-margin.ts';
 import { MAX_SPREAD_BPS } from '../lp/pricing.ts';
@@ -40,6 +41,9 @@ interface LpFlags {
   rpcUrl?: Record<string, string>;
   once?: boolean;
   stream: boolean;
+  journal?: string;
+  confirmations: number;
+  replaceAfterSeconds: number;
 }
 
 export function registerLpCommand(program: Command): void {
@@ -86,6 +90,29 @@ export function registerLpCommand(program: Command): void {
         .env('LP_RPC_URLS')
         .argParser(parseRpc),
     )
+    .addOption(
+      new Option(
+        '--journal <file>',
+        'SQLite file of what the bot quoted and every transaction it signed (kept across restarts)',
+      )
+        .env('LP_JOURNAL')
+        .default(undefined, '$DATA_DIR/lp-journal-<fill address>.sqlite, DATA_DIR defaulting to ./data'),
+    )
+    .addOption(
+      new Option('--confirmations <n>', 'blocks after which its own transactions count as mined')
+        .env('LP_CONFIRMATIONS')
+        .argParser(intIn('confirmations', 1, 1000))
+        .default(1),
+    )
+    .addOption(
+      new Option(
+        '--replace-after-seconds <n>',
+        'a transaction not mined after this long is replaced at the same nonce with higher fees',
+      )
+        .env('LP_REPLACE_AFTER_SECONDS')
+        .argParser(intIn('replace-after-seconds', 1, 3600))
+        .default(10),
+    )
     .option('--once', 'run one pass and exit (non-zero if anything failed)')
     .option('--no-stream', 'poll only: do not listen for new quote requests on the WebSocket')
     .action(async (flags: LpFlags) => {
@@ -105,16 +132,36 @@ export function registerLpCommand(program: Command): void {
         console.error(`ferry lp: LOG_FORMAT must be one of ${LOG_FORMATS.join(', ')}`);
         process.exit(2);
       }
-      const [{ createFerryApi }, { createLpBot }, { createProcessLogger }] = await Promise.all([
+      const [
+        { createFerryApi },
+        { createLpBot },
+        { createProcessLogger },
+        { openLpJournal },
+        { privateKeyToAccount },
+      ] = await Promise.all([
         import('../lp/ferry-api.ts'),
         import('../lp/lp-bot.ts'),
         import('../process/logger.ts'),
+        import('../store/lp-journal.ts'),
+        import('viem/accounts'),
       ]);
+      const { createFaultInjector } = await import('../process/fault-injector.ts');
       const log = createProcessLogger(
         { level: process.env.LOG_LEVEL || 'info', base: { component: 'lp' } },
         logFormat,
       );
+      const journalFile =
+        flags.journal ??
+        path.join(
+          process.env.DATA_DIR || 'data',
+          `lp-journal-${privateKeyToAccount(privateKey).address}.sqlite`,
+        );
+      const journal = openLpJournal(journalFile);
       const bot = createLpBot({
+        journal,
+        confirmations: flags.confirmations,
+        replaceAfterSeconds: flags.replaceAfterSeconds,
+        faults: createFaultInjector((process.env.LP_FAULT_INJECT ?? '').split(',').filter(Boolean)),
         api: createFerryApi({ baseUrl: flags.apiUrl, apiKey }),
         privateKey,
         spreadBps,
@@ -129,7 +176,14 @@ export function registerLpCommand(program: Command): void {
         process.exit(1);
       }
       log.info(
-        { api: flags.apiUrl, fillAddress: bot.address, spreadBps, pollMs, stream: flags.stream },
+        {
+          api: flags.apiUrl,
+          fillAddress: bot.address,
+          spreadBps,
+          pollMs,
+          stream: flags.stream,
+          journal: journalFile,
+        },
         'liquidity provider bot started',
       );
 
@@ -139,12 +193,17 @@ export function registerLpCommand(program: Command): void {
           { quoted: report.quoted.length, filled: report.filled.length, errors: report.errors.length },
           'pass done',
         );
+        await journal.close();
         process.exit(report.errors.length > 0 ? 1 : 0);
       }
       bot.start(pollMs);
       const stop = async (signal: string) => {
-        log.info({ signal }, 'stopping (finishing the pass in progress)');
+        log.info(
+          { signal },
+          'stopping (the pass in progress gets a few seconds; the journal holds the rest)',
+        );
         await bot.stop();
+        await journal.close();
         process.exit(0);
       };
       process.once('SIGINT', () => void stop('SIGINT'));

@@ -7,7 +7,7 @@ import {
   loadChainRegistryFile,
   type RegistryFile,
 } from '../chains/chain-registry.ts';
-import { ANVIL_KEYS, DEVNET_ATTESTER_KEY, startDevnets } from '../chains/devnet.ts';
+import { ANVIL_KEYS, DEVNET_WORKER_KEYS, startDevnets } from '../chains/devnet.ts';
 import { devnetRegistryFile } from '../chains/devnet-registry.ts';
 import type { Config } from '../config/config.ts';
 import type { WorkerKeys } from '../settlement/worker-runtime.ts';
@@ -40,7 +40,7 @@ export async function resolveRegistry(
   const file = devnetRegistryFile(devnets);
   fs.writeFileSync(path.join(config.dataDir, 'chains.json'), `${JSON.stringify(file, null, 2)}\n`);
   // On the devnets the worker may use anvil's well-known account 1, which the messenger trusts.
-  const workerKeys = { relayer: DEVNET_ATTESTER_KEY, attester: DEVNET_ATTESTER_KEY };
+  const workerKeys = DEVNET_WORKER_KEYS;
   return {
     registry: createChainRegistry(file),
     file,

@@ -71,7 +71,7 @@ export interface Config {
     readonly relayerKey: `0x${string}` | null;
     /** Signs fill attestations; the messenger contract trusts its address. Secret: never logged. */
     readonly attesterKey: `0x${string}` | null;
-    /** Test-only crash points (FERRY_FAULT_INJECT), see src/settlement/fault-injector.ts. */
+    /** Test-only crash points (FERRY_FAULT_INJECT), see src/process/fault-injector.ts. */
     readonly faultInject: readonly string[];
   };
 }

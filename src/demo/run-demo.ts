@@ -7,13 +7,14 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { createFerryClient, FerryApiError, type Order, signQuote } from '../../sdk/src/ferry-client.ts';
 import { createApp, type FerryAppInstance } from '../app.ts';
 import { createChainRegistry } from '../chains/chain-registry.ts';
-import { ANVIL_KEYS, DEVNET_ATTESTER_KEY, type Devnets, startDevnets } from '../chains/devnet.ts';
+import { ANVIL_KEYS, DEVNET_WORKER_KEYS, type Devnets, startDevnets } from '../chains/devnet.ts';
 import { devnetRegistryFile } from '../chains/devnet-registry.ts';
 import { balanceOf, chainClients, ensureAllowance } from '../chains/lp-chain-clients.ts';
 import { loadConfig } from '../config/config.ts';
 import { createFerryApi } from '../lp/ferry-api.ts';
 import { type BotLog, createLpBot, type LpBot } from '../lp/lp-bot.ts';
 import { quoteOutputAmount } from '../lp/pricing.ts';
+import { type LpJournal, openLpJournal } from '../store/lp-journal.ts';
 
 export class DemoError extends Error {
   override name = 'DemoError';
@@ -63,6 +64,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
   let devnets: Devnets | null = null;
   let app: FerryAppInstance | null = null;
   let bot: LpBot | null = null;
+  let journal: LpJournal | null = null;
 
   const ok = (label: string, text: string) => print(`  ✓ ${label.padEnd(14)} ${text}`);
   const checkAborted = () => {
@@ -121,7 +123,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
       config,
       registry,
       log: pino({ level: config.logLevel }),
-      workerKeys: { relayer: DEVNET_ATTESTER_KEY, attester: DEVNET_ATTESTER_KEY },
+      workerKeys: DEVNET_WORKER_KEYS,
     });
     const baseUrl = await app.listen();
     ok('API', `${baseUrl} (settlement worker on)`);
@@ -146,11 +148,13 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
     );
 
     const mm = createFerryClient({ baseUrl, apiKey: mmKey });
+    journal = openLpJournal(path.join(dir, 'lp-journal.sqlite'));
     bot = createLpBot({
       api: createFerryApi({ baseUrl, apiKey: lpKey }),
       privateKey: ANVIL_KEYS[4],
       spreadBps: options.spreadBps,
       log: botLog,
+      journal,
     });
     bot.start(POLL_MS);
 
@@ -307,6 +311,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
     // Let the steps stop at their next checkpoint, so whatever they started (anvil children) is cleaned up.
     await Promise.race([running.catch(() => {}), sleep(20_000)]);
     await (bot as LpBot | null)?.stop().catch(() => {});
+    await (journal as LpJournal | null)?.close().catch(() => {});
     await (app as FerryAppInstance | null)?.close().catch(() => {});
     await (devnets as Devnets | null)?.stop().catch(() => {});
     if (!options.dataDir) fs.rmSync(dir, { recursive: true, force: true });

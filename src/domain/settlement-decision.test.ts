@@ -51,6 +51,7 @@ function observation(overrides: Partial<SettlementObservation> = {}): Settlement
     outputConfirmations: 1,
     actions: { deposit: null, settle: null, refund: null },
     fill: null,
+    escrowAtLatest: 'none',
     depositCheck: { balance: 1_000n, allowance: 1_000n, inputAmount: 1_000n, revert: null },
     ...overrides,
   };
@@ -91,12 +92,23 @@ describe('decideSettlement: created', () => {
     });
   });
 
-  it('fails at once when the deposit would really revert', () => {
-    const check = { balance: 1_000n, allowance: 1_000n, inputAmount: 1_000n, revert: 'WrongSigner' };
+  it('waits while the deposit would revert (a paused token, a deposit racing ours) until openDeadline, then fails', () => {
+    const check = { balance: 1_000n, allowance: 1_000n, inputAmount: 1_000n, revert: 'OrderExists' };
     expect(decideSettlement(observation({ depositCheck: check }))).toEqual({
-      kind: 'fail',
-      reason: 'deposit would revert: WrongSigner',
+      kind: 'wait',
+      reason: 'deposit would revert: OrderExists',
     });
+    expect(decideSettlement(observation({ depositCheck: check, inputTime: OPEN + 1n }))).toEqual({
+      kind: 'fail',
+      reason: 'deposit would revert: OrderExists; the deposit deadline (openDeadline) passed',
+    });
+  });
+
+  it('never fails while the escrow holds the order at the latest block, even past openDeadline', () => {
+    for (const escrowAtLatest of ['active', 'settled', 'refunded'] as const) {
+      const obs = observation({ escrowAtLatest, inputTime: OPEN + 5n, depositCheck: null });
+      expect(decideSettlement(obs)).toMatchObject({ kind: 'wait' });
+    }
   });
 
   it('follows a deposit made by anyone, even past openDeadline', () => {
@@ -119,7 +131,12 @@ describe('decideSettlement: created', () => {
       kind: 'wait',
     });
     const reverted = actions({ deposit: { status: 'reverted', txHash: tx(1) } });
-    expect(decideSettlement(observation({ actions: reverted }))).toMatchObject({ kind: 'wait' });
+    // Before openDeadline a reverted deposit is sent again once the funds are there and it would not revert.
+    expect(decideSettlement(observation({ actions: reverted }))).toEqual({ kind: 'deposit', retryOf: tx(1) });
+    const paused = { balance: 1_000n, allowance: 1_000n, inputAmount: 1_000n, revert: 'Paused' };
+    expect(decideSettlement(observation({ actions: reverted, depositCheck: paused }))).toMatchObject({
+      kind: 'wait',
+    });
     expect(decideSettlement(observation({ actions: reverted, inputTime: OPEN + 1n }))).toMatchObject({
       kind: 'fail',
       reason: expect.stringMatching(/reverted.*openDeadline/),
@@ -183,6 +200,25 @@ describe('decideSettlement: deposited and filled', () => {
     });
   });
 
+  it('sends a reverted settle or refund again while the escrow is active and the reason to send it holds', () => {
+    const reverted = (n: number): RecordedAction => ({ status: 'reverted', txHash: tx(n) });
+    expect(
+      decideSettlement(open({ status: 'filled', fill: goodFill, actions: actions({ settle: reverted(3) }) })),
+    ).toEqual({ kind: 'attest-and-settle', retryOf: tx(3) });
+    const late = { inputTime: FILL_BY + GRACE + 1n, outputTime: FILL_BY + 1n };
+    expect(decideSettlement(open({ ...late, actions: actions({ refund: reverted(2) }) }))).toEqual({
+      kind: 'refund',
+      retryOf: tx(2),
+    });
+    // A spent settle without a valid fill now: the refund is due, and the settle no longer blocks it.
+    expect(decideSettlement(open({ ...late, actions: actions({ settle: reverted(3) }) }))).toEqual({
+      kind: 'refund',
+    });
+    expect(decideSettlement(open({ actions: actions({ settle: reverted(3) }) }))).toMatchObject({
+      kind: 'wait',
+    });
+  });
+
   it('follows the escrow: settled → completed, refunded by anyone → refunded', () => {
     expect(decideSettlement(open({ escrow: 'settled', fill: goodFill }))).toEqual({
       kind: 'follow',
@@ -239,17 +275,21 @@ const chainView = fc.record({
   outputTime: time,
   outputConfirmations: fc.integer({ min: 1, max: 3 }),
   fill: fillArb,
+  escrowAtLatest: fc.option(fc.constantFrom<EscrowStatus>('none', 'active')),
   depositCheck: fc.option(
     fc.record({
       balance: fc.constantFrom(0n, 1_000n),
       allowance: fc.constantFrom(0n, 1_000n),
       inputAmount: fc.constant(1_000n),
-      revert: fc.option(fc.constant('WrongSigner')),
+      revert: fc.option(fc.constantFrom('WrongSigner', 'OrderExists')),
     }),
   ),
   // How each recorded transaction of Ferry's has fared by this pass.
   outcome: fc.constantFrom<RecordedAction['status']>('recorded', 'confirmed', 'reverted'),
 });
+
+/** Written down and not spent without effect: it may still move the escrow. */
+const live = (action: RecordedAction | null) => action !== null && action.status !== 'reverted';
 
 interface Run {
   status: OrderStatus;
@@ -264,21 +304,27 @@ function apply(run: Run, obs: SettlementObservation, decision: SettlementDecisio
   switch (decision.kind) {
     case 'deposit':
       if (run.status !== 'created') fail('deposit outside created');
-      run.actions.deposit ??= { status: 'recorded', txHash: tx(1) };
+      if (decision.retryOf && run.actions.deposit?.status !== 'reverted') fail('deposit retry of a live one');
+      if (decision.retryOf || !run.actions.deposit)
+        run.actions.deposit = { status: 'recorded', txHash: tx(1) };
       return;
-    case 'attest-and-settle':
-      if (run.actions.refund) fail('settle after a refund was written down');
-      if (!run.actions.settle && !fill) fail('settle without a valid fill at depth');
-      run.actions.settle ??= { status: 'recorded', txHash: tx(3) };
+    case 'attest-and-settle': {
+      if (live(run.actions.refund)) fail('settle after a refund was written down');
+      const fresh = decision.retryOf !== undefined || !run.actions.settle;
+      if (fresh && !fill) fail('settle without a valid fill at depth');
+      if (decision.retryOf && run.actions.settle?.status !== 'reverted') fail('settle retry of a live one');
+      if (fresh) run.actions.settle = { status: 'recorded', txHash: tx(3) };
       return;
-    case 'refund':
-      if (run.actions.settle) fail('refund after a settle was written down');
+    }
+    case 'refund': {
+      if (live(run.actions.settle)) fail('refund after a settle was written down');
       if (fill) fail('refund although a valid fill exists');
-      if (!run.actions.refund && obs.inputTime <= obs.terms.fillDeadline + obs.settleGrace) {
-        fail('refund before it opens');
-      }
-      run.actions.refund ??= { status: 'recorded', txHash: tx(2) };
+      const fresh = decision.retryOf !== undefined || !run.actions.refund;
+      if (fresh && obs.inputTime <= obs.terms.fillDeadline + obs.settleGrace) fail('refund before it opens');
+      if (decision.retryOf && run.actions.refund?.status !== 'reverted') fail('refund retry of a live one');
+      if (fresh) run.actions.refund = { status: 'recorded', txHash: tx(2) };
       return;
+    }
     case 'follow': {
       const truth: Record<typeof decision.to, boolean> = {
         deposited: obs.escrow !== 'none',
@@ -293,6 +339,8 @@ function apply(run: Run, obs: SettlementObservation, decision: SettlementDecisio
     }
     case 'fail':
       if (obs.escrow !== 'none') fail(`failed while the escrow says ${obs.escrow}`);
+      if (obs.escrowAtLatest !== null && obs.escrowAtLatest !== 'none')
+        fail('failed with a deposit on chain');
       if (!canTransitionOrder(run.status, 'failed')) fail(`${run.status} → failed`);
       run.status = 'failed';
       return;
@@ -333,7 +381,7 @@ describe('decideSettlement properties', () => {
             apply(run, obs, decideSettlement(obs));
           }
           expect(run.problems).toEqual([]);
-          expect(run.actions.settle !== null && run.actions.refund !== null).toBe(false);
+          expect(live(run.actions.settle) && live(run.actions.refund)).toBe(false);
         },
       ),
       { numRuns: 2_000 },

@@ -33,6 +33,7 @@ export interface ObservedFill {
 
 /** One chain action Ferry wrote down for this order (at most one per kind). */
 export interface RecordedAction {
+  /** `reverted` also stands for an action spent without effect otherwise (cancelled, its nonce taken). */
   readonly status: 'recorded' | 'confirmed' | 'reverted';
   readonly txHash: Hex;
 }
@@ -58,12 +59,17 @@ export interface SettlementObservation {
     readonly settle: RecordedAction | null;
     readonly refund: RecordedAction | null;
   };
+  /**
+   * The escrow's record at the input chain's latest block, read only for a `created` order whose escrow is empty at
+   * the confirmed block: a deposit in a block not yet at depth (the offerer's own, say) is followed, never failed.
+   */
+  readonly escrowAtLatest: EscrowStatus | null;
   /** The designated filler's fill, if one was seen (valid or not; the decision judges it). */
   readonly fill: ObservedFill | null;
   /**
-   * Read only for a `created` order with nothing deposited and no deposit of Ferry's written down: the
-   * offerer's balance and allowance, and the reason a deposit would revert now (null: it would not, or it
-   * was not simulated because the funds fall short).
+   * Read only for a `created` order with nothing deposited and no deposit of Ferry's in flight (none written down,
+   * or the last one reverted): the offerer's balance and allowance, and the reason a deposit would revert now
+   * (null: it would not, or it was not simulated because the funds fall short).
    */
   readonly depositCheck: {
     readonly balance: bigint;
@@ -75,13 +81,16 @@ export interface SettlementObservation {
 
 export type FollowedStatus = 'deposited' | 'filled' | 'completed' | 'refunded';
 
+/** `retryOf`: the last action of the kind reverted and the reason to send it still holds: send a new one. */
+type Retry = { readonly retryOf?: Hex };
+
 export type SettlementDecision =
-  /** Send Ferry's deposit, or drive the one already written down to its receipt. */
-  | { readonly kind: 'deposit' }
-  /** Sign the fill attestation and relay it (or drive the relay written down to its receipt). */
-  | { readonly kind: 'attest-and-settle' }
-  /** Send Ferry's refund, or drive the one written down to its receipt. */
-  | { readonly kind: 'refund' }
+  /** Send Ferry's deposit, or follow the one already written down to its receipt. */
+  | ({ readonly kind: 'deposit' } & Retry)
+  /** Sign the fill attestation and relay it (or follow the relay written down to its receipt). */
+  | ({ readonly kind: 'attest-and-settle' } & Retry)
+  /** Send Ferry's refund, or follow the one written down to its receipt. */
+  | ({ readonly kind: 'refund' } & Retry)
   /** Move the order to the status the chains show. */
   | {
       readonly kind: 'follow';
@@ -151,24 +160,25 @@ function decideCreated(obs: SettlementObservation): SettlementDecision {
       ...(deposit?.status === 'confirmed' ? { srcChainTxHash: deposit.txHash } : {}),
     };
   }
+  // Someone's deposit (the offerer's own, Ferry's) is in a block not yet at depth: follow it once it is.
+  if (obs.escrowAtLatest !== null && obs.escrowAtLatest !== 'none') {
+    return { kind: 'wait', reason: 'a deposit is on chain but not yet at confirmations depth' };
+  }
   // Past openDeadline in a block that is already final, with no deposit in it: no deposit can ever land, so
-  // failing cannot be contradicted later (this is the only way a `created` order fails on a shortfall).
+  // failing cannot be contradicted later (this is the only way a `created` order fails).
   if (obs.inputTime > obs.terms.openDeadline) {
     return { kind: 'fail', reason: `${shortfallOrRevert(obs)}the deposit deadline (openDeadline) passed` };
   }
   if (deposit?.status === 'recorded') return { kind: 'deposit' };
   if (deposit?.status === 'confirmed') return { kind: 'wait', reason: 'deposit not yet at depth' };
-  if (deposit?.status === 'reverted') {
-    // Ferry has spent its one deposit; someone else may still deposit until openDeadline.
-    return { kind: 'wait', reason: `deposit transaction ${deposit.txHash} reverted` };
-  }
   const check = obs.depositCheck;
   if (!check) return { kind: 'wait', reason: 'offerer funds not observed' };
   const shortfall = shortfallReason(check);
   // The offerer's approval (or incoming funds) may be in flight: retry until openDeadline.
   if (shortfall) return { kind: 'wait', reason: shortfall };
-  if (check.revert) return { kind: 'fail', reason: `deposit would revert: ${check.revert}` };
-  return { kind: 'deposit' };
+  // A paused token, a deposit racing ours: retried until openDeadline, like a shortfall.
+  if (check.revert) return { kind: 'wait', reason: `deposit would revert: ${check.revert}` };
+  return deposit?.status === 'reverted' ? { kind: 'deposit', retryOf: deposit.txHash } : { kind: 'deposit' };
 }
 
 function shortfallReason(check: NonNullable<SettlementObservation['depositCheck']>): string | null {
@@ -184,6 +194,7 @@ function shortfallReason(check: NonNullable<SettlementObservation['depositCheck'
 function shortfallOrRevert(obs: SettlementObservation): string {
   const shortfall = obs.depositCheck ? shortfallReason(obs.depositCheck) : null;
   if (shortfall) return `${shortfall}; `;
+  if (obs.depositCheck?.revert) return `deposit would revert: ${obs.depositCheck.revert}; `;
   if (obs.actions.deposit?.status === 'reverted') {
     return `deposit transaction ${obs.actions.deposit.txHash} reverted; `;
   }
@@ -219,23 +230,22 @@ function decideOpen(obs: SettlementObservation): SettlementDecision {
     case 'active':
       break;
   }
-  if (settle && refund) return { kind: 'wait', reason: 'both a settle and a refund are written down' };
-  if (settle) {
-    if (settle.status === 'reverted') return { kind: 'wait', reason: `settle ${settle.txHash} reverted` };
-    // Drive the relay written down (when a valid fill at depth was seen) to its receipt, fill or not now.
-    return { kind: 'attest-and-settle' };
-  }
-  if (refund) {
+  // An action spent without effect (reverted) no longer stands in the way of its rival; it may be sent again.
+  const liveSettle = settle && settle.status !== 'reverted' ? settle : null;
+  const liveRefund = refund && refund.status !== 'reverted' ? refund : null;
+  if (liveSettle && liveRefund)
+    return { kind: 'wait', reason: 'both a settle and a refund are written down' };
+  // Follow the relay written down (when a valid fill at depth was seen) to its receipt, fill or not now.
+  if (liveSettle) return { kind: 'attest-and-settle' };
+  if (liveRefund) {
     // A valid fill seen after a refund was written down: neither pay twice nor keep refunding blindly.
     if (fill) return { kind: 'wait', reason: 'a refund is written down but a valid fill exists' };
-    if (refund.status === 'reverted') return { kind: 'wait', reason: `refund ${refund.txHash} reverted` };
     return { kind: 'refund' };
   }
   if (fill) {
-    return obs.status === 'deposited'
-      ? { kind: 'follow', to: 'filled', dstChainTxHash: fill.txHash }
-      : { kind: 'attest-and-settle' };
+    if (obs.status === 'deposited') return { kind: 'follow', to: 'filled', dstChainTxHash: fill.txHash };
+    return settle ? { kind: 'attest-and-settle', retryOf: settle.txHash } : { kind: 'attest-and-settle' };
   }
-  if (refundIsDue(obs)) return { kind: 'refund' };
+  if (refundIsDue(obs)) return refund ? { kind: 'refund', retryOf: refund.txHash } : { kind: 'refund' };
   return { kind: 'wait', reason: 'waiting for a valid fill at depth or the refund time' };
 }

@@ -28,7 +28,7 @@ import { registerAccountRoutes } from './routes/account-routes.ts';
 import { registerAuthRoutes } from './routes/auth-routes.ts';
 import { registerExplorerRoutes } from './routes/explorer-routes.ts';
 import { registerGuidesRoutes } from './routes/guides-routes.ts';
-import { registerHealthRoutes } from './routes/health-routes.ts';
+import { type RelayerWarningView, registerHealthRoutes } from './routes/health-routes.ts';
 import { registerOrderRoutes } from './routes/order-routes.ts';
 import { registerPublicRoutes } from './routes/public-routes.ts';
 import { registerQuoteRequestRoutes } from './routes/quote-request-routes.ts';
@@ -51,6 +51,8 @@ export interface ServerDeps {
   readonly orders: OrderService;
   readonly accounts: AccountService;
   readonly isDraining: () => boolean;
+  /** Chains whose settlement relayer is below its balance floor (empty where this process runs no worker). */
+  readonly relayerWarnings: () => readonly RelayerWarningView[];
   /** Event fan-out, stream limits and Redis (when configured) for the SSE and WebSocket streams. */
   readonly realtime: Realtime;
   /** This process's metrics registry, served at GET /metrics. */

@@ -1,27 +1,17 @@
-import { getAddress, type Hex } from 'viem';
+import type { Hex } from 'viem';
 import { type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts';
-import {
-  balanceOf,
-  type ChainClients,
-  chainClients,
-  chainTime,
-  escrowStatus,
-  hasFilled,
-  receiptStatus,
-  sendFill,
-} from '../chains/lp-chain-clients.ts';
-import {
-  type ChainInfo,
-  type FerryApi,
-  FerryApiError,
-  type OrderView,
-  type QuoteRequestView,
-} from './ferry-api.ts';
+import { DEFAULT_MAX_FEE_PER_GAS_GWEI } from '../chains/chain-registry.ts';
+import { type ChainClients, chainClients } from '../chains/lp-chain-clients.ts';
+import { createTransactionClient, type TxCrashPoint } from '../chains/transaction-client.ts';
+import type { LpJournal } from '../store/lp-journal.ts';
+import { type ChainInfo, type FerryApi, FerryApiError, type OrderView } from './ferry-api.ts';
 import { DEFAULT_FILL_MARGIN_SECONDS } from './fill-margin.ts';
+import { createFiller } from './lp-filler.ts';
+import { createQuoter } from './lp-quoter.ts';
+import { checkLpSetup } from './lp-setup-check.ts';
+import { quoteOutputAmount } from './pricing.ts';
 
 const hex = (value: string) => value as Hex;
-
-import { quoteOutputAmount } from './pricing.ts';
 
 /** The pino-compatible subset the bot logs through. */
 export interface BotLog {
@@ -53,7 +43,20 @@ export interface LpBotOptions {
    * a fill mined after the deadline reverts, and one mined just before it races the offerer's refund.
    */
   fillMarginSeconds?: number;
+  /** What the bot quoted and every transaction it signed (src/store/lp-journal.ts): a restart resumes from it. */
+  journal: LpJournal;
+  /** Depth at which the bot counts its own transactions as mined (default 1). */
+  confirmations?: number;
+  /** A transaction of the bot's not mined after this long is replaced with higher fees (default 10). */
+  replaceAfterSeconds?: number;
+  /** Replacements never raise maxFeePerGas above this (default 1000 gwei). */
+  maxFeePerGasGwei?: number;
+  /** Test-only crash points of the transaction client (LP_FAULT_INJECT). */
+  faults?: { at(point: TxCrashPoint): void };
 }
+
+/** The most stop() waits for the pass in progress: everything the bot sends is in its journal already. */
+const STOP_GRACE_MS = 3_000;
 
 export interface PassReport {
   quoted: { quoteRequestId: string; quoteId: string; outputAmount: string }[];
@@ -63,15 +66,25 @@ export interface PassReport {
   retryAfterMs: number | null;
 }
 
-/** Permanent refusals of a quote: asking again cannot succeed (409s mean "already quoted" or "closed"). */
-const FINAL_QUOTE_STATUSES = new Set([400, 403, 404, 409, 410, 422]);
-
 /**
- * The reference market maker: quotes open requests at a fixed spread and fills its deposited orders on the
- * output chain. State (what it quoted, what it sent) is in memory; the fill contract's `filled(orderHash, filler)` and Ferry's 409s
- * make a restarted bot safe too. One pass at a time.
+ * The reference market maker: quotes open requests at a fixed spread and fills its deposited orders on the output
+ * chain, only those of quotes it made (its journal), through its own transaction client: every approval and fill is
+ * written down before it is broadcast, broadcast again when dropped, replaced when slow, and a restart resumes from
+ * the journal. The quotes it has out reserve their output against its balance. One pass at a time.
  */
-export function createLpBot(options: LpBotOptions) {
+export interface LpBot {
+  /** The fill address. */
+  readonly address: Hex;
+  checkSetup(): Promise<string | null>;
+  /** One pass: drive its transactions, fill deposited orders, then quote new requests. Never throws for one item. */
+  runOnce(): Promise<PassReport>;
+  /** Polls every `pollMs` until stop() (and runs a pass at once on streamed events); honours Retry-After on a 429. */
+  start(pollMs: number): void;
+  /** Stops polling and waits for the pass in progress, at most STOP_GRACE_MS. */
+  stop(): Promise<void>;
+}
+
+export function createLpBot(options: LpBotOptions): LpBot {
   const { api, log, spreadBps } = options;
   const account: PrivateKeyAccount = privateKeyToAccount(options.privateKey);
   const timeWindow = options.timeWindowSeconds ?? 600;
@@ -79,12 +92,6 @@ export function createLpBot(options: LpBotOptions) {
   // Validates the spread once, up front.
   quoteOutputAmount(1n, spreadBps, { input: 0, output: 0 });
 
-  /** quote request id → what happened (quote id, or the refusal code). Never quoted twice. */
-  const quoted = new Map<string, string>();
-  /** Requests the bot cannot cover yet (balance), logged once each. */
-  const shortWarned = new Set<string>();
-  /** order hash → fill tx hash this bot broadcast. */
-  const sentFills = new Map<Hex, Hex>();
   /** Orders the bot is done with (filled, or not its to fill). */
   const settledOrders = new Set<Hex>();
   let chains = new Map<string, ChainInfo>();
@@ -95,6 +102,43 @@ export function createLpBot(options: LpBotOptions) {
   let wake: (() => void) | null = null;
   let loopDone: Promise<void> | null = null;
   let stream: { close(): void } | null = null;
+  const settingsOf = (name: string) => {
+    const info = chains.get(name);
+    if (!info) throw new Error(`chain ${name} is not known to the bot`);
+    return {
+      chainId: info.chainId,
+      confirmations: options.confirmations ?? 1,
+      replaceAfterSeconds: options.replaceAfterSeconds ?? 10,
+      maxFeePerGas: BigInt(options.maxFeePerGasGwei ?? DEFAULT_MAX_FEE_PER_GAS_GWEI) * 10n ** 9n,
+    };
+  };
+  const transactions = createTransactionClient({
+    ledger: options.journal.ledger,
+    chains: settingsOf,
+    rpc: (name) => clientsFor(chains.get(name) as ChainInfo).public as never,
+    log,
+    ...(options.faults ? { faults: options.faults } : {}),
+    receiptWaitMs: 3_000,
+  });
+  const quoter = createQuoter({
+    api,
+    account,
+    journal: options.journal,
+    log,
+    spreadBps,
+    ...(options.validForSeconds ? { validForSeconds: options.validForSeconds } : {}),
+    chain,
+    clientsFor,
+  });
+  const filler = createFiller({
+    account,
+    journal: options.journal,
+    transactions,
+    log,
+    fillMargin,
+    chain,
+    clientsFor,
+  });
   /** A streamed event asked for a pass now; honoured unless the server asked us to back off (429). */
   let nudged = false;
   let backingOff = false;
@@ -147,155 +191,38 @@ export function createLpBot(options: LpBotOptions) {
     return c;
   }
 
-  async function quoteOne(qr: QuoteRequestView, report: PassReport): Promise<void> {
-    const skip = (reason: string, level: 'debug' | 'warn' = 'warn') => {
-      quoted.set(qr.id, reason);
-      log[level]({ quoteRequestId: qr.id }, `not quoting: ${reason}`);
-    };
-    const [inChain, outChain] = [await chain(qr.inputChain), await chain(qr.outputChain)];
-    const inToken = inChain?.tokens.find((t) => t.address.toLowerCase() === qr.inputToken.toLowerCase());
-    const outToken = outChain?.tokens.find((t) => t.address.toLowerCase() === qr.outputToken.toLowerCase());
-    if (!outChain || !inToken || !outToken) return skip('unknown chain or token');
-    const outputAmount = quoteOutputAmount(BigInt(qr.inputAmount), spreadBps, {
-      input: inToken.decimals,
-      output: outToken.decimals,
-    });
-    if (outputAmount <= 0n) return skip('input too small for a non-zero output');
-
-    // Quote only what the fill wallet can deliver now (an RPC error here is retried next pass).
-    const held = await balanceOf(clientsFor(outChain), hex(outToken.address), account.address);
-    if (held < outputAmount) {
-      if (!shortWarned.has(qr.id)) {
-        shortWarned.add(qr.id);
-        log.warn(
-          {
-            quoteRequestId: qr.id,
-            needed: outputAmount.toString(),
-            held: held.toString(),
-            token: outToken.symbol,
-          },
-          'not quoting yet: fill wallet holds too little of the output token',
-        );
-      }
-      return;
-    }
-
-    try {
-      const created = await api.createQuote({
-        quoteRequestId: qr.id,
-        outputAmount: outputAmount.toString(),
-        ...(options.validForSeconds ? { validFor: options.validForSeconds } : {}),
-      });
-      quoted.set(qr.id, created.quoteId);
-      report.quoted.push({
-        quoteRequestId: qr.id,
-        quoteId: created.quoteId,
-        outputAmount: outputAmount.toString(),
-      });
-      log.info(
-        {
-          quoteRequestId: qr.id,
-          quoteId: created.quoteId,
-          inputAmount: qr.inputAmount,
-          outputAmount: outputAmount.toString(),
-          route: `${inToken.symbol}@${qr.inputChain} -> ${outToken.symbol}@${qr.outputChain}`,
-        },
-        'quoted',
-      );
-    } catch (error) {
-      if (error instanceof FerryApiError && FINAL_QUOTE_STATUSES.has(error.status)) {
-        // 409 CONFLICT: this provider already has an active quote on it (e.g. from before a restart);
-        // 409 QUOTE_REQUEST_CLOSED: accepted or expired meanwhile. Either way: done with it.
-        return skip(`${error.code} (${error.message})`, error.status === 409 ? 'debug' : 'warn');
-      }
-      throw error;
-    }
-  }
-
   async function fillOne(order: OrderView, report: PassReport): Promise<void> {
     const orderHash = hex(order.blockchainOrderId);
-    const done = (msg: string, level: 'info' | 'warn' | 'error', extra: object = {}) => {
+    await filler.fillOne(order, report, (msg, level, extra = {}) => {
       settledOrders.add(orderHash);
       log[level]({ orderId: order.orderId, orderHash, ...extra }, msg);
-    };
-    const info = await chain(order.details.outputChain);
-    if (!info) return done('not filling: unknown output chain', 'error');
-    const c = clientsFor(info);
+    });
+  }
 
-    const sent = sentFills.get(orderHash);
-    if (sent) {
-      const status = await receiptStatus(c, sent);
-      if (status === 'pending') return;
-      if (status === 'success')
-        return done('fill confirmed; waiting for settlement', 'info', { txHash: sent });
-      sentFills.delete(orderHash);
-      log.warn({ orderId: order.orderId, txHash: sent }, 'fill reverted; retrying');
-    }
-
-    const message = order.quote?.typedData.message;
-    if (!message?.filler || !message.fillDeadline) {
-      throw new Error('order listed without its quote (includeQuote)');
-    }
-    if (getAddress(message.filler) !== account.address) {
-      return done('not filling: the order names another fill address than this private key', 'error', {
-        filler: message.filler,
-        wallet: account.address,
-      });
-    }
-    const fillDeadline = BigInt(message.fillDeadline);
-    const inputInfo = await chain(order.details.inputChain);
-    if (!inputInfo) return done('not filling: unknown input chain', 'error');
-    const outputAmount = BigInt(order.details.outputAmount);
-    // Everything the checks below need, read together just before the fill: one round of RPC calls, not four.
-    const [outputTime, alreadyFilled, escrow, held] = await Promise.all([
-      chainTime(c),
-      hasFilled(c, hex(info.fill), orderHash, account.address),
-      escrowStatus(clientsFor(inputInfo), hex(inputInfo.escrow), orderHash),
-      balanceOf(c, hex(order.details.outputToken), account.address),
-    ]);
-    // The fill contract checks the output chain's block time; an idle chain's latest block can be old, so the
-    // local clock is the floor.
-    const now = BigInt(Math.floor(Date.now() / 1000));
-    if ((outputTime > now ? outputTime : now) + fillMargin > fillDeadline) {
-      return done(
-        `not filling: within ${fillMargin} s of the fill deadline (the order will be refunded)`,
-        'warn',
-        { fillDeadline: fillDeadline.toString(), chainTime: outputTime.toString() },
-      );
-    }
-    if (alreadyFilled) return done('already filled by this wallet', 'info', { filler: account.address });
-    // Only an order the escrow holds `Active` can pay the fill back; anything else would be a gift.
-    if (escrow !== 'active') {
-      const msg = `not filling: the escrow holds the order as ${escrow}, not active`;
-      // `none` may be a deposit not yet visible to this RPC: look again next pass. Settled or refunded is final.
-      if (escrow === 'none') {
-        log.warn({ orderId: order.orderId, orderHash, escrow }, msg);
-        return;
+  /**
+   * Every transaction in the journal is driven to its end before anything new is sent: broadcast again after a
+   * wiped mempool, replaced when slow, and a nonce gap below them filled.
+   */
+  async function driveTransactions(report: PassReport): Promise<void> {
+    for (const name of chains.keys()) {
+      try {
+        await transactions.drive({
+          chain: name,
+          account,
+          abandoned: async () => new Set<string>(),
+          guard: async () => true,
+          onError(action, error) {
+            report.errors.push({ subject: action?.id ?? name, message: (error as Error).message });
+            log.warn(
+              { chain: name, actionId: action?.id, err: (error as Error).message },
+              'driving a transaction failed; will retry',
+            );
+          },
+        });
+      } catch (error) {
+        report.errors.push({ subject: name, message: (error as Error).message });
       }
-      return done(msg, 'warn', { escrow });
     }
-    if (held < outputAmount) {
-      throw new Error(`fill wallet holds ${held} of ${order.details.outputToken}, needs ${outputAmount}`);
-    }
-    log.info(
-      { orderId: order.orderId, orderHash, chain: info.name, outputAmount: order.details.outputAmount },
-      'filling',
-    );
-    const txHash = await sendFill(
-      c,
-      hex(info.fill),
-      {
-        orderHash,
-        outputToken: hex(order.details.outputToken),
-        outputAmount,
-        recipient: hex(order.details.recipient),
-        fillDeadline,
-      },
-      (hash) => sentFills.set(orderHash, hash),
-    );
-    settledOrders.add(orderHash);
-    report.filled.push({ orderId: order.orderId, orderHash, txHash });
-    log.info({ orderId: order.orderId, orderHash, txHash }, 'filled');
   }
 
   async function pass(): Promise<PassReport> {
@@ -309,6 +236,14 @@ export function createLpBot(options: LpBotOptions) {
       log.warn({ subject, err: message }, 'will retry next poll');
     };
 
+    if (chains.size === 0) {
+      try {
+        chains = new Map((await api.chains()).map((c) => [c.name, c]));
+      } catch (error) {
+        failed('list chains', error);
+      }
+    }
+    await driveTransactions(report);
     // Fills first: an accepted order is money waiting, a quote is only an offer.
     try {
       for (const order of await api.orders('deposited')) {
@@ -328,9 +263,9 @@ export function createLpBot(options: LpBotOptions) {
       try {
         for (const qr of await api.openQuoteRequests(timeWindow)) {
           if (report.retryAfterMs !== null) break;
-          if (quoted.has(qr.id) || qr.status !== 'open') continue;
+          if (quoter.handled(qr.id) || qr.status !== 'open') continue;
           try {
-            await quoteOne(qr, report);
+            await quoter.quoteOne(qr, report);
           } catch (error) {
             failed(qr.id, error);
           }
@@ -342,43 +277,18 @@ export function createLpBot(options: LpBotOptions) {
     return report;
   }
 
-  /**
-   * What would otherwise fail on every pass, checked once before the first: the API key is a liquidity
-   * provider's, this private key's address is that account's fill address (the only wallet that may fill its
-   * orders), and every chain's RPC answers with the right chain id. The first problem as one sentence, or null.
-   */
-  async function checkSetup(): Promise<string | null> {
-    let me: Awaited<ReturnType<FerryApi['account']>>;
-    try {
-      me = await api.account();
-    } catch (error) {
-      if (error instanceof FerryApiError && error.status === 401)
-        return `the API key is not valid at ${api.baseUrl} (${error.code}: ${error.message})`;
-      return `Ferry at ${api.baseUrl} does not answer (${(error as Error).message})`;
-    }
-    if (me.type !== 'liquidityProvider')
-      return `the API key belongs to ${me.type} account ${me.id}, not to a liquidity provider`;
-    if (me.address?.toLowerCase() !== account.address.toLowerCase()) {
-      return `the private key's address ${account.address} is not the fill address of account ${me.id} (${me.address ?? 'none'})`;
-    }
-    chains = new Map((await api.chains()).map((c) => [c.name, c]));
-    for (const info of chains.values()) {
-      try {
-        const chainId = await clientsFor(info).public.getChainId();
-        if (chainId !== info.chainId)
-          return `the RPC of chain ${info.name} is chain id ${chainId}, not ${info.chainId}; check --rpc-url ${info.name}=URL`;
-      } catch (error) {
-        // Only viem's short message: the full one repeats the URL, which may carry a provider key.
-        const reason = (error as { shortMessage?: string }).shortMessage ?? (error as Error).message;
-        return `the RPC of chain ${info.name} does not answer (${reason}); check --rpc-url ${info.name}=URL`;
-      }
-    }
-    return null;
-  }
-
   return {
     address: account.address,
-    checkSetup,
+    /**
+     * What would otherwise fail on every pass, checked once before the first (lp-setup-check.ts): the first problem
+     * as one sentence, or null.
+     */
+    async checkSetup(): Promise<string | null> {
+      const checked = await checkLpSetup({ api, account, clientsFor });
+      if ('problem' in checked) return checked.problem;
+      chains = new Map(checked.chains.map((c) => [c.name, c]));
+      return null;
+    },
 
     /** One pass: fill deposited orders, then quote new requests. Never throws for a per-item error. */
     runOnce(): Promise<PassReport> {
@@ -412,17 +322,21 @@ export function createLpBot(options: LpBotOptions) {
       })();
     },
 
-    /** Stops polling and waits for the pass in progress (a fill being sent finishes first). */
+    /** Stops polling and waits for the pass in progress, at most STOP_GRACE_MS. */
     async stop(): Promise<void> {
       stopped = true;
       stream?.close();
       stream = null;
       if (timer) clearTimeout(timer);
       wake?.();
-      await loopDone;
-      await running;
+      // A pass waiting on an RPC (up to its timeout) is not waited out: what it sent is in the journal already,
+      // and the next start drives it on.
+      let grace: NodeJS.Timeout | undefined;
+      const elapsed = new Promise<void>((resolve) => {
+        grace = setTimeout(resolve, STOP_GRACE_MS);
+      });
+      await Promise.race([Promise.all([loopDone, running]), elapsed]);
+      clearTimeout(grace);
     },
   };
 }
-
-export type LpBot = ReturnType<typeof createLpBot>;

@@ -66,6 +66,30 @@ export function createMetrics() {
       labelNames: ['chain', 'kind'] as const,
       registers,
     }),
+    chainActionsCancelled: new Counter({
+      name: 'ferry_chain_actions_cancelled_total',
+      help: 'Chain actions no longer wanted (their order ended) whose nonce was spent on a zero-value self-transfer',
+      labelNames: ['chain', 'kind'] as const,
+      registers,
+    }),
+    nonceGapsRepaired: new Counter({
+      name: 'ferry_nonce_gaps_repaired_total',
+      help: "Nonce gaps found below the relayer's lowest unfinished transaction and filled with zero-value self-transfers",
+      labelNames: ['chain'] as const,
+      registers,
+    }),
+    settlementReverts: new Counter({
+      name: 'ferry_settlement_reverts_total',
+      help: 'Deposits, settles and refunds that reverted on chain or would revert when retried, by chain and kind',
+      labelNames: ['chain', 'kind'] as const,
+      registers,
+    }),
+    relayerBalance: new Gauge({
+      name: 'ferry_relayer_balance_wei',
+      help: "The settlement relayer's native balance per chain, in wei (read every 15 s by the process running the worker)",
+      labelNames: ['chain'] as const,
+      registers,
+    }),
     rpcErrors: new Counter({
       name: 'ferry_rpc_errors_total',
       help: 'Failed JSON-RPC calls to a chain node, by chain and kind (transport: unreachable, timeout, HTTP error; response: the node answered with an error)',

@@ -1,5 +1,6 @@
 import { type DestinationStream, type Logger, type LoggerOptions, pino } from 'pino';
 import { type LogFormatSetting, resolveLogFormat } from './log-format.ts';
+import { loggableError } from './loggable-error.ts';
 
 const LEVELS: Record<number, string> = {
   10: 'TRACE',
@@ -82,8 +83,14 @@ export function prettyLogStream(out: NodeJS.WritableStream = process.stdout): De
 }
 
 /** Every Ferry process's logger (API, worker, LP bot): the same options, in the format `format` resolves to. */
+/** Every logged error passes loggableError: no RPC URL (it may carry a provider key) and no raw transaction. */
+export function processLoggerOptions(options: LoggerOptions): LoggerOptions {
+  return { ...options, serializers: { err: loggableError, ...options.serializers } };
+}
+
 export function createProcessLogger(options: LoggerOptions, format: LogFormatSetting): Logger {
+  const withErrors = processLoggerOptions(options);
   return resolveLogFormat(format, process.stdout.isTTY === true) === 'pretty'
-    ? pino(options, prettyLogStream())
-    : pino(options);
+    ? pino(withErrors, prettyLogStream())
+    : pino(withErrors);
 }

@@ -11,6 +11,8 @@ import type { Principal } from '../domain/principal.ts';
 import { publicQuoteView } from '../domain/public-views.ts';
 import type { Quote, QuoteRequest } from '../domain/records.ts';
 import { findAccount } from '../store/accounts-store.ts';
+import type { StoreTransaction } from '../store/db-types.ts';
+import { lpCommitted } from '../store/lp-commitments-store.ts';
 import {
   findQuoteRequest,
   findQuoteRequests,
@@ -61,14 +63,38 @@ export function createQuoteService(deps: ServiceDeps) {
     }
   }
 
-  /** A quote the LP's fill address cannot cover would lock the offerer's funds until the deadline for nothing. */
-  async function checkCoverage(request: QuoteRequest, filler: Address, outputAmount: bigint): Promise<void> {
-    const held = await chains.balanceOf(request.outputChain, request.outputToken, filler, outputAmount);
-    if (held < outputAmount) {
+  /**
+   * A quote the LP's fill address cannot cover would lock the offerer's funds until the deadline for nothing. It
+   * must cover this quote together with what the LP already promised on that chain and token (its active quotes,
+   * its accepted quotes not yet swapped, its unfilled orders): `held` is read before the transaction, the promises
+   * inside it.
+   */
+  async function checkCoverage(
+    trx: StoreTransaction,
+    input: {
+      request: QuoteRequest;
+      lpAccountId: string;
+      filler: Address;
+      held: bigint;
+      outputAmount: bigint;
+    },
+  ): Promise<void> {
+    const { request, filler, held, outputAmount } = input;
+    const committed = await lpCommitted(trx, database.dialect, {
+      lpAccountId: input.lpAccountId,
+      chain: request.outputChain,
+      token: request.outputToken,
+      nowSeconds: unixSeconds(clock.now()),
+      // An accepted quote's swap may come until its deposit window closes (openDeadline is endTime + openWindow).
+      acceptedSinceSeconds: unixSeconds(clock.now()) - config.openWindowSeconds,
+    });
+    if (held < committed + outputAmount) {
       throw fieldError(
         'INSUFFICIENT_BALANCE',
         'body.outputAmount',
-        `the fill address ${filler} holds ${held} base units of the output token on ${request.outputChain}, less than ${outputAmount}`,
+        `the fill address ${filler} holds ${held} base units of the output token on ${request.outputChain}; ` +
+          `${committed} of it is already promised to this liquidity provider's open quotes and unfilled orders, ` +
+          `which leaves less than ${outputAmount}`,
       );
     }
   }
@@ -127,7 +153,14 @@ export function createQuoteService(deps: ServiceDeps) {
       }
       checkPremium(request, outputAmount);
       const filler = account.address as Address;
-      await checkCoverage(request, filler, outputAmount);
+      const held = await chains.balanceOf(request.outputChain, request.outputToken, filler, outputAmount);
+      if (held < outputAmount) {
+        throw fieldError(
+          'INSUFFICIENT_BALANCE',
+          'body.outputAmount',
+          `the fill address ${filler} holds ${held} base units of the output token on ${request.outputChain}, less than ${outputAmount}`,
+        );
+      }
       const validFor = input.validFor ?? config.quoteValiditySeconds;
       const startTime = unixSeconds(now);
       const endTime = startTime + validFor;
@@ -172,6 +205,7 @@ export function createQuoteService(deps: ServiceDeps) {
       try {
         await database.transaction(async (trx, uow) => {
           const stale = await expireStaleQuoteOfProvider(trx, request.id, principal.accountId, now);
+          await checkCoverage(trx, { request, lpAccountId: principal.accountId, filler, held, outputAmount });
           await insertQuote(trx, quote);
           for (const old of stale) {
             uow.emit({

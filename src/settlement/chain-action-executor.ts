@@ -2,27 +2,32 @@ import type { Hex } from 'viem';
 import type { PrivateKeyAccount } from 'viem/accounts';
 import type { ContractCall } from '../chains/settlement-chain.ts';
 import type { TransactionClient } from '../chains/transaction-client.ts';
+import type { TxAction } from '../chains/tx-ledger.ts';
 import type { OrderStatus } from '../domain/lifecycle.ts';
+import type { FaultInjector } from '../process/fault-injector.ts';
 import type { FerryDatabase } from '../store/database.ts';
+import type { Database } from '../store/schema.ts';
 import { type ChainActionKind, findChainAction, mayRecord } from '../store/settlement-store.ts';
-import type { FaultInjector } from './fault-injector.ts';
+import type { LedgerGuard } from '../store/tx-ledger-store.ts';
 
 export type ActionOutcome =
   | { readonly status: 'stale' }
   | { readonly status: 'success'; readonly txHash: Hex }
   | { readonly status: 'reverted'; readonly txHash: Hex }
+  | { readonly status: 'cancelled'; readonly txHash: Hex }
   | { readonly status: 'pending'; readonly txHash: Hex };
 
+export type WorkerTransactions = TransactionClient<LedgerGuard<Database>>;
+
 /**
- * The one transaction of kind `kind` for an order, sent through the chain's transaction client: it is
- * written down before it is broadcast, replaced with higher fees (same nonce) when it is not mined in time,
- * and counts only at the chain's confirmations. A call never waits for blocks for long: `pending` means
- * "look again on the next pass". Throws NonceConflictError when the action's nonce was taken by a
- * transaction outside Ferry's records (the action is then abandoned, reported once).
+ * An order's deposit, settle or refund, sent through the transaction client: written down before it is
+ * broadcast, then driven to its receipt by the worker's transaction pass (replaced with higher fees, broadcast
+ * again, or cancelled once its order has ended), whatever the order does meanwhile. A call never waits for blocks
+ * for long: `pending` means "look again on the next pass".
  */
 export function createChainActionExecutor(deps: {
   database: FerryDatabase;
-  transactions: TransactionClient;
+  transactions: WorkerTransactions;
   faults: FaultInjector;
 }) {
   const { database, transactions, faults } = deps;
@@ -32,33 +37,55 @@ export function createChainActionExecutor(deps: {
     return outcome;
   }
 
+  function outcomeOf(action: TxAction): ActionOutcome {
+    switch (action.status) {
+      case 'confirmed':
+        return { status: 'success', txHash: action.txHash };
+      case 'reverted':
+      case 'nonce-conflict':
+        return { status: 'reverted', txHash: action.txHash };
+      case 'cancelled':
+        return { status: 'cancelled', txHash: action.txHash };
+      case 'recorded':
+        return { status: 'pending', txHash: action.txHash };
+    }
+  }
+
   return {
-    /** The recorded action of this kind, if any: what reconciliation compares with the chain. */
+    /** The newest recorded action of this kind, if any: what reconciliation compares with the chain. */
     recorded: (orderId: string, kind: ChainActionKind) => findChainAction(database.db, orderId, kind),
 
     /**
+     * Sends the order's action of `kind` unless one is written down: then its state as the transaction pass left
+     * it. `retry`: the newest one was spent without effect (reverted) and a new one (the next `seq`) is sent.
      * `expectStatus` is the order status this action belongs to: the action is written down only if the order
      * still has it (checked under the order's row lock on PostgreSQL), and a settle or refund only if no other
      * release of the escrow was written down before. Otherwise the outcome is `stale` and nothing is sent.
      */
-    async execute(
-      orderId: string,
-      kind: ChainActionKind,
-      call: ContractCall,
-      account: PrivateKeyAccount,
-      expectStatus: OrderStatus,
-    ): Promise<ActionOutcome> {
+    async execute(input: {
+      orderId: string;
+      kind: ChainActionKind;
+      call: ContractCall;
+      account: PrivateKeyAccount;
+      expectStatus: OrderStatus;
+      retry?: boolean;
+    }): Promise<ActionOutcome> {
+      const { orderId, kind } = input;
       const existing = await findChainAction(database.db, orderId, kind);
-      if (existing) return confirmed(kind, await transactions.advance(existing, account));
+      if (existing && !input.retry) return outcomeOf(existing);
+      if (existing && existing.status === 'recorded') return outcomeOf(existing);
+      const seq = existing ? existing.seq + 1 : 0;
       faults.at(`before-record:${kind}`);
-      const outcome = await transactions.submit({
-        orderId,
+      const sent = await transactions.submit({
+        subject: orderId,
         kind,
-        call,
-        account,
-        guard: (trx) => mayRecord(trx, database.dialect, orderId, kind, expectStatus),
+        seq,
+        call: input.call,
+        account: input.account,
+        guard: (trx) =>
+          mayRecord(trx, database.dialect, { orderId, kind, seq, expectStatus: input.expectStatus }),
       });
-      return outcome ? confirmed(kind, outcome) : { status: 'stale' };
+      return sent ? confirmed(kind, sent.outcome) : { status: 'stale' };
     },
   };
 }

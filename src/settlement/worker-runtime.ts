@@ -1,23 +1,37 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { privateKeyToAccount } from 'viem/accounts';
 import { createBlockWatcher } from '../chains/block-watcher.ts';
-import type { ChainRegistry } from '../chains/chain-registry.ts';
+import { type ChainRegistry, registryChain } from '../chains/chain-registry.ts';
 import { createFillLogSource } from '../chains/fill-log-source.ts';
 import { createSettlementChain } from '../chains/settlement-chain.ts';
 import { createTransactionClient } from '../chains/transaction-client.ts';
+import { publicClientsFor } from '../chains/viem-client.ts';
 import type { Config } from '../config/config.ts';
 import type { Clock } from '../domain/clock.ts';
 import type { FerryMetrics } from '../metrics/ferry-metrics.ts';
+import { createFaultInjector } from '../process/fault-injector.ts';
 import type { FerryDatabase } from '../store/database.ts';
 import { findChainFill } from '../store/log-scan-store.ts';
+import { createStoreTxLedger } from '../store/tx-ledger-store.ts';
 import { createChainActionExecutor } from './chain-action-executor.ts';
-import { createFaultInjector } from './fault-injector.ts';
 import { createFillIndexer } from './fill-indexer.ts';
+import { createRelayerBalanceWatch, type RelayerWarning } from './relayer-balance-watch.ts';
 import { createSettlementWorker, type SettlementWorker } from './settlement-worker.ts';
+import { checkWorkerKeys } from './worker-keys-check.ts';
 
 export interface WorkerKeys {
   readonly relayer: `0x${string}`;
   readonly attester: `0x${string}`;
+}
+
+/** The settlement worker as a process runs it: woken by blocks and orders, watching its relayer's balance. */
+export interface WorkerRuntime extends SettlementWorker {
+  /** Refuses to go on (ConfigError) with keys that cannot work: see worker-keys-check.ts. Call before start(). */
+  checkKeys(): Promise<void>;
+  /** Chains whose relayer balance is below its floor, for /readyz. */
+  relayerWarnings(): readonly RelayerWarning[];
+  /** Reads the relayer's balances now (they are read every 15 s while the worker runs). */
+  readRelayerBalances(): Promise<void>;
 }
 
 /**
@@ -32,7 +46,7 @@ export function createWorkerRuntime(deps: {
   log: FastifyBaseLogger;
   defaultKeys?: WorkerKeys;
   metrics: FerryMetrics;
-}): SettlementWorker {
+}): WorkerRuntime {
   const { config, metrics } = deps;
   const relayerKey = config.worker.relayerKey ?? deps.defaultKeys?.relayer;
   const attesterKey = config.worker.attesterKey ?? deps.defaultKeys?.attester;
@@ -56,8 +70,9 @@ export function createWorkerRuntime(deps: {
   });
   const faults = createFaultInjector(config.worker.faultInject);
   const transactions = createTransactionClient({
-    registry: deps.registry,
-    database: deps.database,
+    ledger: createStoreTxLedger(deps.database),
+    chains: (name) => registryChain(deps.registry, name),
+    rpc: publicClientsFor(deps.registry, 10_000, metrics.rpcErrors),
     log: deps.log.child({ component: 'transactions' }),
     faults,
     metrics,
@@ -71,6 +86,7 @@ export function createWorkerRuntime(deps: {
     registry: deps.registry,
     chain,
     actions,
+    transactions,
     clock: deps.clock,
     log,
     fillIndexer,
@@ -80,7 +96,30 @@ export function createWorkerRuntime(deps: {
     leaseMs: config.worker.leaseMs,
     metrics,
   });
-  return withWakeUps(worker, deps.database, deps.registry, metrics, log);
+  const relayer = privateKeyToAccount(relayerKey);
+  const attester = privateKeyToAccount(attesterKey);
+  const balances = createRelayerBalanceWatch({
+    registry: deps.registry,
+    chain,
+    relayer: relayer.address,
+    metrics,
+    log,
+  });
+  const running = withWakeUps(worker, deps.database, deps.registry, metrics, log);
+  return {
+    ...running,
+    start() {
+      balances.start();
+      running.start();
+    },
+    async stop() {
+      await balances.stop();
+      await running.stop();
+    },
+    checkKeys: () => checkWorkerKeys({ registry: deps.registry, chain, relayer, attester }),
+    relayerWarnings: balances.warnings,
+    readRelayerBalances: balances.runOnce,
+  };
 }
 
 /**

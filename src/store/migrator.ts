@@ -9,6 +9,8 @@ import { eventXidMigration } from './migrations/0006-event-xid.ts';
 import { authLimitsMigration } from './migrations/0007-auth-limits.ts';
 import { explorerSearchMigration } from './migrations/0008-explorer-search.ts';
 import { quotesRequestIndexMigration } from './migrations/0009-quotes-request-index.ts';
+import { txLedgerMigration } from './migrations/0010-tx-ledger.ts';
+import { lpCommitmentsMigration } from './migrations/0011-lp-commitments.ts';
 
 /** Migrations live in code (not scanned from disk) so both dialects and bundlers see the same list. */
 function provider(dialect: FerryDatabase['dialect']): MigrationProvider {
@@ -24,6 +26,8 @@ function provider(dialect: FerryDatabase['dialect']): MigrationProvider {
         '0007-auth-limits': authLimitsMigration,
         '0008-explorer-search': explorerSearchMigration(dialect),
         '0009-quotes-request-index': quotesRequestIndexMigration,
+        '0010-tx-ledger': txLedgerMigration,
+        '0011-lp-commitments': lpCommitmentsMigration,
       };
     },
   };

@@ -133,12 +133,17 @@ export interface ChainActionsTable {
   id: string;
   order_id: string;
   kind: string;
+  /** 0 for the first action of its order and kind; a retry after a revert is the next. */
+  seq: Generated<number>;
   chain: string;
   from_address: string;
   nonce: number;
   tx_hash: string;
   raw_tx: string;
-  /** recorded (signed, maybe sent) → confirmed | reverted, or nonce-conflict (the nonce was taken by another) */
+  /**
+   * recorded (signed, maybe sent) → confirmed | reverted | cancelled, or nonce-conflict (the nonce was taken by
+   * another)
+   */
   status: string;
   created_at: number;
   updated_at: number;
@@ -158,6 +163,8 @@ export interface ChainActionTxsTable {
   max_priority_fee_per_gas: string;
   /** recorded → sent | underpriced → mined (below depth) → confirmed | reverted */
   status: string;
+  /** `call`, or `cancel`: a zero-value self-transfer spending the action's nonce. */
+  purpose: Generated<string>;
   created_at: number;
   broadcast_at: number | null;
 }

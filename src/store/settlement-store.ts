@@ -1,12 +1,14 @@
-import type { Selectable } from 'kysely';
+import type { TxAction } from '../chains/tx-ledger.ts';
 import type { OrderStatus } from '../domain/lifecycle.ts';
 import type { Order } from '../domain/records.ts';
 import type { Executor } from './db-types.ts';
 import { toOrder } from './orders-store.ts';
-import type { ChainActionsTable } from './schema.ts';
+import { toTxAction } from './tx-ledger-store.ts';
 
 export type ChainActionKind = 'deposit' | 'settle' | 'refund';
-export type ChainAction = Selectable<ChainActionsTable>;
+
+/** Finished without effect on chain: a new action of the kind may follow, and it no longer blocks its rival. */
+const SPENT: ReadonlySet<TxAction['status']> = new Set(['reverted', 'cancelled', 'nonce-conflict']);
 
 const WORKING_STATUSES: OrderStatus[] = ['created', 'deposited', 'filled'];
 
@@ -94,6 +96,8 @@ export async function transitionOrder(
       ...(change.dstChainTxHash ? { dst_chain_tx_hash: change.dstChainTxHash } : {}),
       ...(change.settlementTxHash ? { settlement_tx_hash: change.settlementTxHash } : {}),
       ...(change.failureReason ? { failure_reason: change.failureReason } : {}),
+      // A settle that kept reverting wrote why on the order; once completed, that is history, not a reason.
+      ...(change.status === 'completed' ? { failure_reason: null } : {}),
       ...(change.completedAt ? { completed_at: change.completedAt.getTime() } : {}),
       updated_at: now.getTime(),
       updated_by: actor,
@@ -104,87 +108,83 @@ export async function transitionOrder(
   return result.numUpdatedRows > 0n;
 }
 
-export async function findChainAction(db: Executor, orderId: string, kind: ChainActionKind) {
-  return (
-    (await db
-      .selectFrom('chain_actions')
-      .selectAll()
-      .where('order_id', '=', orderId)
-      .where('kind', '=', kind)
-      .executeTakeFirst()) ?? null
-  );
+/** The newest action of `kind` for the order (the highest `seq`: a retry after a revert supersedes it). */
+export async function findChainAction(
+  db: Executor,
+  orderId: string,
+  kind: ChainActionKind,
+): Promise<TxAction | null> {
+  const row = await db
+    .selectFrom('chain_actions')
+    .selectAll()
+    .where('order_id', '=', orderId)
+    .where('kind', '=', kind)
+    .orderBy('seq', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  return row ? toTxAction(row) : null;
 }
 
-export async function insertChainAction(db: Executor, action: ChainAction): Promise<void> {
-  await db.insertInto('chain_actions').values(action).execute();
+/** The status of each order among `ids` (the transaction pass cancels the actions of ended orders). */
+export async function orderStatuses(db: Executor, ids: readonly string[]): Promise<Map<string, OrderStatus>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db.selectFrom('orders').select(['id', 'status']).where('id', 'in', ids).execute();
+  return new Map(rows.map((r) => [r.id, r.status as OrderStatus]));
 }
 
-export async function setChainActionStatus(
+/**
+ * Writes why the order is stuck (a settle or refund that keeps reverting) on the order without moving it, so
+ * the money mover and the operator see it; false when the order already says so or has moved on.
+ */
+export async function noteOrderProblem(
   db: Executor,
   id: string,
-  status: string,
-  now: number,
-): Promise<void> {
-  await db.updateTable('chain_actions').set({ status, updated_at: now }).where('id', '=', id).execute();
-}
-
-/**
- * Hands out the next nonce of `address` on `chain`. The row update serialises concurrent workers; the
- * chain's own count wins when it is ahead (transactions sent by other tools with the same key).
- */
-export async function allocateNonce(
-  db: Executor,
-  chain: string,
-  address: string,
-  chainNonce: number,
-): Promise<number> {
-  const row = await db
-    .selectFrom('chain_nonces')
-    .select('next_nonce')
-    .where('chain', '=', chain)
-    .where('address', '=', address)
-    .executeTakeFirst();
-  if (!row) {
-    await db
-      .insertInto('chain_nonces')
-      .values({ chain, address, next_nonce: chainNonce + 1 })
-      .execute();
-    return chainNonce;
-  }
-  const nonce = Math.max(Number(row.next_nonce), chainNonce);
+  status: OrderStatus,
+  reason: string,
+  now: Date,
+  actor: string,
+): Promise<boolean> {
   const result = await db
-    .updateTable('chain_nonces')
-    .set({ next_nonce: nonce + 1 })
-    .where('chain', '=', chain)
-    .where('address', '=', address)
-    .where('next_nonce', '=', row.next_nonce)
+    .updateTable('orders')
+    .set({ failure_reason: reason, updated_at: now.getTime(), updated_by: actor })
+    .where('id', '=', id)
+    .where('status', '=', status)
+    .where((eb) => eb.or([eb('failure_reason', 'is', null), eb('failure_reason', '!=', reason)]))
     .executeTakeFirst();
-  if (result.numUpdatedRows === 0n) throw new Error('nonce allocation raced; retry');
-  return nonce;
+  return result.numUpdatedRows > 0n;
 }
 
 /**
- * Whether a chain action may be written down now: the order still has `expectStatus`, and a release (settle or
- * refund) has no rival written down. On PostgreSQL the row lock serialises this check with status transitions
- * made by other workers.
+ * Whether a chain action may be written down now: the order still has `expectStatus`; a release (settle or
+ * refund) has no rival written down; and a retry (`seq` > 0) follows an action of its kind that was spent without
+ * effect. On PostgreSQL the row lock serialises this check with status transitions made by other workers.
  */
 export async function mayRecord(
   trx: Executor,
   dialect: 'sqlite' | 'postgres',
-  orderId: string,
-  kind: ChainActionKind,
-  expectStatus: OrderStatus,
+  input: { orderId: string; kind: ChainActionKind; seq: number; expectStatus: OrderStatus },
 ): Promise<boolean> {
+  const { orderId, kind } = input;
   let query = trx.selectFrom('orders').select('status').where('id', '=', orderId);
   if (dialect === 'postgres') query = query.forUpdate();
   const order = await query.executeTakeFirst();
-  if (order?.status !== expectStatus) return false;
+  if (order?.status !== input.expectStatus) return false;
+  if (input.seq > 0) {
+    const previous = await findChainAction(trx, orderId, kind);
+    if (previous?.seq !== input.seq - 1 || !SPENT.has(previous.status)) return false;
+  }
   if (kind === 'deposit') return true;
-  const rival = await trx
+  return !(await hasLiveAction(trx, orderId, kind === 'settle' ? 'refund' : 'settle'));
+}
+
+/** An action of `kind` written down that may still take effect (recorded, or confirmed on chain). */
+export async function hasLiveAction(db: Executor, orderId: string, kind: ChainActionKind): Promise<boolean> {
+  const row = await db
     .selectFrom('chain_actions')
     .select('id')
     .where('order_id', '=', orderId)
-    .where('kind', '=', kind === 'settle' ? 'refund' : 'settle')
+    .where('kind', '=', kind)
+    .where('status', 'not in', [...SPENT])
     .executeTakeFirst();
-  return rival === undefined;
+  return row !== undefined;
 }

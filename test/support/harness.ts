@@ -9,11 +9,12 @@ import {
   createChainRegistry,
   type RegistryFile,
 } from '../../src/chains/chain-registry.ts';
-import { ANVIL_KEYS, DEVNET_ATTESTER_KEY, type Devnets, startDevnets } from '../../src/chains/devnet.ts';
+import { ANVIL_KEYS, DEVNET_WORKER_KEYS, type Devnets, startDevnets } from '../../src/chains/devnet.ts';
 import { devnetRegistryFile } from '../../src/chains/devnet-registry.ts';
 import { type Config, loadConfig } from '../../src/config/config.ts';
 import type { Clock } from '../../src/domain/clock.ts';
 import type { AccountType } from '../../src/domain/principal.ts';
+import { type LpJournal, openLpJournal } from '../../src/store/lp-journal.ts';
 import { createTestDatabaseUrl } from './test-database.ts';
 
 /** A clock the test moves by hand: expiry is tested by advancing it, never by sleeping. */
@@ -71,6 +72,11 @@ export interface Harness {
       baseUrl?: string;
     },
   ): Promise<HttpResponse<T>>;
+  /**
+   * The LP bot's journal under this harness's folder (one file per `name`: reopening a name is a restarted bot),
+   * closed by close().
+   */
+  lpJournal(name?: string): LpJournal;
   /** Restarts the API on the same database and chains (data must survive). */
   restart(): Promise<void>;
   close(): Promise<void>;
@@ -91,6 +97,7 @@ export async function startHarness(
   options: HarnessOptions = {},
 ): Promise<Harness> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ferry-test-'));
+  const journals: LpJournal[] = [];
   const devnets = await startDevnets({ dataDir: path.join(dir, 'devnets'), ports: [0, 0] });
   const base = devnetRegistryFile(devnets);
   const withChains: RegistryFile = { chains: base.chains.map((chain) => ({ ...chain, ...options.chains })) };
@@ -112,7 +119,7 @@ export async function startHarness(
     { siweDomains: ['ferry.test'], signIn: { perIpPerMinute: 10_000, sessionsPerAddress: 5 }, ...overrides },
   );
   const log = pino({ level: process.env.FERRY_TEST_LOG ?? 'silent' });
-  const workerKeys = { relayer: DEVNET_ATTESTER_KEY, attester: DEVNET_ATTESTER_KEY };
+  const workerKeys = DEVNET_WORKER_KEYS;
   const registryFile = path.join(dir, 'chains.json');
   fs.writeFileSync(registryFile, JSON.stringify(registryFileContent));
   let app = await createApp({ config, registry, clock, log, workerKeys });
@@ -168,7 +175,13 @@ export async function startHarness(
       app = await createApp({ config, registry, clock, log, workerKeys });
       baseUrl = await app.listen();
     },
+    lpJournal(name = 'lp') {
+      const journal = openLpJournal(path.join(dir, `lp-journal-${name}.sqlite`));
+      journals.push(journal);
+      return journal;
+    },
     async close() {
+      for (const journal of journals) await journal.close();
       await app.close();
       await devnets.stop();
       await database.drop();

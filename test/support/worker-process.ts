@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
-import { DEVNET_ATTESTER_KEY } from '../../src/chains/devnet.ts';
+import { DEVNET_ATTESTER_KEY, DEVNET_RELAYER_KEY } from '../../src/chains/devnet.ts';
 import type { Harness } from './harness.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -13,7 +13,7 @@ export function startWorkerProcess(h: Harness, faultInject: string[] = [], env: 
       ...process.env,
       DATABASE_URL: h.config.databaseUrl,
       CHAIN_REGISTRY: h.registryFile,
-      RELAYER_PRIVATE_KEY: DEVNET_ATTESTER_KEY,
+      RELAYER_PRIVATE_KEY: DEVNET_RELAYER_KEY,
       ATTESTER_PRIVATE_KEY: DEVNET_ATTESTER_KEY,
       WORKER_POLL_MS: '50',
       // A killed worker's lease must run out quickly for the restarted one to take over.

@@ -30,7 +30,7 @@ export function registerQuoteRoutes(
         operationId: 'createQuote',
         summary: 'Quote an open request',
         description:
-          "A liquidity provider offers outputAmount for an open request. The response carries the EIP-712 typed data the offerer will sign; its deadlines count from the chains' clocks. One active quote per provider per request. outputAmount, in the input token's decimals, may exceed inputAmount by at most MAX_QUOTE_PREMIUM_BPS (400 VALIDATION_ERROR), and the provider's fill address must hold it on the output chain (422 INSUFFICIENT_BALANCE, same BALANCE_CACHE_MS rule as the offerer's check).",
+          "A liquidity provider offers outputAmount for an open request. The response carries the EIP-712 typed data the offerer will sign; its deadlines count from the chains' clocks. One active quote per provider per request. outputAmount, in the input token's decimals, may exceed inputAmount by at most MAX_QUOTE_PREMIUM_BPS (400 VALIDATION_ERROR), and the provider's fill address must hold it on the output chain on top of what its other active quotes, accepted quotes not yet swapped and unfilled orders there in that token already promise (422 INSUFFICIENT_BALANCE, same BALANCE_CACHE_MS rule as the offerer's check for the balance).",
         security: ACCOUNT_SECURITY,
         body: Type.Object(
           {

@@ -1,0 +1,222 @@
+import { getAddress, type Hex } from 'viem';
+import type { PrivateKeyAccount } from 'viem/accounts';
+import {
+  APPROVAL_FILLS,
+  allowanceOf,
+  approveData,
+  balanceOf,
+  type ChainClients,
+  chainTime,
+  escrowStatus,
+  fillData,
+  hasFilled,
+} from '../chains/lp-chain-clients.ts';
+import type { TransactionClient } from '../chains/transaction-client.ts';
+import type { TxAction } from '../chains/tx-ledger.ts';
+import type { TxOutcome } from '../chains/tx-sender.ts';
+import type { JournalQuote, JournalTables, LpJournal } from '../store/lp-journal.ts';
+import type { LedgerGuard } from '../store/tx-ledger-store.ts';
+import type { ChainInfo, OrderView } from './ferry-api.ts';
+import type { BotLog, PassReport } from './lp-bot.ts';
+import { quoteOutputAmount } from './pricing.ts';
+
+export type BotTransactions = TransactionClient<LedgerGuard<JournalTables>>;
+
+export interface FillerDeps {
+  readonly account: PrivateKeyAccount;
+  readonly journal: LpJournal;
+  readonly transactions: BotTransactions;
+  readonly log: BotLog;
+  /** Seconds before fillDeadline after which the bot no longer fills. */
+  readonly fillMargin: bigint;
+  chain(name: string): Promise<ChainInfo | null>;
+  clientsFor(info: ChainInfo): ChainClients;
+}
+
+const hex = (value: string) => value as Hex;
+
+function deadlineOf(order: OrderView): bigint {
+  if (order.details.fillDeadline === null)
+    throw new Error(`order ${order.orderId} is listed without its fillDeadline`);
+  return BigInt(order.details.fillDeadline);
+}
+const same = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
+
+/**
+ * Why the bot will not fill this order, or null: it fills only orders of quotes it made itself (in its journal), on
+ * exactly those terms, at a price its pricing gives. Anyone holding the LP's API key can create and accept a quote
+ * in its name; without this check the bot would pay out whatever such a quote promised.
+ */
+export function fillRefusal(
+  order: OrderView,
+  quote: JournalQuote | null,
+  decimals: { input: number; output: number },
+) {
+  if (!quote) return 'this bot did not make the quote of this order (not in its journal)';
+  const d = order.details;
+  const terms =
+    same(quote.inputChain, d.inputChain) &&
+    same(quote.outputChain, d.outputChain) &&
+    same(quote.inputToken, d.inputToken) &&
+    same(quote.outputToken, d.outputToken) &&
+    quote.inputAmount === BigInt(d.inputAmount) &&
+    quote.outputAmount === BigInt(d.outputAmount);
+  if (!terms) return "the order's terms differ from the quote this bot made";
+  const priced = quoteOutputAmount(BigInt(d.inputAmount), quote.spreadBps, decimals);
+  if (BigInt(d.outputAmount) > priced) {
+    return `the order pays out ${d.outputAmount}, more than this bot's pricing gives (${priced})`;
+  }
+  return null;
+}
+
+/** The order's fill, from the journal check to a fill mined at depth, one pass at a time. */
+export function createFiller(deps: FillerDeps) {
+  const { account, journal, transactions, log } = deps;
+
+  /** Approves the fill contract for ~APPROVAL_FILLS fills when the allowance falls short; true once it covers. */
+  async function allowanceCovers(
+    info: ChainInfo,
+    c: ChainClients,
+    token: Hex,
+    amount: bigint,
+  ): Promise<boolean> {
+    const spender = hex(info.fill);
+    if ((await allowanceOf(c, token, account.address, spender)) >= amount) return true;
+    const subject = `${info.name}:${token}:${spender}`.toLowerCase();
+    const previous = await journal.latestAction(subject, 'approve');
+    if (previous?.status === 'recorded') return false;
+    const sent = await transactions.submit({
+      subject,
+      kind: 'approve',
+      seq: previous ? previous.seq + 1 : 0,
+      // Not unlimited: the fill contract's address comes from the Ferry API the bot is pointed at, and a wrong
+      // address must not be able to take the wallet's whole balance.
+      call: { chain: info.name, to: token, data: approveData(spender, amount * APPROVAL_FILLS) },
+      account,
+      guard: (trx) => journal.hasAction(trx, subject, 'approve', ['recorded']).then((open) => !open),
+    });
+    log.info(
+      { chain: info.name, token, spender, txHash: sent?.outcome.txHash },
+      'approving the fill contract',
+    );
+    return sent?.outcome.status === 'success';
+  }
+
+  function sendFill(order: OrderView, info: ChainInfo, previous: TxAction | null): Promise<TxOutcome | null> {
+    const orderHash = hex(order.blockchainOrderId);
+    const d = order.details;
+    const data = fillData({
+      orderHash,
+      outputToken: hex(d.outputToken),
+      outputAmount: BigInt(d.outputAmount),
+      recipient: hex(d.recipient),
+      fillDeadline: deadlineOf(order),
+    });
+    return transactions
+      .submit({
+        subject: orderHash,
+        kind: 'fill',
+        seq: previous ? previous.seq + 1 : 0,
+        call: { chain: info.name, to: hex(info.fill), data },
+        account,
+        // Never a second fill of one order: not while one is in flight, not after one took effect.
+        guard: (trx) =>
+          journal.hasAction(trx, orderHash, 'fill', ['recorded', 'confirmed']).then((found) => !found),
+      })
+      .then((sent) => sent?.outcome ?? null);
+  }
+
+  return {
+    async fillOne(
+      order: OrderView,
+      report: PassReport,
+      done: (msg: string, level: 'info' | 'warn' | 'error', extra?: object) => void,
+    ) {
+      const orderHash = hex(order.blockchainOrderId);
+      const [info, inputInfo] = [
+        await deps.chain(order.details.outputChain),
+        await deps.chain(order.details.inputChain),
+      ];
+      if (!info || !inputInfo) return done('not filling: unknown chain', 'error');
+      const inToken = inputInfo.tokens.find((t) => same(t.address, order.details.inputToken));
+      const outToken = info.tokens.find((t) => same(t.address, order.details.outputToken));
+      if (!inToken || !outToken) return done('not filling: unknown token', 'error');
+      if (!order.details.filler || getAddress(order.details.filler) !== account.address) {
+        return done('not filling: the order names another fill address than this private key', 'error', {
+          filler: order.details.filler,
+          wallet: account.address,
+        });
+      }
+      const quote = await journal.findQuote(order.quoteId);
+      const refusal = fillRefusal(order, quote, { input: inToken.decimals, output: outToken.decimals });
+      if (refusal || !quote) return done(`not filling: ${refusal}`, 'error', { quoteId: order.quoteId });
+      const fillDeadline = deadlineOf(order);
+      if (quote.status === 'active')
+        await journal.setQuoteStatus(quote.quoteId, 'ordered', Number(fillDeadline) * 1000);
+
+      const previous = await journal.latestAction(orderHash, 'fill');
+      if (previous?.status === 'recorded') return; // in flight: the transaction pass drives it
+      if (previous?.status === 'confirmed') {
+        await journal.setQuoteStatus(quote.quoteId, 'filled');
+        return done('fill confirmed; waiting for settlement', 'info', { txHash: previous.txHash });
+      }
+      if (previous)
+        log.warn(
+          { orderId: order.orderId, txHash: previous.txHash },
+          'fill did not take effect; checking again',
+        );
+
+      const c = deps.clientsFor(info);
+      const outputAmount = BigInt(order.details.outputAmount);
+      // Everything the checks below need, read together just before the fill: one round of RPC calls.
+      const [outputTime, alreadyFilled, escrow, held] = await Promise.all([
+        chainTime(c),
+        hasFilled(c, hex(info.fill), orderHash, account.address),
+        escrowStatus(deps.clientsFor(inputInfo), hex(inputInfo.escrow), orderHash),
+        balanceOf(c, hex(order.details.outputToken), account.address),
+      ]);
+      // The fill contract checks the output chain's block time; an idle chain's latest block can be old, so the
+      // local clock is the floor.
+      const now = BigInt(Math.floor(Date.now() / 1000));
+      if ((outputTime > now ? outputTime : now) + deps.fillMargin > fillDeadline) {
+        await journal.setQuoteStatus(quote.quoteId, 'ended');
+        return done(
+          `not filling: within ${deps.fillMargin} s of the fill deadline (the order will be refunded)`,
+          'warn',
+          {
+            fillDeadline: fillDeadline.toString(),
+            chainTime: outputTime.toString(),
+          },
+        );
+      }
+      if (alreadyFilled) return done('already filled by this wallet', 'info', { filler: account.address });
+      // Only an order the escrow holds `Active` can pay the fill back; anything else would be a gift.
+      if (escrow !== 'active') {
+        const msg = `not filling: the escrow holds the order as ${escrow}, not active`;
+        // `none` may be a deposit not yet visible to this RPC: look again next pass. Settled or refunded is final.
+        if (escrow === 'none') return log.warn({ orderId: order.orderId, orderHash, escrow }, msg);
+        await journal.setQuoteStatus(quote.quoteId, 'ended');
+        return done(msg, 'warn', { escrow });
+      }
+      if (held < outputAmount) {
+        throw new Error(`fill wallet holds ${held} of ${order.details.outputToken}, needs ${outputAmount}`);
+      }
+      if (!(await allowanceCovers(info, c, hex(order.details.outputToken), outputAmount))) return;
+      log.info(
+        { orderId: order.orderId, orderHash, chain: info.name, outputAmount: order.details.outputAmount },
+        'filling',
+      );
+      const outcome = await sendFill(order, info, previous);
+      if (!outcome) return;
+      if (outcome.status === 'success') {
+        await journal.setQuoteStatus(quote.quoteId, 'filled');
+        report.filled.push({ orderId: order.orderId, orderHash, txHash: outcome.txHash });
+        return done('filled', 'info', { txHash: outcome.txHash });
+      }
+      log.info(
+        { orderId: order.orderId, orderHash, txHash: outcome.txHash, status: outcome.status },
+        'fill sent',
+      );
+    },
+  };
+}

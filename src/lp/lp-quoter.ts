@@ -1,0 +1,122 @@
+import type { Hex } from 'viem';
+import type { PrivateKeyAccount } from 'viem/accounts';
+import { balanceOf, type ChainClients } from '../chains/lp-chain-clients.ts';
+import type { LpJournal } from '../store/lp-journal.ts';
+import { type ChainInfo, type FerryApi, FerryApiError, type QuoteRequestView } from './ferry-api.ts';
+import type { BotLog, PassReport } from './lp-bot.ts';
+import { quoteOutputAmount } from './pricing.ts';
+
+const hex = (value: string) => value as Hex;
+
+/** Permanent refusals of a quote: asking again cannot succeed (409s mean "already quoted" or "closed"). */
+const FINAL_QUOTE_STATUSES = new Set([400, 403, 404, 409, 410, 422]);
+
+/** Quotes one open request at the bot's spread, if its wallet can cover it beyond what it already promised. */
+export interface Quoter {
+  quoteOne(qr: QuoteRequestView, report: PassReport): Promise<void>;
+  /** Whether the bot is done with this request (quoted it, or will never). */
+  handled(quoteRequestId: string): boolean;
+}
+
+export function createQuoter(deps: {
+  readonly api: FerryApi;
+  readonly account: PrivateKeyAccount;
+  readonly journal: LpJournal;
+  readonly log: BotLog;
+  readonly spreadBps: number;
+  readonly validForSeconds?: number;
+  chain(name: string): Promise<ChainInfo | null>;
+  clientsFor(info: ChainInfo): ChainClients;
+}): Quoter {
+  const { api, account, log, spreadBps, chain, clientsFor } = deps;
+  /** quote request id → what happened (quote id, or the refusal). Never quoted twice. */
+  const quoted = new Map<string, string>();
+  /** Requests the bot cannot cover yet (balance), logged once each. */
+  const shortWarned = new Set<string>();
+  const options = { journal: deps.journal, validForSeconds: deps.validForSeconds };
+
+  async function quoteOne(qr: QuoteRequestView, report: PassReport): Promise<void> {
+    const skip = (reason: string, level: 'debug' | 'warn' = 'warn') => {
+      quoted.set(qr.id, reason);
+      log[level]({ quoteRequestId: qr.id }, `not quoting: ${reason}`);
+    };
+    const [inChain, outChain] = [await chain(qr.inputChain), await chain(qr.outputChain)];
+    const inToken = inChain?.tokens.find((t) => t.address.toLowerCase() === qr.inputToken.toLowerCase());
+    const outToken = outChain?.tokens.find((t) => t.address.toLowerCase() === qr.outputToken.toLowerCase());
+    if (!outChain || !inToken || !outToken) return skip('unknown chain or token');
+    const outputAmount = quoteOutputAmount(BigInt(qr.inputAmount), spreadBps, {
+      input: inToken.decimals,
+      output: outToken.decimals,
+    });
+    if (outputAmount <= 0n) return skip('input too small for a non-zero output');
+
+    // Quote only what the fill wallet can deliver now, net of what its other quotes and orders already promise (an
+    // RPC error here is retried next pass).
+    const [held, reserved] = await Promise.all([
+      balanceOf(clientsFor(outChain), hex(outToken.address), account.address),
+      options.journal.reserved(outChain.name, outToken.address, Date.now()),
+    ]);
+    if (held - reserved < outputAmount) {
+      if (!shortWarned.has(qr.id)) {
+        shortWarned.add(qr.id);
+        log.warn(
+          {
+            quoteRequestId: qr.id,
+            needed: outputAmount.toString(),
+            held: held.toString(),
+            reserved: reserved.toString(),
+            token: outToken.symbol,
+          },
+          'not quoting yet: fill wallet holds too little of the output token',
+        );
+      }
+      return;
+    }
+
+    try {
+      const created = await api.createQuote({
+        quoteRequestId: qr.id,
+        outputAmount: outputAmount.toString(),
+        ...(options.validForSeconds ? { validFor: options.validForSeconds } : {}),
+      });
+      quoted.set(qr.id, created.quoteId);
+      await options.journal.recordQuote({
+        quoteId: created.quoteId,
+        quoteRequestId: qr.id,
+        inputChain: qr.inputChain,
+        inputToken: qr.inputToken,
+        inputAmount: BigInt(qr.inputAmount),
+        outputChain: qr.outputChain,
+        outputToken: qr.outputToken,
+        outputAmount,
+        spreadBps,
+        status: 'active',
+        reservedUntil: created.quote.endTime * 1000,
+      });
+      report.quoted.push({
+        quoteRequestId: qr.id,
+        quoteId: created.quoteId,
+        outputAmount: outputAmount.toString(),
+      });
+      log.info(
+        {
+          quoteRequestId: qr.id,
+          quoteId: created.quoteId,
+          inputAmount: qr.inputAmount,
+          outputAmount: outputAmount.toString(),
+          route: `${inToken.symbol}@${qr.inputChain} -> ${outToken.symbol}@${qr.outputChain}`,
+        },
+        'quoted',
+      );
+    } catch (error) {
+      if (error instanceof FerryApiError && FINAL_QUOTE_STATUSES.has(error.status)) {
+        // 409 CONFLICT: this provider already has an active quote on it (e.g. from before a restart);
+        // 409 QUOTE_REQUEST_CLOSED: accepted or expired meanwhile. Either way: done with it.
+        return skip(`${error.code} (${error.message})`, error.status === 409 ? 'debug' : 'warn');
+      }
+      throw error;
+    }
+  }
+
+  return { quoteOne, handled: (id) => quoted.has(id) };
+}

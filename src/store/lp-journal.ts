@@ -1,0 +1,202 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import SQLite from 'better-sqlite3';
+import { Kysely, SqliteDialect, sql } from 'kysely';
+import type { TxAction, TxActionStatus, TxLedger } from '../chains/tx-ledger.ts';
+import { createStoreTxLedger, type LedgerGuard, type LedgerTables, toTxAction } from './tx-ledger-store.ts';
+
+/** A quote the bot made: the only orders it fills are those of quotes in here, on exactly these terms. */
+export interface JournalQuote {
+  readonly quoteId: string;
+  readonly quoteRequestId: string;
+  readonly inputChain: string;
+  readonly inputToken: string;
+  readonly inputAmount: bigint;
+  readonly outputChain: string;
+  readonly outputToken: string;
+  readonly outputAmount: bigint;
+  /** The spread the bot priced it at: its fill re-checks the order's price against it. */
+  readonly spreadBps: number;
+  /** active: may still be accepted; ordered: accepted, not yet filled; filled; ended: nothing more to deliver. */
+  readonly status: 'active' | 'ordered' | 'filled' | 'ended';
+  /** Until when (unix ms) its output stays reserved against the wallet's balance while active or ordered. */
+  readonly reservedUntil: number;
+}
+
+interface LpQuotesTable {
+  quote_id: string;
+  quote_request_id: string;
+  input_chain: string;
+  input_token: string;
+  input_amount: string;
+  output_chain: string;
+  output_token: string;
+  output_amount: string;
+  spread_bps: number;
+  status: string;
+  reserved_until: number;
+}
+
+export interface JournalTables extends LedgerTables {
+  lp_quotes: LpQuotesTable;
+}
+
+export interface LpJournal {
+  /** The transaction client's ledger: the bot's approvals and fills, written down before they are broadcast. */
+  readonly ledger: TxLedger<LedgerGuard<JournalTables>>;
+  /** Whether the journal holds an action of `kind` for `subject` in one of `statuses` (inside a ledger write). */
+  hasAction(
+    trx: unknown,
+    subject: string,
+    kind: string,
+    statuses: readonly TxActionStatus[],
+  ): Promise<boolean>;
+  /** The newest action of `kind` for `subject` (the highest seq), if any. */
+  latestAction(subject: string, kind: string): Promise<TxAction | null>;
+  recordQuote(quote: JournalQuote): Promise<void>;
+  findQuote(quoteId: string): Promise<JournalQuote | null>;
+  /** Moves a quote on (active → ordered → filled, or → ended), keeping it reserved until `reservedUntil`. */
+  setQuoteStatus(quoteId: string, status: JournalQuote['status'], reservedUntil?: number): Promise<void>;
+  /** The output still promised on `chain` in `token`: active and ordered quotes not yet past `reservedUntil`. */
+  reserved(chain: string, token: string, now: number): Promise<bigint>;
+  close(): Promise<void>;
+}
+
+/**
+ * The ledger tables as Ferry's migrations shape them (0002, 0004, 0010), without the foreign key to `orders` (the
+ * journal has none: an action's subject is an order hash or an approval's token), and the bot's quotes. Created
+ * if missing, so an existing journal is opened as it is.
+ */
+const SCHEMA = [
+  `create table if not exists chain_actions (
+    id text primary key, order_id text not null, kind text not null, seq integer not null default 0,
+    chain text not null, from_address text not null, nonce bigint not null, tx_hash text not null,
+    raw_tx text not null, status text not null, created_at bigint not null, updated_at bigint not null,
+    waiting_since bigint, fee_capped_at bigint)`,
+  'create unique index if not exists chain_actions_order_kind_seq on chain_actions (order_id, kind, seq)',
+  'create index if not exists chain_actions_sender_open on chain_actions (status, chain, from_address, nonce)',
+  `create table if not exists chain_action_txs (
+    tx_hash text primary key, action_id text not null references chain_actions (id), attempt integer not null,
+    raw_tx text not null, max_fee_per_gas text not null, max_priority_fee_per_gas text not null,
+    status text not null, purpose text not null default 'call', created_at bigint not null, broadcast_at bigint)`,
+  'create unique index if not exists chain_action_txs_action_attempt on chain_action_txs (action_id, attempt)',
+  `create table if not exists chain_nonces (
+    chain text not null, address text not null, next_nonce bigint not null, primary key (chain, address))`,
+  `create table if not exists lp_quotes (
+    quote_id text primary key, quote_request_id text not null, input_chain text not null,
+    input_token text not null, input_amount text not null, output_chain text not null,
+    output_token text not null, output_amount text not null, spread_bps integer not null, status text not null,
+    reserved_until bigint not null)`,
+  'create index if not exists lp_quotes_open on lp_quotes (status, output_chain, output_token)',
+];
+
+const toQuote = (row: LpQuotesTable): JournalQuote => ({
+  quoteId: row.quote_id,
+  quoteRequestId: row.quote_request_id,
+  inputChain: row.input_chain,
+  inputToken: row.input_token,
+  inputAmount: BigInt(row.input_amount),
+  outputChain: row.output_chain,
+  outputToken: row.output_token,
+  outputAmount: BigInt(row.output_amount),
+  spreadBps: Number(row.spread_bps),
+  status: row.status as JournalQuote['status'],
+  reservedUntil: Number(row.reserved_until),
+});
+
+/**
+ * The LP bot's journal: one SQLite file of its own (the bot has no access to Ferry's database) holding what it
+ * quoted and every transaction it signed. Writes are durable before they return (synchronous = FULL): a fill
+ * written down and then lost to a crash would be signed again with another nonce.
+ */
+export function openLpJournal(file: string): LpJournal {
+  fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+  const sqlite = new SQLite(file);
+  sqlite.pragma('journal_mode = WAL');
+  sqlite.pragma('synchronous = FULL');
+  sqlite.pragma('busy_timeout = 5000');
+  sqlite.pragma('foreign_keys = ON');
+  for (const statement of SCHEMA) sqlite.exec(statement);
+  const db = new Kysely<JournalTables>({ dialect: new SqliteDialect({ database: sqlite }) });
+  const ledger = createStoreTxLedger<JournalTables>({
+    db,
+    dialect: 'sqlite',
+    transaction: (work) => db.transaction().execute(work),
+  });
+
+  return {
+    ledger,
+    async hasAction(trx, subject, kind, statuses) {
+      const row = await (trx as Kysely<JournalTables>)
+        .selectFrom('chain_actions')
+        .select('id')
+        .where('order_id', '=', subject)
+        .where('kind', '=', kind)
+        .where('status', 'in', [...statuses])
+        .executeTakeFirst();
+      return row !== undefined;
+    },
+    async latestAction(subject, kind) {
+      const row = await db
+        .selectFrom('chain_actions')
+        .selectAll()
+        .where('order_id', '=', subject)
+        .where('kind', '=', kind)
+        .orderBy('seq', 'desc')
+        .limit(1)
+        .executeTakeFirst();
+      return row ? toTxAction(row) : null;
+    },
+    async recordQuote(q) {
+      await db
+        .insertInto('lp_quotes')
+        .values({
+          quote_id: q.quoteId,
+          quote_request_id: q.quoteRequestId,
+          input_chain: q.inputChain,
+          input_token: q.inputToken.toLowerCase(),
+          input_amount: q.inputAmount.toString(),
+          output_chain: q.outputChain,
+          output_token: q.outputToken.toLowerCase(),
+          output_amount: q.outputAmount.toString(),
+          spread_bps: q.spreadBps,
+          status: q.status,
+          reserved_until: q.reservedUntil,
+        })
+        .onConflict((oc) => oc.column('quote_id').doNothing())
+        .execute();
+    },
+    async findQuote(quoteId) {
+      const row = await db
+        .selectFrom('lp_quotes')
+        .selectAll()
+        .where('quote_id', '=', quoteId)
+        .executeTakeFirst();
+      return row ? toQuote(row) : null;
+    },
+    async setQuoteStatus(quoteId, status, reservedUntil) {
+      await db
+        .updateTable('lp_quotes')
+        .set({ status, ...(reservedUntil === undefined ? {} : { reserved_until: reservedUntil }) })
+        .where('quote_id', '=', quoteId)
+        .execute();
+    },
+    async reserved(chain, token, now) {
+      const rows = await db
+        .selectFrom('lp_quotes')
+        .select('output_amount')
+        .where('output_chain', '=', chain)
+        .where('output_token', '=', token.toLowerCase())
+        .where('status', 'in', ['active', 'ordered'])
+        // An order refunded or failed while the bot looked away would otherwise hold its output for good.
+        .where('reserved_until', '>', now)
+        .execute();
+      // Amounts are uint256: summed as bigint, not by SQLite's 64-bit SUM.
+      return rows.reduce((sum, r) => sum + BigInt(r.output_amount), 0n);
+    },
+    async close() {
+      await sql`pragma wal_checkpoint(TRUNCATE)`.execute(db).catch(() => {});
+      await db.destroy();
+    },
+  };
+}
