@@ -228,6 +228,7 @@ export function createQuoteService(deps: ServiceDeps) {
             'CONFLICT',
             'body.quoteRequestId',
             'this liquidity provider already has an active quote on the request; it may quote again once that one ends',
+            { cause: error },
           );
         }
         throw error;
