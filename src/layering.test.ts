@@ -254,6 +254,28 @@ describe('layering', () => {
   it('keeps the explorer to the files the browser is served', () => {
     expect(explorerLeaks(graph)).toEqual([]);
   });
+
+  it('declares each src folder on the ladder once, and every top folder says in a README what it may import', () => {
+    const folders = fs
+      .readdirSync(path.join(ROOT, 'src'), { withFileTypes: true })
+      .filter((entry) => entry.isDirectory())
+      .map((entry) => entry.name);
+    const declared = LADDER.flat();
+    expect(new Set(declared).size).toBe(declared.length);
+    expect(declared.filter((unit) => !unit.endsWith('.ts')).sort()).toEqual(
+      folders.filter((folder) => `src/${folder}/` !== EXPLORER).sort(),
+    );
+    const tops = [
+      ...folders.map((folder) => `src/${folder}`),
+      'sdk',
+      'test',
+      'scripts',
+      'bench',
+      'contracts',
+      'docs',
+    ];
+    expect(tops.filter((dir) => !fs.existsSync(path.join(ROOT, dir, 'README.md')))).toEqual([]);
+  });
 });
 
 /** A made-up graph: `from` → imports, each `'x'` a runtime import of file x, `type:x` a type-only one, `pkg:p`. */
