@@ -241,9 +241,12 @@ function walkData(error: unknown): Hex | undefined {
 
 const tokenAbi = loadArtifact('TestStablecoin').abi;
 
-/** Names the custom error in revert data, trying the contract's own errors, then token errors it may bubble. */
+/**
+ * Names the custom error in revert data, trying the contract's own errors, then those of the contracts it calls
+ * (the messenger calls the escrow, the escrow calls the token) whose reverts it may bubble.
+ */
 function decodeRevert(abi: typeof escrowAbi, data: Hex): string | null {
-  for (const candidate of [abi, tokenAbi]) {
+  for (const candidate of [abi, escrowAbi, tokenAbi]) {
     try {
       const decoded = decodeErrorResult({ abi: candidate, data });
       const args = decoded.args?.length ? `(${decoded.args.map(String).join(', ')})` : '';
