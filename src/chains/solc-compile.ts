@@ -89,7 +89,8 @@ const NODE_MODULES = path.join(REPO_ROOT, 'node_modules');
  */
 function findPackageImport(importPath: string): { contents: string } | { error: string } {
   const file = path.resolve(NODE_MODULES, importPath);
-  if (!file.startsWith(`${NODE_MODULES}${path.sep}`)) return { error: `import ${importPath} leaves node_modules` };
+  if (!file.startsWith(`${NODE_MODULES}${path.sep}`))
+    return { error: `import ${importPath} leaves node_modules` };
   try {
     return { contents: readFileSync(file, 'utf8') };
   } catch (err) {
@@ -107,9 +108,7 @@ export function compileSources(sources: Record<string, { content: string }>): Co
     .update(JSON.stringify({ compiler: solc.version(), input }))
     .digest('hex');
 
-  const output = JSON.parse(
-    solc.compile(JSON.stringify(input), { import: findPackageImport }),
-  ) as SolcOutput;
+  const output = JSON.parse(solc.compile(JSON.stringify(input), { import: findPackageImport })) as SolcOutput;
   const messages = output.errors ?? [];
   const errors = messages.filter((m) => m.severity === 'error');
   if (errors.length > 0) {

@@ -9,7 +9,8 @@ import type { Abi, Hex } from 'viem';
  */
 const ARTIFACT_FILES = {
   EndpointV2: '@layerzerolabs/lz-evm-protocol-v2/artifacts/contracts/EndpointV2.sol/EndpointV2.json',
-  SendUln302: '@layerzerolabs/lz-evm-messagelib-v2/artifacts/contracts/uln/uln302/SendUln302.sol/SendUln302.json',
+  SendUln302:
+    '@layerzerolabs/lz-evm-messagelib-v2/artifacts/contracts/uln/uln302/SendUln302.sol/SendUln302.json',
   ReceiveUln302:
     '@layerzerolabs/lz-evm-messagelib-v2/artifacts/contracts/uln/uln302/ReceiveUln302.sol/ReceiveUln302.json',
   DVN: '@layerzerolabs/lz-evm-messagelib-v2/artifacts/contracts/uln/dvn/DVN.sol/DVN.json',

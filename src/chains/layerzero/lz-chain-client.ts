@@ -28,6 +28,8 @@ export interface LzChainClient {
 }
 
 export const DEFAULT_LZ_RPC_TIMEOUT_MS = 15_000;
+/** Receipt polling: viem's 4 s default would make each of a delivery's four transactions wait seconds on anvil. */
+const RECEIPT_POLL_MS = 50;
 
 export function lzChainClient(
   rpcUrl: string,
@@ -40,8 +42,8 @@ export function lzChainClient(
   const account = privateKeyToAccount(key);
   return {
     chainId,
-    publicClient: createPublicClient({ chain, transport }),
-    wallet: createWalletClient({ account, chain, transport }),
+    publicClient: createPublicClient({ chain, transport, pollingInterval: RECEIPT_POLL_MS }),
+    wallet: createWalletClient({ account, chain, transport, pollingInterval: RECEIPT_POLL_MS }),
     account: account.address,
     timeoutMs,
   };

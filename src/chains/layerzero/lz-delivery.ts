@@ -41,11 +41,17 @@ export async function dvnVerify(
     functionName: 'execute',
     args: [[{ vid: dvn.vid, target, callData, expiration, signatures }]],
   });
-  const events = parseEventLogs({ abi: receiveAbi, eventName: 'PayloadVerified', logs: receipt.logs }) as unknown as {
+  const events = parseEventLogs({
+    abi: receiveAbi,
+    eventName: 'PayloadVerified',
+    logs: receipt.logs,
+  }) as unknown as {
     address: Address;
     args: { dvn?: Address };
   }[];
-  const verified = events.some((log) => sameAddress(log.address, target) && sameAddress(log.args.dvn, dvn.address));
+  const verified = events.some(
+    (log) => sameAddress(log.address, target) && sameAddress(log.args.dvn, dvn.address),
+  );
   if (!verified) {
     throw new LayerZeroDevnetError(
       `DVN ${dvn.vid} on chain ${destination.chainId} did not verify packet ${packet.guid} (tx ${receipt.transactionHash})`,

@@ -61,9 +61,12 @@ export async function deployLzChain(options: DeployLzChainOptions): Promise<LzCh
     0n,
     0n,
   ]);
-  const { address: receiveUln302 } = await deployLz(deployer, 'ReceiveUln302', loadLzArtifact('ReceiveUln302'), [
-    endpoint,
-  ]);
+  const { address: receiveUln302 } = await deployLz(
+    deployer,
+    'ReceiveUln302',
+    loadLzArtifact('ReceiveUln302'),
+    [endpoint],
+  );
   const { address: workerFeeLib } = await deployLz(
     deployer,
     'zero-fee worker library',

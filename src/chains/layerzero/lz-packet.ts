@@ -23,9 +23,11 @@ const HEADER_BYTES = 81;
 const PACKET_VERSION = 1;
 
 export function decodeLzPacket(encoded: Hex): LzPacket {
-  if (size(encoded) < HEADER_BYTES + 32) throw new Error(`LayerZero packet too short (${size(encoded)} bytes)`);
+  if (size(encoded) < HEADER_BYTES + 32)
+    throw new Error(`LayerZero packet too short (${size(encoded)} bytes)`);
   const version = Number(slice(encoded, 0, 1));
-  if (version !== PACKET_VERSION) throw new Error(`LayerZero packet version ${version} is not ${PACKET_VERSION}`);
+  if (version !== PACKET_VERSION)
+    throw new Error(`LayerZero packet version ${version} is not ${PACKET_VERSION}`);
   const payload = slice(encoded, HEADER_BYTES);
   return {
     header: slice(encoded, 0, HEADER_BYTES),

@@ -1,14 +1,21 @@
 import type { Hex } from 'viem';
 import type { ChainLogger } from '../chain-logger.ts';
 import { loadLzArtifact } from './lz-artifacts.ts';
-import { DEFAULT_LZ_RPC_TIMEOUT_MS, LayerZeroDevnetError, type LzChainClient, lzChainClient } from './lz-chain-client.ts';
-import type { LzChainDeployment } from './lz-deploy.ts';
+import {
+  DEFAULT_LZ_RPC_TIMEOUT_MS,
+  LayerZeroDevnetError,
+  type LzChainClient,
+  lzChainClient,
+} from './lz-chain-client.ts';
 import { commitLzVerification, dvnVerify, executeLzReceive } from './lz-delivery.ts';
+import type { LzChainDeployment } from './lz-deploy.ts';
 import { decodeLzPacket, type LzPacket } from './lz-packet.ts';
 
 export interface LzRelayChain {
   rpcUrl: string;
   deployment: LzChainDeployment;
+  /** First block to scan for PacketSent. Default: the deployment's first block. */
+  fromBlock?: bigint;
 }
 
 export interface LzRelayOptions {
@@ -73,7 +80,7 @@ export function startLzRelay(options: LzRelayOptions): LzRelay {
       reader: lzChainClient(chain.rpcUrl, chainId, options.executorKey, timeoutMs),
       dvnClients: options.dvnKeys.map((key) => lzChainClient(chain.rpcUrl, chainId, key, timeoutMs)),
       executor: lzChainClient(chain.rpcUrl, chainId, options.executorKey, timeoutMs),
-      nextBlock: chain.deployment.startBlock,
+      nextBlock: chain.fromBlock ?? chain.deployment.startBlock,
     };
   });
   const byEid = new Map(states.map((state) => [state.chain.deployment.eid, state]));
@@ -82,14 +89,19 @@ export function startLzRelay(options: LzRelayOptions): LzRelay {
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> = Promise.resolve();
 
-  async function deliver(packet: LzPacket, destination: RelayChainState, seenAt: number): Promise<LzDelivery> {
+  async function deliver(
+    packet: LzPacket,
+    destination: RelayChainState,
+    seenAt: number,
+  ): Promise<LzDelivery> {
     const target = destination.chain.deployment;
     const dvnGas: bigint[] = [];
     for (const index of verifying) {
       const dvn = target.dvns[index];
       const key = options.dvnKeys[index];
       const client = destination.dvnClients[index];
-      if (!dvn || !key || !client) throw new LayerZeroDevnetError(`no DVN ${index} on chain ${target.chainId}`);
+      if (!dvn || !key || !client)
+        throw new LayerZeroDevnetError(`no DVN ${index} on chain ${target.chainId}`);
       dvnGas.push(await dvnVerify(client, key, dvn, target, packet, options.confirmations));
     }
     if (verifying.length < target.dvns.length) {
@@ -127,10 +139,17 @@ export function startLzRelay(options: LzRelayOptions): LzRelay {
       const packet = decodeLzPacket(encodedPayload);
       const destination = byEid.get(packet.dstEid);
       try {
-        if (!destination) throw new LayerZeroDevnetError(`packet ${packet.guid} is for unknown eid ${packet.dstEid}`);
+        if (!destination)
+          throw new LayerZeroDevnetError(`packet ${packet.guid} is for unknown eid ${packet.dstEid}`);
         const delivery = await deliver(packet, destination, seenAt);
         options.log?.info(
-          { guid: packet.guid, srcEid: packet.srcEid, dstEid: packet.dstEid, nonce: packet.nonce, stage: delivery.stage },
+          {
+            guid: packet.guid,
+            srcEid: packet.srcEid,
+            dstEid: packet.dstEid,
+            nonce: packet.nonce,
+            stage: delivery.stage,
+          },
           'LayerZero packet relayed',
         );
         options.onDelivered?.(delivery);
