@@ -19,6 +19,7 @@ import {
   isLzVerifiable,
 } from '../src/chains/layerzero/lz-delivery.ts';
 import { deployLzChain, type LzChainDeployment, wireLzPath } from '../src/chains/layerzero/lz-deploy.ts';
+import { requiredDvnsConfig, setLzOAppConfig } from '../src/chains/layerzero/lz-oapp-config.ts';
 import {
   addressToBytes32,
   decodeLzPacket,
@@ -166,6 +167,8 @@ beforeAll(async () => {
   ]);
   await setPeer(a, a.oapp, b.lz.eid, b.oapp);
   await setPeer(b, b.oapp, a.lz.eid, a.oapp);
+  // A's OApp pins its own configs for B; B's follows its endpoint's defaults: each direction crosses both kinds.
+  await setLzOAppConfig(a.deployer, a.lz, a.oapp, b.lz.eid, requiredDvnsConfig(a.lz.dvns, CONFIRMATIONS));
   // A second OApp on chain A that knows B's OApp, but B's OApp does not know it.
   outsider = (await deployLz(a.deployer, 'outsider TestPingOApp', oapp, [a.lz.endpoint, a.deployer.account]))
     .address;
@@ -193,6 +196,28 @@ describe('LayerZero V2 on two anvil devnets', () => {
     expect(config.requiredDVNCount).toBe(2);
     expect([...config.requiredDVNs].sort()).toEqual(a.lz.dvns.map((d) => getAddress(d.address)).sort());
     expect(config.confirmations).toBe(CONFIRMATIONS);
+
+    // A's OApp holds its own config on both libraries (a count of 0 would mean "use the default", as B's does).
+    const ownConfig = async (
+      side: Side,
+      library: Address,
+      name: 'SendUln302' | 'ReceiveUln302',
+      eid: number,
+    ) =>
+      (await side.deployer.publicClient.readContract({
+        address: library,
+        abi: loadLzArtifact(name).abi,
+        functionName: 'getAppUlnConfig',
+        args: [side.oapp, eid],
+      })) as { requiredDVNCount: number; requiredDVNs: readonly Address[] };
+    for (const library of [
+      await ownConfig(a, a.lz.sendUln302, 'SendUln302', b.lz.eid),
+      await ownConfig(a, a.lz.receiveUln302, 'ReceiveUln302', b.lz.eid),
+    ]) {
+      expect(library.requiredDVNCount).toBe(2);
+      expect(library.requiredDVNs).toEqual(requiredDvnsConfig(a.lz.dvns, CONFIRMATIONS).requiredDVNs);
+    }
+    expect((await ownConfig(b, b.lz.receiveUln302, 'ReceiveUln302', a.lz.eid)).requiredDVNCount).toBe(0);
   });
 
   it('delivers a message both ways through both DVNs and the executor', async () => {

@@ -1,7 +1,8 @@
-import { type Address, getAddress, type Hex } from 'viem';
+import type { Address, Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { loadLzArtifact, ZERO_FEE_LIB_INIT_CODE } from './lz-artifacts.ts';
 import { deployLz, LayerZeroDevnetError, type LzChainClient, writeLz } from './lz-chain-client.ts';
+import { LZ_DEVNET_MAX_MESSAGE_SIZE, requiredDvnsConfig } from './lz-oapp-config.ts';
 
 /** What the relay and an OApp need to know about LayerZero V2 on one chain. */
 export interface LzChainDeployment {
@@ -143,9 +144,6 @@ export async function deployLzChain(options: DeployLzChainOptions): Promise<LzCh
   };
 }
 
-/** The largest message the devnet executor accepts (SendUln302 refuses bigger ones at send time). */
-export const LZ_DEVNET_MAX_MESSAGE_SIZE = 10_000;
-
 /**
  * Wires `local` to send to and receive from `remote` through the ULN302 libraries, as the endpoint's defaults:
  * every DVN of the chain is required (none optional), after `confirmations` blocks. Call it on both chains.
@@ -156,18 +154,7 @@ export async function wireLzPath(
   remote: LzChainDeployment,
   confirmations: bigint,
 ): Promise<void> {
-  // ULN302 wants the DVN lists sorted ascending and without duplicates.
-  const requiredDVNs = local.dvns
-    .map((dvn) => getAddress(dvn.address))
-    .sort((a, b) => (BigInt(a) < BigInt(b) ? -1 : 1));
-  const ulnConfig = {
-    confirmations,
-    requiredDVNCount: requiredDVNs.length,
-    optionalDVNCount: 0,
-    optionalDVNThreshold: 0,
-    requiredDVNs,
-    optionalDVNs: [],
-  };
+  const ulnConfig = requiredDvnsConfig(local.dvns, confirmations);
   const sendAbi = loadLzArtifact('SendUln302').abi;
   const receiveAbi = loadLzArtifact('ReceiveUln302').abi;
   const endpointAbi = loadLzArtifact('EndpointV2').abi;
