@@ -50,6 +50,19 @@ export function loadLzArtifact(name: LzContractName): LzArtifact {
   return artifact;
 }
 
+let errorAbi: Abi | undefined;
+
+/**
+ * The custom errors of every LayerZero contract, so a revert deep inside (the endpoint under ReceiveUln302, the
+ * OApp under the endpoint) is named, not shown as a bare selector.
+ */
+export function lzErrorAbi(): Abi {
+  errorAbi ??= (Object.keys(ARTIFACT_FILES) as LzContractName[]).flatMap((name) =>
+    loadLzArtifact(name).abi.filter((item) => item.type === 'error'),
+  );
+  return errorAbi;
+}
+
 /**
  * Init code of a worker fee library that answers every call with uint256(0): runtime `PUSH1 0 PUSH1 0 MSTORE
  * PUSH1 32 PUSH1 0 RETURN`. The DVN and Executor contracts ask their fee library for a price on every send, and

@@ -1,6 +1,8 @@
 import {
   type Abi,
   type Address,
+  BaseError,
+  ContractFunctionRevertedError,
   createPublicClient,
   createWalletClient,
   type Hex,
@@ -11,6 +13,7 @@ import {
 } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { devnetChain } from '../devnet.ts';
+import { lzErrorAbi } from './lz-artifacts.ts';
 
 /** A LayerZero devnet step that failed: a transaction reverted, timed out or was refused by the node. */
 export class LayerZeroDevnetError extends Error {
@@ -105,7 +108,7 @@ export async function writeLz(client: LzChainClient, call: LzCall): Promise<Tran
   try {
     const { request } = await client.publicClient.simulateContract({
       address: call.address,
-      abi: call.abi,
+      abi: [...call.abi, ...lzErrorAbi()],
       functionName: call.functionName,
       args: call.args,
       value: call.value,
@@ -113,7 +116,21 @@ export async function writeLz(client: LzChainClient, call: LzCall): Promise<Tran
     } as never);
     hash = await client.wallet.writeContract(request as never);
   } catch (cause) {
-    throw new LayerZeroDevnetError(`${what} on chain ${client.chainId} was refused`, { cause });
+    const reason = revertReason(cause);
+    throw new LayerZeroDevnetError(
+      `${what} on chain ${client.chainId} was refused${reason ? `: ${reason}` : ''}`,
+      {
+        cause,
+      },
+    );
   }
   return awaitSuccess(client, hash, what);
+}
+
+/** The custom error's name (or the revert string) of a simulated call, when the node reported one. */
+function revertReason(error: unknown): string | undefined {
+  if (!(error instanceof BaseError)) return undefined;
+  const reverted = error.walk((inner) => inner instanceof ContractFunctionRevertedError);
+  if (!(reverted instanceof ContractFunctionRevertedError)) return undefined;
+  return reverted.data?.errorName ?? reverted.reason ?? reverted.signature;
 }
