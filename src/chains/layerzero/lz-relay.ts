@@ -58,8 +58,6 @@ export interface LzRelay {
 
 interface RelayChainState {
   chain: LzRelayChain;
-  /** The relay's own reads. */
-  reader: LzChainClient;
   dvnClients: LzChainClient[];
   executor: LzChainClient;
   nextBlock: bigint;
@@ -77,7 +75,6 @@ export function startLzRelay(options: LzRelayOptions): LzRelay {
     const { chainId } = chain.deployment;
     return {
       chain,
-      reader: lzChainClient(chain.rpcUrl, chainId, options.executorKey, timeoutMs),
       dvnClients: options.dvnKeys.map((key) => lzChainClient(chain.rpcUrl, chainId, key, timeoutMs)),
       executor: lzChainClient(chain.rpcUrl, chainId, options.executorKey, timeoutMs),
       nextBlock: chain.fromBlock ?? chain.deployment.startBlock,
@@ -121,11 +118,11 @@ export function startLzRelay(options: LzRelayOptions): LzRelay {
   }
 
   async function pollChain(state: RelayChainState): Promise<void> {
-    const head = await state.reader.publicClient.getBlockNumber();
+    const head = await state.executor.publicClient.getBlockNumber();
     // A packet in block b has head - b + 1 confirmations; scan only blocks that already have enough.
     const toBlock = head - options.confirmations + 1n;
     if (toBlock < state.nextBlock) return;
-    const logs = await state.reader.publicClient.getContractEvents({
+    const logs = await state.executor.publicClient.getContractEvents({
       address: state.chain.deployment.endpoint,
       abi: loadLzArtifact('EndpointV2').abi,
       eventName: 'PacketSent',
@@ -136,7 +133,14 @@ export function startLzRelay(options: LzRelayOptions): LzRelay {
       if (stopped) return;
       const seenAt = Date.now();
       const { encodedPayload } = log.args as { encodedPayload: Hex };
-      const packet = decodeLzPacket(encodedPayload);
+      let packet: LzPacket;
+      try {
+        packet = decodeLzPacket(encodedPayload);
+      } catch (err) {
+        // Skipped, not retried: rescanning would meet the same bytes on every poll.
+        options.log?.warn?.({ tx: log.transactionHash, err }, 'LayerZero packet not decodable');
+        continue;
+      }
       const destination = byEid.get(packet.dstEid);
       try {
         if (!destination)
