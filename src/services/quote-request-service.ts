@@ -4,7 +4,7 @@ import { parseAmount } from '../domain/amount.ts';
 import { AppError, fieldError } from '../domain/app-error.ts';
 import { newId } from '../domain/ids.ts';
 import type { QuoteRequestStatus } from '../domain/lifecycle.ts';
-import { type PageRequest, toPage } from '../domain/pagination.ts';
+import { type Page, type PageRequest, toPage } from '../domain/pagination.ts';
 import type { Principal } from '../domain/principal.ts';
 import { publicQuoteRequestView } from '../domain/public-views.ts';
 import type { QuoteRequest, QuoteRequestTerms } from '../domain/records.ts';
@@ -21,7 +21,20 @@ export interface QuoteRequestInput {
   readonly outputChain: string;
 }
 
-export function createQuoteRequestService(deps: ServiceDeps) {
+export interface QuoteRequestService {
+  /** Creates an open quote request after checking the offerer can actually pay it. */
+  create(principal: Principal, input: QuoteRequestInput): Promise<QuoteRequest>;
+  /** Money movers see their own requests; liquidity providers see any (they quote on them). */
+  get(principal: Principal, id: string): Promise<QuoteRequest>;
+  /** A page of the requests of the last `timeWindow` seconds (a liquidity provider's default: the open ones). */
+  list(
+    principal: Principal,
+    query: { timeWindow: number; status: QuoteRequestStatus | null },
+    page: PageRequest,
+  ): Promise<Page<QuoteRequest>>;
+}
+
+export function createQuoteRequestService(deps: ServiceDeps): QuoteRequestService {
   const { database, clock, registry, chains, config } = deps;
 
   /** Checks the terms against the registry; every problem is reported, each with its field path. */
@@ -120,7 +133,6 @@ export function createQuoteRequestService(deps: ServiceDeps) {
   }
 
   return {
-    /** Creates an open quote request after checking the offerer can actually pay it. */
     async create(principal: Principal, input: QuoteRequestInput): Promise<QuoteRequest> {
       const terms = validateTerms(input);
       if (terms.inputChain === terms.outputChain) {
@@ -168,7 +180,6 @@ export function createQuoteRequestService(deps: ServiceDeps) {
       return qr;
     },
 
-    /** Money movers see their own requests; liquidity providers see any (they quote on them). */
     async get(principal: Principal, id: string): Promise<QuoteRequest> {
       const qr = await findQuoteRequest(database.db, id);
       if (!qr || (principal.accountType === 'moneyMover' && qr.accountId !== principal.accountId)) {
@@ -199,5 +210,3 @@ export function createQuoteRequestService(deps: ServiceDeps) {
     },
   };
 }
-
-export type QuoteRequestService = ReturnType<typeof createQuoteRequestService>;
