@@ -1,3 +1,4 @@
+// @ts-check
 // The stats view (#/stats): charts drawn from GET /api/public/stats.
 import { getJson } from './api.js';
 import { barList, columnChart, dataTable } from './charts.js';
@@ -179,10 +180,15 @@ export function createStatsView({ tokens }) {
     } catch (error) {
       if (mine !== request) return;
       current = null;
-      showStatus($('stats-body'), 'error', `Could not load the stats. ${error.message}`, {
-        label: 'Retry',
-        run: () => load(),
-      });
+      showStatus(
+        $('stats-body'),
+        'error',
+        `Could not load the stats. ${/** @type {Error} */ (error).message}`,
+        {
+          label: 'Retry',
+          run: () => load(),
+        },
+      );
     }
     if (focus) $('stats-title').focus();
   }
