@@ -179,18 +179,15 @@ const init = (opts: PostOptions = {}) => {
   return { headers: h, ...(opts.signal ? { signal: opts.signal } : {}) };
 };
 
-/** Creates a client for one Ferry server and one credential (API key, session, or none for public calls). */
-export function createFerryClient(options: FerryClientOptions): FerryClient {
-  const baseUrl = options.baseUrl.replace(/\/+$/, '');
-  const session = options.session ?? null;
+/** The openapi-fetch client: the credential's headers on every request, and the per-request timeout. */
+function createRaw(options: FerryClientOptions, baseUrl: string, session: Session | null): Raw {
   const sessionToken = options.sessionToken ?? session?.token;
   const timeoutMs = options.timeoutMs ?? 10_000;
   const baseFetch = options.fetch ?? globalThis.fetch;
   const headers: Record<string, string> = { ...options.headers };
   if (options.apiKey) headers['x-api-key'] = options.apiKey;
   if (sessionToken) headers.authorization = `Bearer ${sessionToken}`;
-
-  const raw: Raw = createClient<paths>({
+  return createClient<paths>({
     baseUrl,
     headers,
     fetch: (request: Request) => {
@@ -199,6 +196,13 @@ export function createFerryClient(options: FerryClientOptions): FerryClient {
       return baseFetch(request, signal ? { signal } : undefined);
     },
   });
+}
+
+/** Creates a client for one Ferry server and one credential (API key, session, or none for public calls). */
+export function createFerryClient(options: FerryClientOptions): FerryClient {
+  const baseUrl = options.baseUrl.replace(/\/+$/, '');
+  const session = options.session ?? null;
+  const raw = createRaw(options, baseUrl, session);
 
   const enc = encodeURIComponent;
 
