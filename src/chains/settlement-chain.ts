@@ -11,7 +11,7 @@ import type { Address } from '../domain/address.ts';
 import type { ChainFill } from '../domain/chain-fill.ts';
 import type { OrderTerms } from '../domain/order-typed-data.ts';
 import type { EscrowStatus } from '../domain/settlement-decision.ts';
-import type { ChainRegistry } from './chain-registry.ts';
+import type { Chain, ChainRegistry } from './chain-registry.ts';
 import { loadArtifact } from './contract-artifacts.ts';
 import { publicClientsFor, type RpcErrorCounter } from './viem-client.ts';
 
@@ -101,27 +101,10 @@ export interface SettlementChain {
   findFill(chain: string, orderHash: Hex, filler: Address): Promise<FillRecord | null>;
 }
 
-/**
- * What the settlement worker reads from chains, the calls it makes and their simulation. Its transactions
- * are signed, sent and replaced by the transaction client (transaction-client.ts).
- */
-export function createSettlementChain({
-  registry,
-  fills,
-  rpcErrors,
-}: {
-  registry: ChainRegistry;
-  fills: FillLookup;
-  rpcErrors?: RpcErrorCounter;
-}): SettlementChain {
-  const client = publicClientsFor(registry, 10_000, rpcErrors);
-  const graces = new Map<string, Promise<bigint>>();
-  const contracts = (name: string) => {
-    const chain = registry.chain(name);
-    if (!chain) throw new Error(`chain ${name} is not in the registry`);
-    return chain.contracts;
-  };
-
+/** The escrow's and messenger's calls the worker sends, encoded for the chain's contracts. */
+function contractCalls(
+  contracts: (chain: string) => Chain['contracts'],
+): Pick<SettlementChain, 'depositCall' | 'refundCall' | 'relayFillCall'> {
   return {
     depositCall(chain: string, order: OrderTerms, signature: Hex): ContractCall {
       return {
@@ -150,6 +133,32 @@ export function createSettlementChain({
         }),
       };
     },
+  };
+}
+
+/**
+ * What the settlement worker reads from chains, the calls it makes and their simulation. Its transactions
+ * are signed, sent and replaced by the transaction client (transaction-client.ts).
+ */
+export function createSettlementChain({
+  registry,
+  fills,
+  rpcErrors,
+}: {
+  registry: ChainRegistry;
+  fills: FillLookup;
+  rpcErrors?: RpcErrorCounter;
+}): SettlementChain {
+  const client = publicClientsFor(registry, 10_000, rpcErrors);
+  const graces = new Map<string, Promise<bigint>>();
+  const contracts = (name: string) => {
+    const chain = registry.chain(name);
+    if (!chain) throw new Error(`chain ${name} is not in the registry`);
+    return chain.contracts;
+  };
+
+  return {
+    ...contractCalls(contracts),
 
     async simulate(call: ContractCall, from: Address, abi: 'escrow' | 'messenger'): Promise<void> {
       try {
