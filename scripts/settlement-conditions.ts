@@ -38,12 +38,10 @@ import {
   createPublicClient,
   createWalletClient,
   erc20Abi,
-  formatGwei,
   type Hex,
   http,
   type PublicClient,
   parseGwei,
-  TransactionReceiptNotFoundError,
 } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { createApp } from '../src/app.ts';
@@ -54,6 +52,7 @@ import { loadConfig } from '../src/config/config.ts';
 import { createFerryApi } from '../src/lp/ferry-api.ts';
 import { createLpBot } from '../src/lp/lp-bot.ts';
 import { openLpJournal } from '../src/store/lp-journal.ts';
+import { feesText, hex, receiptOf, repeat, rpcOf } from './devnet-disturbances.ts';
 
 const BLOCK_SECONDS = 2;
 const CONFIRMATIONS = 2;
@@ -75,38 +74,6 @@ const recipient = privateKeyToAccount(ANVIL_KEYS[3]);
 const lpKey = ANVIL_KEYS[4];
 const lpWallet = privateKeyToAccount(lpKey);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const hex = (n: bigint | number) => `0x${BigInt(n).toString(16)}`;
-
-function rpcOf(client: PublicClient) {
-  return (method: string, params: unknown[] = []) =>
-    client.request({ method: method as never, params: params as never });
-}
-
-/** Repeats `work` every `everyMs` until the returned stop function is called or `seconds` have passed. */
-function repeat(work: () => Promise<unknown>, everyMs: number, seconds: number) {
-  let stopped = false;
-  const until = Date.now() + seconds * 1000;
-  const loop = (async () => {
-    while (!stopped && Date.now() < until) {
-      await work().catch(() => {});
-      await sleep(everyMs);
-    }
-  })();
-  return async () => {
-    stopped = true;
-    await loop;
-  };
-}
-
-async function receiptOf(client: PublicClient, hash: Hex) {
-  try {
-    return await client.getTransactionReceipt({ hash });
-  } catch (error) {
-    if (error instanceof TransactionReceiptNotFoundError) return null;
-    throw error;
-  }
-}
-
 async function main() {
   const logLevel = process.env.LOG_LEVEL ?? 'silent';
   const notes: string[] = [];
@@ -241,15 +208,6 @@ async function main() {
    * replaced, the mined one's (Ferry's deposit and settle from its database, the bot's fill from its journal).
    */
   async function feesOf(orderId: string) {
-    const gwei = (attempts: { maxFeePerGas: bigint }[]) => {
-      const [first, last] = [attempts[0], attempts.at(-1)];
-      if (!first || !last) return 'none';
-      const fees =
-        first === last
-          ? formatGwei(first.maxFeePerGas)
-          : `${formatGwei(first.maxFeePerGas)}→${formatGwei(last.maxFeePerGas)}`;
-      return `${fees} gwei (${attempts.length} tx)`;
-    };
     const ferryAttempts = async (kind: string) =>
       (
         await app.database.db
@@ -265,7 +223,7 @@ async function main() {
     const order = await api('GET', `/api/v1/orders/${orderId}`, mmKey);
     const fill = await journal.latestAction(order.blockchainOrderId, 'fill');
     const fillAttempts = fill ? await journal.ledger.attempts(fill.id) : [];
-    return `signed at: deposit ${gwei(await ferryAttempts('deposit'))}, settle ${gwei(await ferryAttempts('settle'))}, fill ${gwei(fillAttempts)}`;
+    return `signed at: deposit ${feesText(await ferryAttempts('deposit'))}, settle ${feesText(await ferryAttempts('settle'))}, fill ${feesText(fillAttempts)}`;
   }
 
   /** Removes Ferry's deposit from the input chain as soon as it is in a block (once). */

@@ -17,24 +17,24 @@
  */
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { sql } from 'kysely';
-import {
-  createPublicClient,
-  createWalletClient,
-  erc20Abi,
-  type Hex,
-  http,
-  maxUint256,
-  type PublicClient,
-} from 'viem';
+import type { Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { loadArtifact } from '../src/chains/contract-artifacts.ts';
 import { ANVIL_KEYS } from '../src/chains/devnet.ts';
-import { createDatabase } from '../src/store/database.ts';
+import { approveMax, chainClients } from './soak-chains.ts';
+import {
+  createSoakHttp,
+  eventLog,
+  followStream,
+  freePort,
+  orderStatuses,
+  percentile,
+  rssBytes,
+  type StreamLog,
+} from './soak-probes.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const SHORT = process.argv.includes('--short');
@@ -65,17 +65,6 @@ const fail = (message: string) => {
   console.error(`FAIL: ${message}`);
 };
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
 // ---------------------------------------------------------------------------------------------------------------
 // The server under test.
 
@@ -83,6 +72,8 @@ const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ferry-soak-'));
 const databaseUrl = `sqlite:${path.join(dataDir, 'ferry.sqlite')}`;
 const [port, portA, portB] = [await freePort(), await freePort(), await freePort()];
 const baseUrl = `http://127.0.0.1:${port}`;
+// Every request counted by status, with its latency; 5xx and transport errors kept for the verdict.
+const { stats, api } = createSoakHttp(baseUrl);
 const serverEnv = {
   ...process.env,
   HOST: '127.0.0.1',
@@ -141,100 +132,12 @@ async function cli(args: string[]): Promise<any> {
   return JSON.parse(stdout);
 }
 
-function rssBytes(pid: number): number {
-  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = /VmRSS:\s+(\d+)\s+kB/.exec(status);
-  return kb ? Number(kb[1]) * 1024 : 0;
-}
-
 // ---------------------------------------------------------------------------------------------------------------
-// HTTP with bookkeeping.
+// The event stream: followStream (soak-probes.ts).
 
-const stats = {
-  requests: 0,
-  byStatus: new Map<number, number>(),
-  serverErrors: [] as string[],
-  transportErrors: [] as string[],
-  latencies: [] as number[],
-};
-
-async function api(
-  method: string,
-  urlPath: string,
-  options: { apiKey?: string; body?: unknown } = {},
-): Promise<{ status: number; body: any }> {
-  const headers: Record<string, string> = {};
-  if (options.apiKey) headers['x-api-key'] = options.apiKey;
-  if (options.body !== undefined) headers['content-type'] = 'application/json';
-  const started = performance.now();
-  stats.requests++;
-  try {
-    const res = await fetch(`${baseUrl}${urlPath}`, {
-      method,
-      headers,
-      body: options.body === undefined ? undefined : JSON.stringify(options.body),
-      signal: AbortSignal.timeout(30_000),
-    });
-    const text = await res.text();
-    stats.latencies.push(performance.now() - started);
-    stats.byStatus.set(res.status, (stats.byStatus.get(res.status) ?? 0) + 1);
-    if (res.status >= 500)
-      stats.serverErrors.push(`${method} ${urlPath} -> ${res.status} ${text.slice(0, 300)}`);
-    let body: any = text;
-    try {
-      body = JSON.parse(text);
-    } catch {}
-    return { status: res.status, body };
-  } catch (error) {
-    stats.transportErrors.push(`${method} ${urlPath}: ${String(error)}`);
-    return { status: 0, body: null };
-  }
-}
-
-// ---------------------------------------------------------------------------------------------------------------
-// The event stream.
-
-interface SseEvent {
-  id: number;
-  type: string;
-}
-const streamed: SseEvent[] = [];
+const stream: StreamLog = { events: [], error: null };
+const streamed = stream.events;
 const streamAbort = new AbortController();
-let streamError: string | null = null;
-
-async function followStream(): Promise<void> {
-  const res = await fetch(`${baseUrl}/api/public/stream`, {
-    headers: { accept: 'text/event-stream' },
-    signal: streamAbort.signal,
-  });
-  if (res.status !== 200 || !res.body) throw new Error(`GET /api/public/stream -> ${res.status}`);
-  void (async () => {
-    const decoder = new TextDecoder();
-    let buffer = '';
-    try {
-      for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
-        buffer += decoder.decode(chunk, { stream: true });
-        let end = buffer.indexOf('\n\n');
-        while (end >= 0) {
-          const block = buffer.slice(0, end);
-          buffer = buffer.slice(end + 2);
-          end = buffer.indexOf('\n\n');
-          let id: number | null = null;
-          let type = 'message';
-          for (const line of block.split('\n')) {
-            if (line.startsWith('id:')) id = Number(line.slice(3).trim());
-            else if (line.startsWith('event:')) type = line.slice(6).trim();
-          }
-          if (id !== null) streamed.push({ id, type });
-          if (type === 'stream.reset' || type === 'shutdown') streamError ??= `stream sent ${type}`;
-        }
-      }
-      if (!streamAbort.signal.aborted) streamError ??= 'the stream ended early';
-    } catch (error) {
-      if (!streamAbort.signal.aborted) streamError ??= `the stream failed: ${String(error)}`;
-    }
-  })();
-}
 
 // ---------------------------------------------------------------------------------------------------------------
 // Traffic.
@@ -393,38 +296,6 @@ async function drive(
 // ---------------------------------------------------------------------------------------------------------------
 // The liquidity provider: fills deposited orders on the output chain, one transaction at a time.
 
-function chainClients(chain: Ctx['chains'][number]) {
-  const viemChain = {
-    id: chain.chainId,
-    name: chain.name,
-    nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
-    rpcUrls: { default: { http: [chain.rpcUrl] } },
-  };
-  return {
-    // anvil mines on every transaction: poll receipts every 50 ms, not viem's default 4 s.
-    public: createPublicClient({
-      chain: viemChain,
-      transport: http(chain.rpcUrl),
-      pollingInterval: 50,
-    }) as PublicClient,
-    wallet: (account: ReturnType<typeof privateKeyToAccount>) =>
-      createWalletClient({ account, chain: viemChain, transport: http(chain.rpcUrl) }),
-  };
-}
-
-async function approveMax(
-  chain: Ctx['chains'][number],
-  owner: ReturnType<typeof privateKeyToAccount>,
-  token: Hex,
-  spender: Hex,
-) {
-  const c = chainClients(chain);
-  const hash = await c
-    .wallet(owner)
-    .writeContract({ address: token, abi: erc20Abi, functionName: 'approve', args: [spender, maxUint256] });
-  await c.public.waitForTransactionReceipt({ hash });
-}
-
 function startLiquidityProvider(ctx: Ctx) {
   const out = ctx.chains[1]!;
   const c = chainClients(out);
@@ -477,35 +348,7 @@ function startLiquidityProvider(ctx: Ctx) {
 
 // ---------------------------------------------------------------------------------------------------------------
 
-async function orderStatuses(): Promise<Map<string, { status: string; failure: string | null }>> {
-  const database = createDatabase({ databaseUrl });
-  try {
-    const rows = await database.db.selectFrom('orders').select(['id', 'status', 'failure_reason']).execute();
-    return new Map(rows.map((r) => [r.id, { status: r.status, failure: r.failure_reason }]));
-  } finally {
-    await database.destroy();
-  }
-}
-
-async function eventLog(): Promise<{ id: number; type: string }[]> {
-  const database = createDatabase({ databaseUrl });
-  try {
-    const { rows } = await sql<{ id: number; type: string }>`select id, type from events order by id`.execute(
-      database.db,
-    );
-    return rows.map((r) => ({ id: Number(r.id), type: r.type }));
-  } finally {
-    await database.destroy();
-  }
-}
-
 const TERMINAL = new Set(['completed', 'failed', 'refunded']);
-
-function percentile(values: number[], p: number): number {
-  if (values.length === 0) return 0;
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-}
 
 async function main(): Promise<void> {
   console.log(`soak: ${SOAK_SECONDS} s of traffic${SHORT ? ' (short mode)' : ''}; data in ${dataDir}`);
@@ -529,7 +372,7 @@ async function main(): Promise<void> {
   const [a, b] = chains;
   await approveMax(a!, offerer, a!.tokens.find((t) => t.symbol === 'USDC')!.address, a!.contracts.escrow);
   await approveMax(b!, lpWallet, b!.tokens.find((t) => t.symbol === 'USDC')!.address, b!.contracts.fill);
-  await followStream();
+  await followStream(baseUrl, stream, streamAbort.signal);
 
   // Capacity: the same mix, closed loop, no swaps (their pace is fixed separately).
   let target = CONFIGURED_RATE;
@@ -558,9 +401,9 @@ async function main(): Promise<void> {
 
   // Drain 1: every order deposited (none left created), every order meant to be filled completed.
   const drainDeadline = Date.now() + DRAIN_MS;
-  let statuses = await orderStatuses();
+  let statuses = await orderStatuses(databaseUrl);
   while (Date.now() < drainDeadline) {
-    statuses = await orderStatuses();
+    statuses = await orderStatuses(databaseUrl);
     const pending = [...swaps.values()].filter((s) => {
       const st = statuses.get(s.orderId)?.status;
       return st === 'created' || st === 'filled' || (!s.leaveUnfilled && st === 'deposited');
@@ -581,7 +424,7 @@ async function main(): Promise<void> {
     await client.request({ method: 'evm_mine' as never, params: [] as never });
   }
   while (Date.now() < drainDeadline) {
-    statuses = await orderStatuses();
+    statuses = await orderStatuses(databaseUrl);
     if ([...statuses.values()].every((s) => TERMINAL.has(s.status))) break;
     await sleep(500);
   }
@@ -625,14 +468,14 @@ async function main(): Promise<void> {
   }
 
   // Every order event of the log, exactly once on the stream (wait, bounded, for the stream to catch up).
-  let log = await eventLog();
+  let log = await eventLog(databaseUrl);
   const streamDeadline = Date.now() + 15_000;
   while (Date.now() < streamDeadline && (streamed.at(-1)?.id ?? 0) < (log.at(-1)?.id ?? 0)) {
     await sleep(200);
-    log = await eventLog();
+    log = await eventLog(databaseUrl);
   }
   streamAbort.abort();
-  if (streamError) fail(streamError);
+  if (stream.error) fail(stream.error);
   const counts = new Map<number, number>();
   for (const e of streamed) counts.set(e.id, (counts.get(e.id) ?? 0) + 1);
   const orderEvents = log.filter((e) => e.type.startsWith('order.'));

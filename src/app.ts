@@ -14,7 +14,7 @@ import { createMetrics, type FerryMetrics } from './metrics/ferry-metrics.ts';
 import { collectEventTailLag, collectOrderGauge } from './metrics/scrape-gauges.ts';
 import { createProcessLogger } from './process/logger.ts';
 import { createShutdownRegistry, type ShutdownRegistry } from './process/shutdown-registry.ts';
-import { createAccountService } from './services/account-service.ts';
+import { type AccountService, createAccountService } from './services/account-service.ts';
 import { createAuthService } from './services/auth-service.ts';
 import { createExpirySweeper, type ExpirySweeper } from './services/expiry-sweeper.ts';
 import { createOrderService } from './services/order-service.ts';
@@ -35,7 +35,7 @@ export interface FerryAppInstance {
   readonly sweeper: ExpirySweeper;
   /** The settlement worker when WORKER is on (started by listen), else null. */
   readonly worker: WorkerRuntime | null;
-  readonly accounts: ReturnType<typeof createAccountService>;
+  readonly accounts: AccountService;
   /** This instance's metrics registry (GET /metrics); the worker it runs counts into it too. */
   readonly metrics: FerryMetrics;
   /** Listens on config.host:config.port (port 0 picks a free one) and returns the base URL. */

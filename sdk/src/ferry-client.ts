@@ -71,7 +71,73 @@ export interface PostOptions extends CallOptions {
   idempotencyKey?: string;
 }
 
-export type FerryClient = ReturnType<typeof createFerryClient>;
+/** One Ferry server and one credential: every API call as a method (see the module comment for return values). */
+export interface FerryClient {
+  readonly baseUrl: string;
+  /** The options this client was created with. */
+  readonly options: Readonly<FerryClientOptions>;
+  /** The session this client acts with (set by signInWithEthereum), otherwise null. */
+  readonly session: Session | null;
+  /** The underlying openapi-fetch client (typed by path), for anything the methods below do not cover. */
+  readonly raw: Raw;
+  /** GET /healthz: liveness of the server. */
+  health(opts?: CallOptions): Promise<HealthResult>;
+  readonly quoteRequests: {
+    /** POST /api/v1/quote-requests (money mover): asks liquidity providers to quote a swap. */
+    create(input: CreateQuoteRequestInput, opts?: PostOptions): Promise<QuoteRequestEnvelope>;
+    /** GET /api/v1/quote-requests: a page of quote requests (the body without `message`: `data` and page counters). */
+    list(query?: ListQuoteRequestsQuery, opts?: CallOptions): Promise<QuoteRequestPage>;
+    /** GET /api/v1/quote-requests/{id}: one quote request. */
+    get(id: string, opts?: CallOptions): Promise<QuoteRequestEnvelope>;
+  };
+  readonly quotes: {
+    /** POST /api/v1/quotes (liquidity provider): quotes an open request; returns the typed data to be signed. */
+    create(input: CreateQuoteInput, opts?: PostOptions): Promise<QuoteEnvelope>;
+    /** GET /api/v1/quotes: quotes on your requests (money mover) or your own quotes (liquidity provider). */
+    list(query?: ListQuotesQuery, opts?: CallOptions): Promise<QuoteList>;
+    /** GET /api/v1/quotes/{id}: the quote envelope with its typed data. */
+    get(id: string, opts?: CallOptions): Promise<QuoteEnvelope>;
+    /** POST /api/v1/quotes/{id}/accept (money mover): accepts it and declines the request's other quotes. */
+    accept(id: string, opts?: PostOptions): Promise<AcceptQuoteResult>;
+  };
+  readonly swaps: {
+    /** POST /api/v1/swaps (money mover): submits the offerer's signature and creates the order (same input: same order). */
+    execute(input: ExecuteSwapInput, opts?: PostOptions): Promise<SwapResult>;
+  };
+  readonly account: {
+    /** GET /api/v1/account: the account behind your credentials (type, and a liquidity provider's fill address). */
+    get(opts?: CallOptions): Promise<Account>;
+  };
+  readonly orders: {
+    /** GET /api/v1/orders: a page of your orders (`includeQuote: true` embeds each order's quote). */
+    list(query?: ListOrdersQuery, opts?: CallOptions): Promise<OrderPage>;
+    /** GET /api/v1/orders/{id}: one of your orders (another account's is 404 ORDER_NOT_FOUND). */
+    get(id: string, opts?: CallOptions): Promise<Order>;
+  };
+  readonly public: {
+    /**
+     * GET /api/public/orders: recent orders of everyone (whole body: `{status, data: {orders}, total, page, …}`);
+     * `q` searches by order id, blockchain order id, tx hash or address.
+     */
+    orders(query?: PublicOrdersQuery, opts?: CallOptions): Promise<PublicOrderPage>;
+    /** GET /api/public/orders/{id}: any order by id, public view, with its timeline (whole body). */
+    order(id: string, opts?: CallOptions): Promise<PublicOrderDetail>;
+    /** GET /api/public/quotes/recent: the latest quotes, public view (whole body). */
+    recentQuotes(query?: RecentQuotesQuery, opts?: CallOptions): Promise<RecentQuotes>;
+    /** GET /api/public/chains: supported chains, their escrow and fill contracts, and tokens (whole body). */
+    chains(opts?: CallOptions): Promise<ChainList>;
+    /** GET /api/public/stats: what the explorer charts (whole body). */
+    stats(opts?: CallOptions): Promise<PublicStats>;
+  };
+  readonly auth: {
+    /** GET /auth/nonce: a single-use nonce for a Sign-In with Ethereum message. */
+    nonce(opts?: CallOptions): Promise<NonceResult>;
+    /** POST /auth/verify: checks a signed SIWE message and opens a session (see signInWithEthereum). */
+    verify(input: VerifyInput, opts?: PostOptions): Promise<VerifyResult>;
+    /** POST /auth/logout: ends this client's session. */
+    logout(opts?: PostOptions): Promise<LogoutResult>;
+  };
+}
 
 type Raw = Client<paths>;
 interface RawResult {
@@ -80,18 +146,35 @@ interface RawResult {
   response: Response;
 }
 
-/** Creates a client for one Ferry server and one credential (API key, session, or none for public calls). */
-export function createFerryClient(options: FerryClientOptions) {
-  const baseUrl = options.baseUrl.replace(/\/+$/, '');
-  const session = options.session ?? null;
+/** Runs one openapi-fetch call; turns a non-2xx answer or a network failure into a FerryApiError. */
+async function call<T>(label: string, run: () => Promise<RawResult>): Promise<T> {
+  let result: RawResult;
+  try {
+    result = await run();
+  } catch (error) {
+    if (error instanceof FerryApiError) throw error;
+    throw networkError(error, label);
+  }
+  if (!result.response.ok) throw errorFromResponse(result.response, result.error, label);
+  return result.data as T;
+}
+
+/** The per-call part of a request: its headers (with an Idempotency-Key) and abort signal. */
+const init = (opts: PostOptions = {}) => {
+  const h: Record<string, string> = { ...opts.headers };
+  if (opts.idempotencyKey) h['idempotency-key'] = opts.idempotencyKey;
+  return { headers: h, ...(opts.signal ? { signal: opts.signal } : {}) };
+};
+
+/** The openapi-fetch client: the credential's headers on every request, and the per-request timeout. */
+function createRaw(options: FerryClientOptions, baseUrl: string, session: Session | null): Raw {
   const sessionToken = options.sessionToken ?? session?.token;
   const timeoutMs = options.timeoutMs ?? 10_000;
   const baseFetch = options.fetch ?? globalThis.fetch;
   const headers: Record<string, string> = { ...options.headers };
   if (options.apiKey) headers['x-api-key'] = options.apiKey;
   if (sessionToken) headers.authorization = `Bearer ${sessionToken}`;
-
-  const raw: Raw = createClient<paths>({
+  return createClient<paths>({
     baseUrl,
     headers,
     fetch: (request: Request) => {
@@ -100,51 +183,33 @@ export function createFerryClient(options: FerryClientOptions) {
       return baseFetch(request, signal ? { signal } : undefined);
     },
   });
+}
 
-  /** Runs one openapi-fetch call; turns a non-2xx answer or a network failure into a FerryApiError. */
-  async function call<T>(label: string, run: () => Promise<RawResult>): Promise<T> {
-    let result: RawResult;
-    try {
-      result = await run();
-    } catch (error) {
-      if (error instanceof FerryApiError) throw error;
-      throw networkError(error, label);
-    }
-    if (!result.response.ok) throw errorFromResponse(result.response, result.error, label);
-    return result.data as T;
-  }
+/** Creates a client for one Ferry server and one credential (API key, session, or none for public calls). */
+export function createFerryClient(options: FerryClientOptions): FerryClient {
+  const baseUrl = options.baseUrl.replace(/\/+$/, '');
+  const session = options.session ?? null;
+  const raw = createRaw(options, baseUrl, session);
 
-  const init = (opts: PostOptions = {}) => {
-    const h: Record<string, string> = { ...opts.headers };
-    if (opts.idempotencyKey) h['idempotency-key'] = opts.idempotencyKey;
-    return { headers: h, ...(opts.signal ? { signal: opts.signal } : {}) };
-  };
   const enc = encodeURIComponent;
 
   return {
     baseUrl,
-    /** The options this client was created with. */
     options: Object.freeze({ ...options, baseUrl }),
-    /** The session this client acts with (set by signInWithEthereum), otherwise null. */
     session,
-    /** The underlying openapi-fetch client (typed by path), for anything the methods below do not cover. */
     raw,
 
-    /** GET /healthz: liveness of the server. */
     health: (opts?: CallOptions) => call<HealthResult>('GET /healthz', () => raw.GET('/healthz', init(opts))),
 
     quoteRequests: {
-      /** POST /api/v1/quote-requests (money mover): asks liquidity providers to quote a swap. */
       create: (input: CreateQuoteRequestInput, opts?: PostOptions) =>
         call<{ data: QuoteRequestEnvelope }>('POST /api/v1/quote-requests', () =>
           raw.POST('/api/v1/quote-requests', { body: input, ...init(opts) }),
         ).then((body) => body.data),
-      /** GET /api/v1/quote-requests: a page of quote requests (the body without `message`: `data` and page counters). */
       list: (query: ListQuoteRequestsQuery = {}, opts?: CallOptions) =>
         call<QuoteRequestPage & { message?: string }>('GET /api/v1/quote-requests', () =>
           raw.GET('/api/v1/quote-requests', { params: { query }, ...init(opts) } as never),
         ).then(({ message: _message, ...page }) => page as QuoteRequestPage),
-      /** GET /api/v1/quote-requests/{id}: one quote request. */
       get: (id: string, opts?: CallOptions) =>
         call<{ data: QuoteRequestEnvelope }>(`GET /api/v1/quote-requests/${enc(id)}`, () =>
           raw.GET('/api/v1/quote-requests/{id}', { params: { path: { id } }, ...init(opts) }),
@@ -152,22 +217,18 @@ export function createFerryClient(options: FerryClientOptions) {
     },
 
     quotes: {
-      /** POST /api/v1/quotes (liquidity provider): quotes an open request; returns the typed data to be signed. */
       create: (input: CreateQuoteInput, opts?: PostOptions) =>
         call<{ data: QuoteEnvelope }>('POST /api/v1/quotes', () =>
           raw.POST('/api/v1/quotes', { body: input, ...init(opts) }),
         ).then((body) => body.data),
-      /** GET /api/v1/quotes: quotes on your requests (money mover) or your own quotes (liquidity provider). */
       list: (query: ListQuotesQuery = {}, opts?: CallOptions) =>
         call<{ data: QuoteList }>('GET /api/v1/quotes', () =>
           raw.GET('/api/v1/quotes', { params: { query }, ...init(opts) } as never),
         ).then((body) => body.data),
-      /** GET /api/v1/quotes/{id}: the quote envelope with its typed data. */
       get: (id: string, opts?: CallOptions) =>
         call<{ data: QuoteEnvelope }>(`GET /api/v1/quotes/${enc(id)}`, () =>
           raw.GET('/api/v1/quotes/{id}', { params: { path: { id } }, ...init(opts) }),
         ).then((body) => body.data),
-      /** POST /api/v1/quotes/{id}/accept (money mover): accepts it and declines the request's other quotes. */
       accept: (id: string, opts?: PostOptions) =>
         call<{ data: AcceptQuoteResult }>(`POST /api/v1/quotes/${enc(id)}/accept`, () =>
           raw.POST('/api/v1/quotes/{id}/accept', {
@@ -179,7 +240,6 @@ export function createFerryClient(options: FerryClientOptions) {
     },
 
     swaps: {
-      /** POST /api/v1/swaps (money mover): submits the offerer's signature and creates the order (same input: same order). */
       execute: (input: ExecuteSwapInput, opts?: PostOptions) =>
         call<{ data: SwapResult }>('POST /api/v1/swaps', () =>
           raw.POST('/api/v1/swaps', { body: input, ...init(opts) }),
@@ -187,7 +247,6 @@ export function createFerryClient(options: FerryClientOptions) {
     },
 
     account: {
-      /** GET /api/v1/account: the account behind your credentials (type, and a liquidity provider's fill address). */
       get: (opts?: CallOptions) =>
         call<{ data: Account }>('GET /api/v1/account', () => raw.GET('/api/v1/account', init(opts))).then(
           (body) => body.data,
@@ -195,12 +254,10 @@ export function createFerryClient(options: FerryClientOptions) {
     },
 
     orders: {
-      /** GET /api/v1/orders: a page of your orders (`includeQuote: true` embeds each order's quote). */
       list: (query: ListOrdersQuery = {}, opts?: CallOptions) =>
         call<{ data: OrderPage }>('GET /api/v1/orders', () =>
           raw.GET('/api/v1/orders', { params: { query }, ...init(opts) } as never),
         ).then((body) => body.data),
-      /** GET /api/v1/orders/{id}: one of your orders (another account's is 404 ORDER_NOT_FOUND). */
       get: (id: string, opts?: CallOptions) =>
         call<{ data: Order }>(`GET /api/v1/orders/${enc(id)}`, () =>
           raw.GET('/api/v1/orders/{id}', { params: { path: { id } }, ...init(opts) }),
@@ -208,42 +265,31 @@ export function createFerryClient(options: FerryClientOptions) {
     },
 
     public: {
-      /**
-       * GET /api/public/orders: recent orders of everyone (whole body: `{status, data: {orders}, total, page, …}`);
-       * `q` searches by order id, blockchain order id, tx hash or address.
-       */
       orders: (query: PublicOrdersQuery = {}, opts?: CallOptions) =>
         call<PublicOrderPage>('GET /api/public/orders', () =>
           raw.GET('/api/public/orders', { params: { query }, ...init(opts) } as never),
         ),
-      /** GET /api/public/orders/{id}: any order by id, public view, with its timeline (whole body). */
       order: (id: string, opts?: CallOptions) =>
         call<PublicOrderDetail>(`GET /api/public/orders/${enc(id)}`, () =>
           raw.GET('/api/public/orders/{id}', { params: { path: { id } }, ...init(opts) }),
         ),
-      /** GET /api/public/quotes/recent: the latest quotes, public view (whole body). */
       recentQuotes: (query: RecentQuotesQuery = {}, opts?: CallOptions) =>
         call<RecentQuotes>('GET /api/public/quotes/recent', () =>
           raw.GET('/api/public/quotes/recent', { params: { query }, ...init(opts) } as never),
         ),
-      /** GET /api/public/chains: supported chains, their escrow and fill contracts, and tokens (whole body). */
       chains: (opts?: CallOptions) =>
         call<ChainList>('GET /api/public/chains', () => raw.GET('/api/public/chains', init(opts))),
-      /** GET /api/public/stats: what the explorer charts (whole body). */
       stats: (opts?: CallOptions) =>
         call<PublicStats>('GET /api/public/stats', () => raw.GET('/api/public/stats', init(opts))),
     },
 
     auth: {
-      /** GET /auth/nonce: a single-use nonce for a Sign-In with Ethereum message. */
       nonce: (opts?: CallOptions) =>
         call<NonceResult>('GET /auth/nonce', () => raw.GET('/auth/nonce', init(opts))),
-      /** POST /auth/verify: checks a signed SIWE message and opens a session (see signInWithEthereum). */
       verify: (input: VerifyInput, opts?: PostOptions) =>
         call<VerifyResult>('POST /auth/verify', () =>
           raw.POST('/auth/verify', { body: input, ...init(opts) }),
         ),
-      /** POST /auth/logout: ends this client's session. */
       logout: (opts?: PostOptions) =>
         call<LogoutResult>('POST /auth/logout', () => raw.POST('/auth/logout', init(opts))),
     },

@@ -18,19 +18,24 @@ export interface FillRange {
 }
 
 /** The RPC reads of a fill-contract log scan: the head, and the Filled events of one bounded block range. */
+export interface FillLogSource {
+  head(chain: string): Promise<bigint>;
+  /** Throws LogRangeTooLargeError when the RPC refuses the span; any other failure as is. */
+  fills(chain: string, fromBlock: bigint, toBlock: bigint): Promise<FillRange>;
+}
+
 export function createFillLogSource({
   registry,
   rpcErrors,
 }: {
   registry: ChainRegistry;
   rpcErrors?: RpcErrorCounter;
-}) {
+}): FillLogSource {
   const client = publicClientsFor(registry, 10_000, rpcErrors);
 
   return {
     head: (chain: string): Promise<bigint> => client(chain).getBlockNumber({ cacheTime: 0 }),
 
-    /** Throws LogRangeTooLargeError when the RPC refuses the span; any other failure as is. */
     async fills(chain: string, fromBlock: bigint, toBlock: bigint): Promise<FillRange> {
       const c = client(chain);
       const fill = registry.chain(chain)?.contracts.fill;
@@ -87,5 +92,3 @@ export function createFillLogSource({
     },
   };
 }
-
-export type FillLogSource = ReturnType<typeof createFillLogSource>;

@@ -12,7 +12,7 @@ import type { ChainFill } from '../domain/chain-fill.ts';
 import { FerryError } from '../domain/ferry-error.ts';
 import type { OrderTerms } from '../domain/order-typed-data.ts';
 import type { EscrowStatus } from '../domain/settlement-decision.ts';
-import type { ChainRegistry } from './chain-registry.ts';
+import type { Chain, ChainRegistry } from './chain-registry.ts';
 import { loadArtifact } from './contract-artifacts.ts';
 import { publicClientsFor, type RpcErrorCounter } from './viem-client.ts';
 
@@ -63,27 +63,48 @@ function revertReason(error: unknown): string | null {
   return reverted ? (reverted.data?.errorName ?? reverted.reason ?? reverted.shortMessage) : null;
 }
 
-/**
- * What the settlement worker reads from chains, the calls it makes and their simulation. Its transactions
- * are signed, sent and replaced by the transaction client (transaction-client.ts).
- */
-export function createSettlementChain({
-  registry,
-  fills,
-  rpcErrors,
-}: {
-  registry: ChainRegistry;
-  fills: FillLookup;
-  rpcErrors?: RpcErrorCounter;
-}) {
-  const client = publicClientsFor(registry, 10_000, rpcErrors);
-  const graces = new Map<string, Promise<bigint>>();
-  const contracts = (name: string) => {
-    const chain = registry.chain(name);
-    if (!chain) throw new Error(`chain ${name} is not in the registry`);
-    return chain.contracts;
-  };
+/** The settlement's chain reads and the calls it sends: escrow, messenger and token state, blocks and fills. */
+export interface SettlementChain {
+  depositCall(chain: string, order: OrderTerms, signature: Hex): ContractCall;
+  refundCall(chain: string, orderHash: Hex): ContractCall;
+  relayFillCall(chain: string, orderHash: Hex, attestation: Hex): ContractCall;
+  /**
+   * Runs the call against the latest state; throws RevertError with the contract's reason if it would revert.
+   * Any other failure (timeout, node down) is rethrown as is: a transient outage must never fail an order.
+   */
+  simulate(call: ContractCall, from: Address, abi: 'escrow' | 'messenger'): Promise<void>;
+  /** The latest block's timestamp, in seconds: the clock the contracts judge deadlines by. */
+  chainTime(chain: string): Promise<number>;
+  /** The escrow's record of the order, at `blockNumber` (default: the latest block). */
+  escrowStatus(chain: string, orderHash: Hex, blockNumber?: bigint): Promise<EscrowStatus>;
+  /** The newest block buried under the chain's confirmations: facts read there are final for Ferry. */
+  settledBlock(chain: string): Promise<SettledBlock>;
+  /** The timestamp of block `blockNumber`. */
+  blockTimestamp(chain: string, blockNumber: bigint): Promise<bigint>;
+  /** The address the chain's messenger trusts to sign fill attestations; null when the chain has no messenger. */
+  messengerAttester(chain: string): Promise<Address | null>;
+  /** The native-coin balance of `address` (what pays its gas), in wei. */
+  nativeBalance(chain: string, address: Address): Promise<bigint>;
+  /** The escrow's settle grace in seconds (immutable, so read once per chain). */
+  settleGrace(chain: string): Promise<bigint>;
+  /** `owner`'s balance of `token` and what it allows the chain's escrow to take. */
+  balanceAndAllowance(
+    chain: string,
+    token: Address,
+    owner: Address,
+  ): Promise<{ balance: bigint; allowance: bigint }>;
+  /**
+   * The designated filler's fill of `orderHash` on the output chain, or null. Answered from the fill index
+   * (bounded log scans that only ever read blocks at the chain's confirmations depth), so a fill that a reorg
+   * can still remove is never returned, and no lookup scans the chain.
+   */
+  findFill(chain: string, orderHash: Hex, filler: Address): Promise<FillRecord | null>;
+}
 
+/** The escrow's and messenger's calls the worker sends, encoded for the chain's contracts. */
+function contractCalls(
+  contracts: (chain: string) => Chain['contracts'],
+): Pick<SettlementChain, 'depositCall' | 'refundCall' | 'relayFillCall'> {
   return {
     depositCall(chain: string, order: OrderTerms, signature: Hex): ContractCall {
       return {
@@ -112,11 +133,33 @@ export function createSettlementChain({
         }),
       };
     },
+  };
+}
 
-    /**
-     * Runs the call against the latest state; throws RevertError with the contract's reason if it would revert.
-     * Any other failure (timeout, node down) is rethrown as is: a transient outage must never fail an order.
-     */
+/**
+ * What the settlement worker reads from chains, the calls it makes and their simulation. Its transactions
+ * are signed, sent and replaced by the transaction client (transaction-client.ts).
+ */
+export function createSettlementChain({
+  registry,
+  fills,
+  rpcErrors,
+}: {
+  registry: ChainRegistry;
+  fills: FillLookup;
+  rpcErrors?: RpcErrorCounter;
+}): SettlementChain {
+  const client = publicClientsFor(registry, 10_000, rpcErrors);
+  const graces = new Map<string, Promise<bigint>>();
+  const contracts = (name: string) => {
+    const chain = registry.chain(name);
+    if (!chain) throw new Error(`chain ${name} is not in the registry`);
+    return chain.contracts;
+  };
+
+  return {
+    ...contractCalls(contracts),
+
     async simulate(call: ContractCall, from: Address, abi: 'escrow' | 'messenger'): Promise<void> {
       try {
         await client(call.chain).call({ account: from, to: call.to, data: call.data });
@@ -136,7 +179,6 @@ export function createSettlementChain({
       return Number(block.timestamp);
     },
 
-    /** The escrow's record of the order, at `blockNumber` (default: the latest block). */
     async escrowStatus(chain: string, orderHash: Hex, blockNumber?: bigint): Promise<EscrowStatus> {
       const status = await client(chain).readContract({
         address: contracts(chain).escrow,
@@ -148,7 +190,6 @@ export function createSettlementChain({
       return ESCROW_STATUS[Number(status)] ?? 'none';
     },
 
-    /** The newest block buried under the chain's confirmations: facts read there are final for Ferry. */
     async settledBlock(chain: string): Promise<SettledBlock> {
       const c = client(chain);
       const depth = BigInt(Math.max(1, registry.chain(chain)?.confirmations ?? 1));
@@ -160,12 +201,10 @@ export function createSettlementChain({
       return { head: latest.number, number: settled.number, timestamp: settled.timestamp };
     },
 
-    /** The timestamp of block `blockNumber`. */
     async blockTimestamp(chain: string, blockNumber: bigint): Promise<bigint> {
       return (await client(chain).getBlock({ blockNumber })).timestamp;
     },
 
-    /** The address the chain's messenger trusts to sign fill attestations; null when the chain has no messenger. */
     async messengerAttester(chain: string): Promise<Address | null> {
       const { messenger } = contracts(chain);
       if (!messenger) return null;
@@ -177,12 +216,10 @@ export function createSettlementChain({
       return getAddress(attester as string);
     },
 
-    /** The native-coin balance of `address` (what pays its gas), in wei. */
     nativeBalance(chain: string, address: Address): Promise<bigint> {
       return client(chain).getBalance({ address });
     },
 
-    /** The escrow's settle grace in seconds (immutable, so read once per chain). */
     settleGrace(chain: string): Promise<bigint> {
       let grace = graces.get(chain);
       if (!grace) {
@@ -207,11 +244,6 @@ export function createSettlementChain({
       return { balance, allowance };
     },
 
-    /**
-     * The designated filler's fill of `orderHash` on the output chain, or null. Answered from the fill index
-     * (bounded log scans that only ever read blocks at the chain's confirmations depth), so a fill that a reorg
-     * can still remove is never returned, and no lookup scans the chain.
-     */
     async findFill(chain: string, orderHash: Hex, filler: Address): Promise<FillRecord | null> {
       const fill = await fills(chain, orderHash, filler);
       if (!fill) return null;
@@ -227,8 +259,6 @@ export function createSettlementChain({
     },
   };
 }
-
-export type SettlementChain = ReturnType<typeof createSettlementChain>;
 
 /** The revert data a node answered with, on the error or one of its causes. */
 function walkData(error: unknown): Hex | undefined {

@@ -11,7 +11,7 @@ import {
 } from '../config/config.ts';
 import { AppError } from '../domain/app-error.ts';
 import { ACCOUNT_TYPES, type AccountType } from '../domain/principal.ts';
-import type { createAccountService } from '../services/account-service.ts';
+import type { AccountService } from '../services/account-service.ts';
 import { registerDemoCommand } from './demo-command.ts';
 import { registerLpCommand } from './lp-command.ts';
 
@@ -29,9 +29,7 @@ function config(): Config {
 const announceDatabase = (cfg: Config) => console.error(`database: ${redactUrl(cfg.databaseUrl)}`);
 
 /** Opens the database of DATABASE_URL, migrated, for one operator command. */
-async function withDatabase<T>(
-  fn: (accounts: ReturnType<typeof createAccountService>) => Promise<T>,
-): Promise<T> {
+async function withDatabase<T>(fn: (accounts: AccountService) => Promise<T>): Promise<T> {
   const cfg = config();
   announceDatabase(cfg);
   const [{ createDatabase }, { migrateToLatest }, { createAccountService }, { systemClock }] =

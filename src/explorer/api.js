@@ -1,3 +1,4 @@
+// @ts-check
 // The explorer's one way to read the public API.
 
 export class ApiError extends Error {

@@ -1,3 +1,4 @@
+// @ts-check
 // Small inline-SVG bar charts: no library. Each chart is an <svg role="img"> named by its <title> and described by
 // its <desc>; every bar has its own <title> (a tooltip) and the figure carries the same numbers as a table.
 import { h, s } from './dom.js';
@@ -9,9 +10,14 @@ const PAD = { top: 16, right: 8, bottom: 34, left: 8 };
 let chartCount = 0;
 
 /**
+ * @typedef {{ label: string, axis?: string, value: number, text: string, short?: string, className?: string }} ColumnBar
+ */
+
+/**
  * A column chart. `bars`: `{ label, axis (a shorter label under the axis), value (a number, for the height), text (exact, for
  * people), short (above the bar), className }`.
  * `tick(i)` says whether bar i's label is drawn under the axis (all by default).
+ * @param {{ title: string, description: string, bars: ColumnBar[], tick?: (i: number) => boolean }} chart
  */
 export function columnChart({ title, description, bars, tick = () => true }) {
   const id = `chart-${++chartCount}`;

@@ -1,9 +1,23 @@
+// @ts-check
 // DOM building blocks shared by the explorer's views.
 import { formatTime } from './format.js';
 
-export const $ = (id) => document.getElementById(id);
+/**
+ * An element of index.html by id (they are all there: a missing one is a bug of the page).
+ * @param {string} id
+ * @returns {HTMLElement}
+ */
+/** @typedef {Node | string | number | boolean | null | undefined | unknown[]} Child */
 
-/** Builds an element; text children are always text nodes (never parsed as HTML). */
+export const $ = (id) => /** @type {HTMLElement} */ (document.getElementById(id));
+
+/**
+ * Builds an element; text children are always text nodes (never parsed as HTML).
+ * @param {string} tag
+ * @param {Record<string, any>} [attrs] attributes; `class`, and `on…` event listeners
+ * @param {...Child} children
+ * @returns {HTMLElement}
+ */
 export function h(tag, attrs = {}, ...children) {
   const el = document.createElement(tag);
   for (const [key, value] of Object.entries(attrs)) {
@@ -21,7 +35,13 @@ export function h(tag, attrs = {}, ...children) {
 
 const SVG_NS = 'http://www.w3.org/2000/svg';
 
-/** Like h, for SVG elements. */
+/**
+ * Like h, for SVG elements.
+ * @param {string} tag
+ * @param {Record<string, unknown>} [attrs]
+ * @param {...Child} children
+ * @returns {SVGElement}
+ */
 export function s(tag, attrs = {}, ...children) {
   const el = document.createElementNS(SVG_NS, tag);
   for (const [key, value] of Object.entries(attrs)) {
@@ -35,10 +55,15 @@ export function s(tag, attrs = {}, ...children) {
   return el;
 }
 
+/** @param {string} status */
 export function badge(status) {
   return h('span', { class: `badge badge-${status}` }, status);
 }
 
+/**
+ * @param {string} iso
+ * @param {'full' | 'short' | 'clock'} [style]
+ */
 export function timeEl(iso, style = 'full') {
   return h(
     'time',
@@ -47,7 +72,13 @@ export function timeEl(iso, style = 'full') {
   );
 }
 
-/** Replaces a status area's content with a message (and an optional action button). */
+/**
+ * Replaces a status area's content with a message (and an optional action button).
+ * @param {HTMLElement} container
+ * @param {'info' | 'error' | 'empty'} kind
+ * @param {string | null} message
+ * @param {{ label: string, run: () => unknown } | null} [action]
+ */
 export function showStatus(container, kind, message, action) {
   container.replaceChildren();
   if (!message) return;
@@ -69,7 +100,9 @@ async function writeClipboard(text) {
       return true;
     } catch {}
   }
-  const area = h('textarea', { class: 'visually-hidden', readonly: true, 'aria-hidden': 'true' }, text);
+  const area = /** @type {HTMLTextAreaElement} */ (
+    h('textarea', { class: 'visually-hidden', readonly: true, 'aria-hidden': 'true' }, text)
+  );
   document.body.append(area);
   area.select();
   let ok = false;

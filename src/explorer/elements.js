@@ -1,3 +1,4 @@
+// @ts-check
 // Elements that show orders the same way in every view: amounts with their token, addresses and hashes with
 // their chain's explorer link and a copy button, the spread, the deadline or time to completion.
 import { copyButton, h, timeEl } from './dom.js';
@@ -16,8 +17,16 @@ import {
 export const DEFAULT_PAGE_SIZE = 20;
 
 /** The chains and tokens of GET /api/public/chains, once loaded (amounts show in base units until then). */
+/**
+ * @type {{
+ *   chains: import('./types.js').ChainInfo[],
+ *   chainByName: Map<string, import('./types.js').ChainInfo>,
+ *   tokens: Map<string, { symbol: string, decimals: number }>,
+ * }}
+ */
 export const registry = { chains: [], chainByName: new Map(), tokens: new Map() };
 
+/** @param {import('./types.js').ChainInfo[]} chains */
 export function setChains(chains) {
   registry.chains = chains;
   registry.chainByName = new Map(chains.map((c) => [c.name, c]));
@@ -70,6 +79,10 @@ export function onChain(chainName, kind, value, text = value) {
   );
 }
 
+/**
+ * The home route's fragment for a search, page and page size (defaults left out).
+ * @param {{ q?: string | null, page?: number, pageSize?: number }} [route]
+ */
 export function homeHash({ q = null, page = 1, pageSize = DEFAULT_PAGE_SIZE } = {}) {
   const query = new URLSearchParams();
   if (q) query.set('q', q);

@@ -1,4 +1,6 @@
+// @ts-check
 // Pure formatting helpers: no DOM, no network.
+import { orderSearchShape } from './order-search-shape.js';
 
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 
@@ -121,26 +123,24 @@ export function isNewer(current, next) {
   return String(next.updatedAt) >= String(current.updatedAt);
 }
 
-const HEX = /^0x[0-9a-fA-F]*$/;
-const ORDER_ID = /^[A-Za-z0-9_-]{1,64}$/;
+const SEARCH_ERRORS = {
+  'hex-length': 'A 0x value must be an address (40 hex digits) or an order id or tx hash (64 hex digits).',
+  'not-an-id': 'Enter an order id, a blockchain order id, a tx hash or an address.',
+};
 
 /**
- * What a search text names, by its shape (the same rules as the API's `q`): `address` (0x + 40 hex), `hash`
- * (0x + 64 hex: a blockchain order id or a tx hash), `orderId`; `{ error }` for anything else.
+ * What a search text names, by the API's own rules for `q` (order-search-shape.js, compiled from the domain):
+ * `{ kind, value }` with kind `address` (0x + 40 hex), `hash` (0x + 64 hex: a blockchain order id or a tx hash)
+ * or `orderId`; `{ error }` (a sentence for the search box) for anything else.
+ */
+/**
+ * @param {unknown} text
+ * @returns {import('./types.js').SearchClass}
  */
 export function classifySearch(text) {
-  const value = String(text ?? '').trim();
-  if (HEX.test(value)) {
-    if (value.length === 42) return { kind: 'address', value };
-    if (value.length === 66) return { kind: 'hash', value };
-    return {
-      error: 'A 0x value must be an address (40 hex digits) or an order id or tx hash (64 hex digits).',
-    };
-  }
-  if (!ORDER_ID.test(value)) {
-    return { error: 'Enter an order id, a blockchain order id, a tx hash or an address.' };
-  }
-  return { kind: 'orderId', value };
+  const shape = orderSearchShape(String(text ?? ''));
+  if (shape.kind === 'invalid') return { error: SEARCH_ERRORS[shape.reason] };
+  return { kind: shape.kind, value: shape.value };
 }
 
 /**

@@ -1,8 +1,11 @@
+// @ts-check
 // The stats view (#/stats): charts drawn from GET /api/public/stats.
 import { getJson } from './api.js';
 import { barList, columnChart, dataTable } from './charts.js';
 import { $, badge, h, showStatus, timeEl } from './dom.js';
 import { formatAmount, formatUnits } from './format.js';
+
+/** @typedef {import('./types.js').PublicStats} PublicStats */
 
 const DAY_MS = 86_400_000;
 
@@ -78,6 +81,97 @@ function volumeChart(serie, days, tokens) {
   );
 }
 
+/**
+ * @param {PublicStats['data']} stats
+ * @param {Map<string, { symbol: string, decimals: number }>} tokens
+ */
+function volumeSection(stats, tokens) {
+  const days = windowDays(stats);
+  const series = volumeSeries(stats);
+  return h(
+    'section',
+    { class: 'panel stats-volume', 'aria-labelledby': 'volume-title' },
+    h('h3', { id: 'volume-title' }, `Volume per day (last ${stats.windowDays} days)`),
+    h(
+      'p',
+      { class: 'muted small' },
+      'Input amounts of completed orders, by UTC day of completion, per chain pair and token.',
+    ),
+    series.length === 0
+      ? h('p', { class: 'empty' }, 'No completed orders in this window yet.')
+      : h(
+          'div',
+          { class: 'chart-grid' },
+          series.map((serie) => volumeChart(serie, days, tokens)),
+        ),
+  );
+}
+
+/** @param {PublicStats['data']} stats */
+function fillTimeSection(stats) {
+  const completedTotal = stats.fillTimes.reduce((sum, b) => sum + b.orders, 0);
+  return h(
+    'section',
+    { class: 'panel', 'aria-labelledby': 'fill-title' },
+    h('h3', { id: 'fill-title' }, 'Time to completion'),
+    h(
+      'p',
+      { class: 'muted small' },
+      `completedAt − createdAt of the ${completedTotal} completed ${completedTotal === 1 ? 'order' : 'orders'}.`,
+    ),
+    h(
+      'figure',
+      { class: 'chart-figure', 'data-chart': 'fill-times' },
+      columnChart({
+        title: 'Time to completion',
+        description: stats.fillTimes.map((b) => `${bucketLabel(b)}: ${b.orders}`).join('; '),
+        bars: stats.fillTimes.map((b) => ({
+          label: bucketLabel(b),
+          axis: bucketLabel(b).replaceAll(' ', '').replace('min', 'm'),
+          value: b.orders,
+          text: `${b.orders} ${b.orders === 1 ? 'order' : 'orders'}`,
+          short: String(b.orders),
+          className: 'bar-fill-time',
+        })),
+      }),
+      dataTable(
+        'Time to completion',
+        ['Took', 'Orders'],
+        stats.fillTimes.map((b) => [bucketLabel(b), String(b.orders)]),
+      ),
+    ),
+  );
+}
+
+/** @param {PublicStats['data']} stats */
+function outcomesSection(stats) {
+  const createdTotal = stats.outcomes.reduce((sum, o) => sum + o.orders, 0);
+  return h(
+    'section',
+    { class: 'panel', 'aria-labelledby': 'outcomes-title' },
+    h('h3', { id: 'outcomes-title' }, 'Outcomes'),
+    h(
+      'p',
+      { class: 'muted small' },
+      `The ${createdTotal} ${createdTotal === 1 ? 'order' : 'orders'} created in the window, by status now.`,
+    ),
+    h(
+      'figure',
+      { class: 'chart-figure', 'data-chart': 'outcomes' },
+      barList({
+        label: 'Orders by status',
+        rows: stats.outcomes.map((o) => ({
+          label: o.status,
+          name: badge(o.status),
+          value: o.orders,
+          text: String(o.orders),
+          className: `bar-${o.status}`,
+        })),
+      }),
+    ),
+  );
+}
+
 export function createStatsView({ tokens }) {
   let current = null;
   let request = 0;
@@ -88,84 +182,7 @@ export function createStatsView({ tokens }) {
     if (!current) return;
     const stats = current;
     $('stats-updated').replaceChildren('Updated ', timeEl(stats.generatedAt, 'clock'));
-    const days = windowDays(stats);
-    const series = volumeSeries(stats);
-    const completedTotal = stats.fillTimes.reduce((sum, b) => sum + b.orders, 0);
-    const createdTotal = stats.outcomes.reduce((sum, o) => sum + o.orders, 0);
-    body.replaceChildren(
-      h(
-        'section',
-        { class: 'panel stats-volume', 'aria-labelledby': 'volume-title' },
-        h('h3', { id: 'volume-title' }, `Volume per day (last ${stats.windowDays} days)`),
-        h(
-          'p',
-          { class: 'muted small' },
-          'Input amounts of completed orders, by UTC day of completion, per chain pair and token.',
-        ),
-        series.length === 0
-          ? h('p', { class: 'empty' }, 'No completed orders in this window yet.')
-          : h(
-              'div',
-              { class: 'chart-grid' },
-              series.map((serie) => volumeChart(serie, days, tokens())),
-            ),
-      ),
-      h(
-        'section',
-        { class: 'panel', 'aria-labelledby': 'fill-title' },
-        h('h3', { id: 'fill-title' }, 'Time to completion'),
-        h(
-          'p',
-          { class: 'muted small' },
-          `completedAt − createdAt of the ${completedTotal} completed ${completedTotal === 1 ? 'order' : 'orders'}.`,
-        ),
-        h(
-          'figure',
-          { class: 'chart-figure', 'data-chart': 'fill-times' },
-          columnChart({
-            title: 'Time to completion',
-            description: stats.fillTimes.map((b) => `${bucketLabel(b)}: ${b.orders}`).join('; '),
-            bars: stats.fillTimes.map((b) => ({
-              label: bucketLabel(b),
-              axis: bucketLabel(b).replaceAll(' ', '').replace('min', 'm'),
-              value: b.orders,
-              text: `${b.orders} ${b.orders === 1 ? 'order' : 'orders'}`,
-              short: String(b.orders),
-              className: 'bar-fill-time',
-            })),
-          }),
-          dataTable(
-            'Time to completion',
-            ['Took', 'Orders'],
-            stats.fillTimes.map((b) => [bucketLabel(b), String(b.orders)]),
-          ),
-        ),
-      ),
-      h(
-        'section',
-        { class: 'panel', 'aria-labelledby': 'outcomes-title' },
-        h('h3', { id: 'outcomes-title' }, 'Outcomes'),
-        h(
-          'p',
-          { class: 'muted small' },
-          `The ${createdTotal} ${createdTotal === 1 ? 'order' : 'orders'} created in the window, by status now.`,
-        ),
-        h(
-          'figure',
-          { class: 'chart-figure', 'data-chart': 'outcomes' },
-          barList({
-            label: 'Orders by status',
-            rows: stats.outcomes.map((o) => ({
-              label: o.status,
-              name: badge(o.status),
-              value: o.orders,
-              text: String(o.orders),
-              className: `bar-${o.status}`,
-            })),
-          }),
-        ),
-      ),
-    );
+    body.replaceChildren(volumeSection(stats, tokens()), fillTimeSection(stats), outcomesSection(stats));
   }
 
   async function load({ focus = false } = {}) {
@@ -179,10 +196,15 @@ export function createStatsView({ tokens }) {
     } catch (error) {
       if (mine !== request) return;
       current = null;
-      showStatus($('stats-body'), 'error', `Could not load the stats. ${error.message}`, {
-        label: 'Retry',
-        run: () => load(),
-      });
+      showStatus(
+        $('stats-body'),
+        'error',
+        `Could not load the stats. ${/** @type {Error} */ (error).message}`,
+        {
+          label: 'Retry',
+          run: () => load(),
+        },
+      );
     }
     if (focus) $('stats-title').focus();
   }

@@ -1,3 +1,4 @@
+// @ts-check
 // The live connection to GET /api/public/stream, and the indicator in the header that shows its state.
 import { $ } from './dom.js';
 

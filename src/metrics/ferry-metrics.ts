@@ -6,12 +6,45 @@ const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10
 /** Where a request was refused for going too fast (docs/metrics.md). */
 export type RateLimitKind = 'request' | 'sign-in' | 'ws-message';
 
+/** A gauge read when Prometheus scrapes: `read` calls `set` once per label set (one query per scrape). */
+export interface ScrapedGauge<L extends string> {
+  readonly name: string;
+  readonly help: string;
+  readonly labelNames: readonly L[];
+  readonly read: (set: (labels: Record<L, string>, value: number) => void) => Promise<void>;
+}
+
+type HttpLabel = 'method' | 'route' | 'status';
+type ActionLabel = 'chain' | 'kind';
+
+/** Every metric of one Ferry process (docs/metrics.md describes each one). */
+export interface FerryMetrics {
+  readonly registry: Registry;
+  readonly httpRequests: Counter<HttpLabel>;
+  readonly httpDuration: Histogram<HttpLabel>;
+  readonly settlementStep: Histogram<'decision'>;
+  readonly settlementPasses: Counter;
+  readonly settlementWakes: Counter<'source'>;
+  readonly chainActionsSent: Counter<ActionLabel>;
+  readonly chainActionRetries: Counter<ActionLabel>;
+  readonly feeReplacements: Counter<ActionLabel>;
+  readonly chainActionsCancelled: Counter<ActionLabel>;
+  readonly nonceGapsRepaired: Counter<'chain'>;
+  readonly settlementReverts: Counter<ActionLabel>;
+  readonly relayerBalance: Gauge<'chain'>;
+  readonly rpcErrors: Counter<ActionLabel>;
+  readonly openStreams: Gauge<'kind'>;
+  readonly rateLimitRefusals: Counter<'limit'>;
+  /** Registers a gauge whose values are read when Prometheus scrapes (one query per scrape, not per change). */
+  collectAt<L extends string>(options: ScrapedGauge<L>): void;
+}
+
 /**
  * Every metric of one Ferry process, in a registry of its own (never prom-client's global one: tests run several
  * apps in one process). Created once by the process's wiring and handed to the parts that count; docs/metrics.md
  * lists each metric. Gauges read at scrape time (orders by status, event tail lag) are attached with `collectAt`.
  */
-export function createMetrics() {
+export function createMetrics(): FerryMetrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const registers = [registry];
@@ -108,13 +141,7 @@ export function createMetrics() {
       labelNames: ['limit'] as const,
       registers,
     }),
-    /** Registers a gauge whose values are read when Prometheus scrapes (one query per scrape, not per change). */
-    collectAt<L extends string>(options: {
-      name: string;
-      help: string;
-      labelNames: readonly L[];
-      read: (set: (labels: Record<L, string>, value: number) => void) => Promise<void>;
-    }): void {
+    collectAt<L extends string>(options: ScrapedGauge<L>): void {
       new Gauge<L>({
         name: options.name,
         help: options.help,
@@ -129,5 +156,3 @@ export function createMetrics() {
     },
   };
 }
-
-export type FerryMetrics = ReturnType<typeof createMetrics>;

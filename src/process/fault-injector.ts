@@ -7,7 +7,12 @@ import type { TxCrashPoint } from '../chains/transaction-client.ts';
  */
 export type CrashPoint = TxCrashPoint | `before-record:${string}` | `after-confirm:${string}`;
 
-export function createFaultInjector(points: readonly string[]) {
+export interface FaultInjector {
+  /** Kills this process at once when `point` is armed; nothing otherwise. */
+  at(point: CrashPoint): void;
+}
+
+export function createFaultInjector(points: readonly string[]): FaultInjector {
   const armed = new Set(points);
   return {
     at(point: CrashPoint): void {
@@ -15,5 +20,3 @@ export function createFaultInjector(points: readonly string[]) {
     },
   };
 }
-
-export type FaultInjector = ReturnType<typeof createFaultInjector>;

@@ -21,6 +21,22 @@ export function hashSecret(secret: string): string {
 
 const KEY_PREFIX = 'fry_';
 
+/** Accounts and their API keys, for the operator's CLI and the API's own account route. */
+export interface AccountService {
+  createAccount(input: {
+    type: AccountType;
+    name: string;
+    address: Address | null;
+    /** Let Sign-In with Ethereum by `address` act as this money-mover account (off by default). */
+    allowWalletSignIn?: boolean;
+  }): Promise<Account>;
+  /** Issues a key. The plaintext is returned once and only its hash is stored. */
+  createApiKey(accountId: string): Promise<{ apiKey: string; key: ApiKey }>;
+  getAccount(accountId: string): Promise<Account>;
+  listApiKeys(accountId: string): Promise<ApiKey[]>;
+  revokeApiKey(keyId: string): Promise<void>;
+}
+
 export function createAccountService({
   database,
   clock,
@@ -30,13 +46,12 @@ export function createAccountService({
   clock: Clock;
   /** Told when a key is revoked here, so this process closes the key's streams at once (others poll). */
   credentialsEnded?: () => void;
-}) {
+}): AccountService {
   return {
     async createAccount(input: {
       type: AccountType;
       name: string;
       address: Address | null;
-      /** Let Sign-In with Ethereum by `address` act as this money-mover account (off by default). */
       allowWalletSignIn?: boolean;
     }): Promise<Account> {
       if (input.type === 'liquidityProvider' && input.address === null) {
@@ -65,7 +80,6 @@ export function createAccountService({
       return account;
     },
 
-    /** Issues a key. The plaintext is returned once and only its hash is stored. */
     async createApiKey(accountId: string): Promise<{ apiKey: string; key: ApiKey }> {
       if (!(await findAccount(database.db, accountId))) {
         throw new AppError('NOT_FOUND', `account ${accountId} does not exist`, [
@@ -105,5 +119,3 @@ export function createAccountService({
     },
   };
 }
-
-export type AccountService = ReturnType<typeof createAccountService>;

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { recoverMessageAddress } from 'viem';
 import { generateSiweNonce, parseSiweMessage, type SiweMessage } from 'viem/siwe';
-import { normalizeAddress, sameAddress } from '../domain/address.ts';
+import { type Address, normalizeAddress, sameAddress } from '../domain/address.ts';
 import { AppError, fieldError } from '../domain/app-error.ts';
 import { newId } from '../domain/ids.ts';
 import type { Principal } from '../domain/principal.ts';
@@ -21,6 +21,85 @@ const NONCE_TTL_MS = 10 * 60 * 1000;
 
 const unauthorized = (message: string, path: string) => fieldError('UNAUTHORIZED', path, message);
 
+/** Sign-In with Ethereum sessions and the resolution of credentials (API keys, session tokens) to principals. */
+export interface AuthService {
+  /** A single-use nonce, valid for 10 minutes; the expiry sweeper deletes it if it is never used. */
+  issueNonce(): Promise<string>;
+  /** Verifies a signed sign-in message and opens a session for the wallet's money-mover account. */
+  verify(input: SignInInput): Promise<SignedIn>;
+  logout(principal: Principal): Promise<void>;
+  /** Resolves an API key; null when unknown or revoked (the caller answers 401). */
+  principalFromApiKey(apiKey: string): Promise<Principal | null>;
+  principalFromSession(token: string): Promise<Principal | null>;
+}
+
+/** A signed EIP-4361 message, as POST /auth/verify takes it. */
+export interface SignInInput {
+  readonly message: string;
+  readonly signature: `0x${string}`;
+  readonly address: string;
+}
+
+/** The session a sign-in opened: its token (shown once), wallet, end and account. */
+export interface SignedIn {
+  readonly token: string;
+  readonly address: Address;
+  readonly expiresAt: Date;
+  readonly accountId: string;
+}
+
+/** Every check of EIP-4361 that needs no chain call: structure, domain, chain, times, then the signature. */
+async function checkSiwe(
+  input: SignInInput,
+  now: Date,
+  served: { readonly siweDomains: readonly string[]; readonly chainIds: ReadonlySet<number> },
+) {
+  let fields: Partial<SiweMessage>;
+  try {
+    fields = parseSiweMessage(input.message);
+  } catch {
+    fields = {};
+  }
+  if (
+    !fields.address ||
+    !fields.domain ||
+    !fields.nonce ||
+    !fields.uri ||
+    !fields.version ||
+    !fields.chainId
+  ) {
+    throw fieldError('VALIDATION_ERROR', 'body.message', 'is not an EIP-4361 sign-in message');
+  }
+  const address = normalizeAddress(input.address, 'body.address');
+  if (!sameAddress(fields.address, address)) {
+    throw unauthorized('the message is signed in for another address', 'body.address');
+  }
+  if (!served.siweDomains.includes(fields.domain)) {
+    throw unauthorized(
+      `domain ${fields.domain} is not this service (${served.siweDomains.join(', ')})`,
+      'body.message',
+    );
+  }
+  if (!served.chainIds.has(fields.chainId)) {
+    throw unauthorized(`chain id ${fields.chainId} is not served here`, 'body.message');
+  }
+  if (fields.expirationTime && fields.expirationTime.getTime() <= now.getTime()) {
+    throw unauthorized('the sign-in message has expired', 'body.message');
+  }
+  if (fields.notBefore && fields.notBefore.getTime() > now.getTime()) {
+    throw unauthorized('the sign-in message is not valid yet', 'body.message');
+  }
+  let recovered: string;
+  try {
+    recovered = await recoverMessageAddress({ message: input.message, signature: input.signature });
+  } catch {
+    throw unauthorized('the signature is malformed', 'body.signature');
+  }
+  if (!sameAddress(recovered, address))
+    throw unauthorized('the signature does not match the address', 'body.signature');
+  return { address, nonce: fields.nonce };
+}
+
 export function createAuthService({
   database,
   clock,
@@ -30,69 +109,19 @@ export function createAuthService({
 }: ServiceDeps & {
   /** Told when sessions end here (logout, the per-address cap), so streams close at once on every instance. */
   credentialsEnded?: () => void;
-}) {
+}): AuthService {
   const chainIds = new Set(registry.chains.map((c) => c.chainId));
 
-  /** Every check of EIP-4361 that needs no chain call: structure, domain, chain, times, then the signature. */
-  async function checkSiwe(input: { message: string; signature: `0x${string}`; address: string }, now: Date) {
-    let fields: Partial<SiweMessage>;
-    try {
-      fields = parseSiweMessage(input.message);
-    } catch {
-      fields = {};
-    }
-    if (
-      !fields.address ||
-      !fields.domain ||
-      !fields.nonce ||
-      !fields.uri ||
-      !fields.version ||
-      !fields.chainId
-    ) {
-      throw fieldError('VALIDATION_ERROR', 'body.message', 'is not an EIP-4361 sign-in message');
-    }
-    const address = normalizeAddress(input.address, 'body.address');
-    if (!sameAddress(fields.address, address)) {
-      throw unauthorized('the message is signed in for another address', 'body.address');
-    }
-    if (!config.siweDomains.includes(fields.domain)) {
-      throw unauthorized(
-        `domain ${fields.domain} is not this service (${config.siweDomains.join(', ')})`,
-        'body.message',
-      );
-    }
-    if (!chainIds.has(fields.chainId)) {
-      throw unauthorized(`chain id ${fields.chainId} is not served here`, 'body.message');
-    }
-    if (fields.expirationTime && fields.expirationTime.getTime() <= now.getTime()) {
-      throw unauthorized('the sign-in message has expired', 'body.message');
-    }
-    if (fields.notBefore && fields.notBefore.getTime() > now.getTime()) {
-      throw unauthorized('the sign-in message is not valid yet', 'body.message');
-    }
-    let recovered: string;
-    try {
-      recovered = await recoverMessageAddress({ message: input.message, signature: input.signature });
-    } catch {
-      throw unauthorized('the signature is malformed', 'body.signature');
-    }
-    if (!sameAddress(recovered, address))
-      throw unauthorized('the signature does not match the address', 'body.signature');
-    return { address, nonce: fields.nonce };
-  }
-
   return {
-    /** A single-use nonce, valid for 10 minutes; the expiry sweeper deletes it if it is never used. */
     async issueNonce(): Promise<string> {
       const nonce = generateSiweNonce();
       await insertNonce(database.db, nonce, new Date(clock.now().getTime() + NONCE_TTL_MS));
       return nonce;
     },
 
-    /** Verifies a signed sign-in message and opens a session for the wallet's money-mover account. */
-    async verify(input: { message: string; signature: `0x${string}`; address: string }) {
+    async verify(input: SignInInput) {
       const now = clock.now();
-      const { address, nonce } = await checkSiwe(input, now);
+      const { address, nonce } = await checkSiwe(input, now, { siweDomains: config.siweDomains, chainIds });
       // Consumed only after the signature checks out, so a forged attempt cannot burn someone's nonce.
       if (!(await consumeNonce(database.db, nonce, now))) {
         throw unauthorized('the nonce is unknown, expired or already used', 'body.message');
@@ -135,7 +164,6 @@ export function createAuthService({
       credentialsEnded();
     },
 
-    /** Resolves an API key; null when unknown or revoked (the caller answers 401). */
     async principalFromApiKey(apiKey: string): Promise<Principal | null> {
       const found = await findAccountByKeyHash(database.db, hashSecret(apiKey));
       if (!found || found.revoked) return null;
@@ -161,5 +189,3 @@ export function createAuthService({
     },
   };
 }
-
-export type AuthService = ReturnType<typeof createAuthService>;

@@ -11,11 +11,18 @@ const BATCH = 500;
 const MAX_BATCHES_PER_PASS = 10;
 const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 
+export interface ExpirySweeper {
+  /** One pass; resolves to how many requests and quotes it expired. Tests call it after moving their clock. */
+  sweep(): Promise<number>;
+  start(): void;
+  stop(): Promise<void>;
+}
+
 /**
  * Writes down what the clock already decided: open requests and active quotes past their time become
  * `expired`, each with its event. Readers never wait for it (they judge expiry on the clock themselves).
  */
-export function createExpirySweeper({ database, clock, log, config }: ServiceDeps) {
+export function createExpirySweeper({ database, clock, log, config }: ServiceDeps): ExpirySweeper {
   /** One batch of each kind, with their events, in one transaction; returns how many were expired. */
   async function expireBatch(now: Date): Promise<{ requests: number; quotes: number }> {
     return database.transaction(async (trx, uow) => {
@@ -79,5 +86,3 @@ export function createExpirySweeper({ database, clock, log, config }: ServiceDep
     stop: job.stop,
   };
 }
-
-export type ExpirySweeper = ReturnType<typeof createExpirySweeper>;

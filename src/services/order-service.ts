@@ -6,7 +6,7 @@ import { type Page, type PageRequest, toPage } from '../domain/pagination.ts';
 import type { AccountType, Principal } from '../domain/principal.ts';
 import { publicStatsView } from '../domain/public-views.ts';
 import type { Order, Quote, QuoteRequest } from '../domain/records.ts';
-import { listOrderEvents } from '../store/events-store.ts';
+import { listOrderEvents, type StoredEvent } from '../store/events-store.ts';
 import { orderStats } from '../store/order-stats-store.ts';
 import { findOrder, listAccountOrders, listPublicOrders } from '../store/orders-store.ts';
 import { findQuoteRequests } from '../store/quote-requests-store.ts';
@@ -15,6 +15,38 @@ import type { ServiceDeps } from './service-deps.ts';
 import { ThrottledCache } from './throttled-cache.ts';
 import { VersionedCache } from './versioned-cache.ts';
 
+/** An account's own orders, a quote with its request, and the public (explorer) reads of orders and stats. */
+export interface OrderService {
+  /** Another account's order answers exactly like a missing one: no existence leak. */
+  get(principal: Principal, id: string): Promise<Order>;
+  /** A page of the principal's orders, with each order's quote and request when `includeQuote`. */
+  list(
+    principal: Principal,
+    query: { status: OrderStatus | null; accountType: AccountType | null; includeQuote: boolean },
+    page: PageRequest,
+  ): Promise<{ page: Page<Order>; quotes: Map<string, QuotedRequest> }>;
+  /** `search` from `q` (an address there also matches the fill address), or the older `address` filter. */
+  listPublic(
+    search: OrderSearch | null,
+    page: PageRequest,
+    options: { matchFiller: boolean },
+  ): Promise<Page<Order>>;
+  /** Any order by id, for the public view, with its order events from the event log (its timeline). */
+  getPublic(id: string): Promise<{ order: Order; events: StoredEvent[] }>;
+  /** The public stats (charts): volume per day and pair, fill times, outcomes over STATS_WINDOW_DAYS. */
+  publicStats(): Promise<PublicStatsView>;
+  /** The latest quotes, each with its request (a quote whose request is gone is left out). */
+  recentQuotes(limit: number): Promise<QuotedRequest[]>;
+}
+
+/** A quote and the request it answers. */
+export interface QuotedRequest {
+  readonly quote: Quote;
+  readonly request: QuoteRequest;
+}
+
+type PublicStatsView = ReturnType<typeof publicStatsView>;
+
 export function createOrderService({
   database,
   clock,
@@ -22,7 +54,7 @@ export function createOrderService({
 }: ServiceDeps & {
   /** The process's event version (event-fanout.ts): moves with every local commit and every tailed event. */
   eventVersion: () => number;
-}) {
+}): OrderService {
   // The public listing is the same for every anonymous caller and is read far more often than orders change:
   // pages are kept until the next event (bench/README.md: 50 wide rows and a count per request otherwise).
   // Every change of an order the public can see commits in one unit of work with its event (database.ts), so
@@ -33,13 +65,12 @@ export function createOrderService({
   const searchPages = new VersionedCache<Page<Order>>(256);
   // The stats scan every order of the window: recomputed at most every 5 s while orders change, and every minute
   // otherwise (the window rolls on), whatever the request rate; concurrent requests share one computation.
-  const stats = new ThrottledCache<ReturnType<typeof publicStatsView>>({ minAgeMs: 5_000, maxAgeMs: 60_000 });
+  const stats = new ThrottledCache<PublicStatsView>({ minAgeMs: 5_000, maxAgeMs: 60_000 });
   const isParty = (principal: Principal, order: Order) =>
     order.moneyMoverAccountId === principal.accountId ||
     order.liquidityProviderAccountId === principal.accountId;
 
   return {
-    /** Another account's order answers exactly like a missing one: no existence leak. */
     async get(principal: Principal, id: string): Promise<Order> {
       const order = await findOrder(database.db, id);
       if (!order || !isParty(principal, order)) {
@@ -62,7 +93,7 @@ export function createOrderService({
         },
         page,
       );
-      const quotes = new Map<string, { quote: Quote; request: QuoteRequest }>();
+      const quotes = new Map<string, QuotedRequest>();
       if (query.includeQuote) {
         const byId = await findQuotes(
           database.db,
@@ -81,7 +112,6 @@ export function createOrderService({
       return { page: toPage(result.items, result.total, page), quotes };
     },
 
-    /** `search` from `q` (an address there also matches the fill address), or the older `address` filter. */
     async listPublic(
       search: OrderSearch | null,
       page: PageRequest,
@@ -97,14 +127,12 @@ export function createOrderService({
       });
     },
 
-    /** Any order by id, for the public view, with its order events from the event log (its timeline). */
     async getPublic(id: string) {
       const order = await findOrder(database.db, id);
       if (!order) throw fieldError('ORDER_NOT_FOUND', 'params.id', `order ${id} does not exist`);
       return { order, events: await listOrderEvents(database.db, id) };
     },
 
-    /** The public stats (charts): volume per day and pair, fill times, outcomes over STATS_WINDOW_DAYS. */
     publicStats() {
       const now = clock.now();
       return stats.get(eventVersion(), now.getTime(), async () => {
@@ -127,5 +155,3 @@ export function createOrderService({
     },
   };
 }
-
-export type OrderService = ReturnType<typeof createOrderService>;

@@ -16,7 +16,12 @@ export interface SwapInput {
   readonly signature: `0x${string}`;
 }
 
-export function createSwapService(deps: ServiceDeps & { quotes: QuoteService }) {
+export interface SwapService {
+  /** Verifies the offerer's signature over the accepted quote and creates the order (the same swap again: the same order). */
+  execute(principal: Principal, input: SwapInput): Promise<{ order: Order; created: boolean }>;
+}
+
+export function createSwapService(deps: ServiceDeps & { quotes: QuoteService }): SwapService {
   const { database, clock, quotes } = deps;
 
   /** The same swap submitted again is the same order: a retry must never create a second one. */
@@ -127,5 +132,3 @@ export function createSwapService(deps: ServiceDeps & { quotes: QuoteService }) 
     },
   };
 }
-
-export type SwapService = ReturnType<typeof createSwapService>;

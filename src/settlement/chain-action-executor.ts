@@ -19,6 +19,26 @@ export type ActionOutcome =
 
 export type WorkerTransactions = TransactionClient<LedgerGuard<Database>>;
 
+export interface ChainActionExecutor {
+  /** The newest recorded action of this kind, if any: what reconciliation compares with the chain. */
+  recorded(orderId: string, kind: ChainActionKind): Promise<TxAction | null>;
+  /**
+   * Sends the order's action of `kind` unless one is written down: then its state as the transaction pass left
+   * it. `retry`: the newest one was spent without effect (reverted) and a new one (the next `seq`) is sent.
+   * `expectStatus` is the order status this action belongs to: the action is written down only if the order
+   * still has it (checked under the order's row lock on PostgreSQL), and a settle or refund only if no other
+   * release of the escrow was written down before. Otherwise the outcome is `stale` and nothing is sent.
+   */
+  execute(input: {
+    orderId: string;
+    kind: ChainActionKind;
+    call: ContractCall;
+    account: PrivateKeyAccount;
+    expectStatus: OrderStatus;
+    retry?: boolean;
+  }): Promise<ActionOutcome>;
+}
+
 /**
  * An order's deposit, settle or refund, sent through the transaction client: written down before it is
  * broadcast, then driven to its receipt by the worker's transaction pass (replaced with higher fees, broadcast
@@ -29,7 +49,7 @@ export function createChainActionExecutor(deps: {
   database: FerryDatabase;
   transactions: WorkerTransactions;
   faults: FaultInjector;
-}) {
+}): ChainActionExecutor {
   const { database, transactions, faults } = deps;
 
   function confirmed(kind: ChainActionKind, outcome: ActionOutcome): ActionOutcome {
@@ -52,16 +72,8 @@ export function createChainActionExecutor(deps: {
   }
 
   return {
-    /** The newest recorded action of this kind, if any: what reconciliation compares with the chain. */
     recorded: (orderId: string, kind: ChainActionKind) => findChainAction(database.db, orderId, kind),
 
-    /**
-     * Sends the order's action of `kind` unless one is written down: then its state as the transaction pass left
-     * it. `retry`: the newest one was spent without effect (reverted) and a new one (the next `seq`) is sent.
-     * `expectStatus` is the order status this action belongs to: the action is written down only if the order
-     * still has it (checked under the order's row lock on PostgreSQL), and a settle or refund only if no other
-     * release of the escrow was written down before. Otherwise the outcome is `stale` and nothing is sent.
-     */
     async execute(input: {
       orderId: string;
       kind: ChainActionKind;
@@ -89,5 +101,3 @@ export function createChainActionExecutor(deps: {
     },
   };
 }
-
-export type ChainActionExecutor = ReturnType<typeof createChainActionExecutor>;

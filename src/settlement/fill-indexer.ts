@@ -22,6 +22,20 @@ const REWIND_BLOCKS = 64n;
 /** The cursor scope of a chain's fill contract: a new contract address gets a scan of its own. */
 export const fillScope = (chain: Chain) => `fill:${chain.contracts.fill.toLowerCase()}`;
 
+/** Each chain's index of Filled events, read at the chain's confirmations depth (fill_logs and its cursor). */
+export interface FillIndexer {
+  /**
+   * The last block whose fills are all in the index (null before the first range): fills in later blocks may
+   * exist unseen, so nothing may be concluded from their absence there.
+   */
+  indexedThrough(chainName: string): Promise<bigint | null>;
+  /**
+   * Brings every chain's fill index up to its confirmed head (or MAX_RANGES_PER_CALL ranges further). A chain
+   * whose RPC fails is logged and skipped: the others still advance, and the next call retries it.
+   */
+  catchUp(): Promise<void>;
+}
+
 /**
  * Reads the Filled events of every registry chain's fill contract into the database: from the chain's
  * `startBlock`, in ranges of at most `maxLogRange` blocks (halved while the RPC refuses a range as too large),
@@ -34,7 +48,7 @@ export function createFillIndexer(deps: {
   source: FillLogSource;
   clock: Clock;
   log: FastifyBaseLogger;
-}) {
+}): FillIndexer {
   const { database, registry, source, clock, log } = deps;
   const ranges = new Map<string, { size: number; accepted: number }>();
   const failing = new Set<string>();
@@ -117,10 +131,6 @@ export function createFillIndexer(deps: {
   }
 
   return {
-    /**
-     * The last block whose fills are all in the index (null before the first range): fills in later blocks may
-     * exist unseen, so nothing may be concluded from their absence there.
-     */
     async indexedThrough(chainName: string): Promise<bigint | null> {
       const chain = registry.chain(chainName);
       if (!chain) return null;
@@ -128,10 +138,6 @@ export function createFillIndexer(deps: {
       return cursor ? cursor.nextBlock - 1n : null;
     },
 
-    /**
-     * Brings every chain's fill index up to its confirmed head (or MAX_RANGES_PER_CALL ranges further). A chain
-     * whose RPC fails is logged and skipped: the others still advance, and the next call retries it.
-     */
     async catchUp(): Promise<void> {
       await Promise.all(
         registry.chains.map(async (chain) => {
@@ -156,5 +162,3 @@ export function createFillIndexer(deps: {
     },
   };
 }
-
-export type FillIndexer = ReturnType<typeof createFillIndexer>;

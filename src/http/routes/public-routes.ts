@@ -1,23 +1,12 @@
 import { Type } from 'typebox';
 import type { ChainRegistry } from '../../chains/chain-registry.ts';
-import { normalizeAddress } from '../../domain/address.ts';
-import { fieldError } from '../../domain/app-error.ts';
 import type { Clock } from '../../domain/clock.ts';
-import { parseOrderSearch } from '../../domain/order-search.ts';
-import { publicOrderView, publicQuoteView } from '../../domain/public-views.ts';
-import { eventWire } from '../../events/stream-event.ts';
+import { publicQuoteView } from '../../domain/public-views.ts';
 import type { OrderService } from '../../services/order-service.ts';
 import type { FerryApp } from '../app-types.ts';
-import {
-  AddressSchema,
-  errorResponses,
-  IdSchema,
-  PageFields,
-  PaginationQuery,
-  PUBLIC_SECURITY,
-  TimestampSchema,
-} from '../schemas/common-schemas.ts';
-import { PublicOrderSchema, PublicQuoteSchema, PublicStatsSchema } from '../schemas/resource-schemas.ts';
+import { AddressSchema, errorResponses, PUBLIC_SECURITY } from '../schemas/common-schemas.ts';
+import { PublicQuoteSchema, PublicStatsSchema } from '../schemas/resource-schemas.ts';
+import { registerPublicOrderRoutes } from './public-order-routes.ts';
 
 const ChainViewSchema = Type.Object({
   name: Type.String(),
@@ -45,139 +34,18 @@ const ChainViewSchema = Type.Object({
   ),
 });
 
+/** The public API (no authentication): orders, recent quotes, stats and chains, in that order in the document. */
 export function registerPublicRoutes(
   app: FerryApp,
   { orders, registry, clock }: { orders: OrderService; registry: ChainRegistry; clock: Clock },
 ) {
-  const serializedPages = new WeakMap<object, Buffer>();
-  app.get(
-    '/api/public/orders',
-    {
-      schema: {
-        tags: ['Public'],
-        operationId: 'listPublicOrders',
-        security: PUBLIC_SECURITY,
-        summary: 'Recent orders (public)',
-        description:
-          'Protocol activity, newest first, without authentication. `q` searches by its shape: an address ' +
-          '(0x + 40 hex digits) matches the offerer, the recipient or the fill address; 0x + 64 hex digits ' +
-          'matches the blockchain order id or any of the three transaction hashes (deposit, fill, settlement or ' +
-          'refund); anything else is an order id. `address` (older) matches offerer or recipient only. Give one ' +
-          'of them at most: both, or a value of no known shape, is 400 with the path `query.q`. A search that ' +
-          'matches nothing answers an empty page.',
-        querystring: Type.Object(
-          {
-            ...PaginationQuery,
-            address: Type.Optional(AddressSchema),
-            q: Type.Optional(
-              Type.String({
-                minLength: 1,
-                maxLength: 128,
-                description:
-                  'Order id, blockchain order id, transaction hash (0x + 64 hex) or address (0x + 40 hex)',
-                examples: ['0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC'],
-              }),
-            ),
-          },
-          { additionalProperties: false },
-        ),
-        response: {
-          200: Type.Object({
-            status: Type.Literal('success'),
-            data: Type.Object({ orders: Type.Array(PublicOrderSchema) }),
-            ...PageFields,
-          }),
-          ...errorResponses(400, 429),
-        },
-      },
-    },
-    async (request, reply) => {
-      const { page, pageSize, address, q } = request.query;
-      if (q !== undefined && address !== undefined) {
-        throw fieldError('VALIDATION_ERROR', 'query.q', 'give either q or address, not both');
-      }
-      const search =
-        q !== undefined
-          ? parseOrderSearch(q, 'query.q')
-          : address !== undefined
-            ? { kind: 'address' as const, address: normalizeAddress(address, 'query.address') }
-            : null;
-      const result = await orders.listPublic(search, { page, pageSize }, { matchFiller: q !== undefined });
-      // listPublic returns the same page object until the next event: its body is serialized and UTF-8 encoded
-      // once, then reused (a page is ~25 KB: encoding it for every response cost more than the rest of the route).
-      let body = serializedPages.get(result);
-      if (body === undefined) {
-        body = Buffer.from(
-          String(
-            reply.serialize({
-              status: 'success' as const,
-              data: { orders: result.items.map(publicOrderView) },
-              total: result.total,
-              page: result.page,
-              pageSize: result.pageSize,
-              totalPages: result.totalPages,
-            }),
-          ),
-        );
-        serializedPages.set(result, body);
-      }
-      // A Buffer is sent as it is: it was serialized with this route's response schema.
-      return reply.type('application/json; charset=utf-8').send(body as never);
-    },
-  );
+  registerPublicOrderRoutes(app, orders);
+  registerRecentQuotes(app, orders, clock);
+  registerStats(app, orders);
+  registerChains(app, registry);
+}
 
-  app.get(
-    '/api/public/orders/:id',
-    {
-      schema: {
-        tags: ['Public'],
-        operationId: 'getPublicOrder',
-        security: PUBLIC_SECURITY,
-        summary: 'One order (public)',
-        description:
-          'Any order by id, public view only, with its timeline: the `order.created` and `order.updated` events of ' +
-          'the event log, oldest first, each carrying the order as it was then (status and tx hashes). ' +
-          'An unknown id is 404 ORDER_NOT_FOUND.',
-        params: Type.Object({ id: IdSchema }),
-        response: {
-          200: Type.Object({
-            status: Type.Literal('success'),
-            data: Type.Object({
-              order: PublicOrderSchema,
-              events: Type.Array(
-                Type.Object({
-                  id: Type.Integer({ description: 'Event id, as on the streams' }),
-                  type: Type.Union([Type.Literal('order.created'), Type.Literal('order.updated')]),
-                  occurredAt: TimestampSchema,
-                  data: PublicOrderSchema,
-                }),
-              ),
-            }),
-          }),
-          ...errorResponses(400, 404, 429),
-        },
-      },
-    },
-    async (request) => {
-      const { order, events } = await orders.getPublic(request.params.id);
-      return {
-        status: 'success' as const,
-        data: {
-          order: publicOrderView(order),
-          events: events.map(
-            (event) =>
-              eventWire(event) as {
-                id: number;
-                type: 'order.created' | 'order.updated';
-                occurredAt: string;
-                data: ReturnType<typeof publicOrderView>;
-              },
-          ),
-        },
-      };
-    },
-  );
-
+function registerRecentQuotes(app: FerryApp, orders: OrderService, clock: Clock): void {
   app.get(
     '/api/public/quotes/recent',
     {
@@ -209,7 +77,9 @@ export function registerPublicRoutes(
       };
     },
   );
+}
 
+function registerStats(app: FerryApp, orders: OrderService): void {
   app.get(
     '/api/public/stats',
     {
@@ -232,7 +102,9 @@ export function registerPublicRoutes(
     },
     async () => ({ status: 'success' as const, data: await orders.publicStats() }),
   );
+}
 
+function registerChains(app: FerryApp, registry: ChainRegistry): void {
   app.get(
     '/api/public/chains',
     {

@@ -17,10 +17,19 @@ import {
 } from '../schemas/common-schemas.ts';
 import { QuoteEnvelopeSchema, QuoteRequestSchema, QuoteSchema } from '../schemas/resource-schemas.ts';
 
-export function registerQuoteRoutes(
-  app: FerryApp,
-  { quotes, clock }: { quotes: QuoteService; clock: Clock },
-) {
+interface QuoteRouteDeps {
+  readonly quotes: QuoteService;
+  readonly clock: Clock;
+}
+
+export function registerQuoteRoutes(app: FerryApp, deps: QuoteRouteDeps) {
+  registerCreateQuote(app, deps);
+  registerListQuotes(app, deps);
+  registerGetQuote(app, deps);
+  registerAcceptQuote(app, deps);
+}
+
+function registerCreateQuote(app: FerryApp, { quotes, clock }: QuoteRouteDeps): void {
   app.post(
     '/api/v1/quotes',
     {
@@ -54,7 +63,9 @@ export function registerQuoteRoutes(
       return { message: 'quote created', data: quoteEnvelope(quote, qr, clock.now()) };
     },
   );
+}
 
+function registerListQuotes(app: FerryApp, { quotes, clock }: QuoteRouteDeps): void {
   app.get(
     '/api/v1/quotes',
     {
@@ -105,7 +116,9 @@ export function registerQuoteRoutes(
       };
     },
   );
+}
 
+function registerGetQuote(app: FerryApp, { quotes, clock }: QuoteRouteDeps): void {
   app.get(
     '/api/v1/quotes/:id',
     {
@@ -125,7 +138,9 @@ export function registerQuoteRoutes(
       return { message: 'quote', data: quoteEnvelope(quote, qr, clock.now()) };
     },
   );
+}
 
+function registerAcceptQuote(app: FerryApp, { quotes, clock }: QuoteRouteDeps): void {
   app.post(
     '/api/v1/quotes/:id/accept',
     {

@@ -50,44 +50,95 @@ function parseLastEventId(request: FastifyRequest, fromQuery: number | undefined
   return fromQuery ?? null;
 }
 
-export async function registerStreamRoutes(app: FerryApp, deps: StreamRouteDeps): Promise<void> {
+/** Refuses a stream while draining or over the client's limit; otherwise holds a slot until the connection goes. */
+async function takeSlot(
+  deps: StreamRouteDeps,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  kind: StreamKind,
+): Promise<void> {
   const { config, realtime } = deps;
+  if (deps.isDraining()) {
+    throw new AppError('SERVICE_UNAVAILABLE', 'the server is shutting down; connect again', [], {
+      'retry-after': '2',
+    });
+  }
+  const slot = await realtime.limiter.acquire(kind, streamClient(request));
+  if (!slot) {
+    const max = config.streams.maxPerClient;
+    throw new AppError(
+      'STREAM_LIMIT',
+      `at most ${max} concurrent ${kind === 'sse' ? 'SSE' : 'WebSocket'} streams per client`,
+      [
+        {
+          path: 'headers',
+          message: `this ${request.principal ? 'credential' : 'IP address'} already holds ${max} open streams`,
+        },
+      ],
+    );
+  }
+  request.streamSlot = slot;
+  // Freed the moment the connection goes, whichever way it goes.
+  const release = () => slot.release();
+  if (kind === 'sse') reply.raw.once('close', release);
+  else request.raw.socket.once('close', release);
+}
+
+/** A stream opened with a credential ends with it; anonymous streams have none. */
+function endWithCredential(realtime: Realtime, principal: Principal | null, end: () => void): () => void {
+  return principal ? realtime.credentials.watch(principal, end) : () => {};
+}
+
+/** The WebSocket's principal: from the request's credentials, or from `?token=` (browsers cannot set headers). */
+async function wsPrincipal(
+  auth: AuthService,
+  request: FastifyRequest,
+  token: string | undefined,
+): Promise<Principal | null> {
+  if (request.principal) return request.principal;
+  if (request.authFailure) {
+    const header =
+      typeof request.headers['x-api-key'] === 'string' ? 'headers.x-api-key' : 'headers.authorization';
+    throw new AppError('UNAUTHORIZED', request.authFailure, [{ path: header, message: request.authFailure }]);
+  }
+  if (token === undefined) return null;
+  // Browsers cannot set headers on a WebSocket: the token may be an API key or a session token.
+  const principal = (await auth.principalFromApiKey(token)) ?? (await auth.principalFromSession(token));
+  if (!principal) {
+    const message = 'is not a valid API key or session token';
+    throw new AppError('UNAUTHORIZED', `the token ${message}`, [{ path: 'query.token', message }]);
+  }
+  request.principal = principal;
+  return principal;
+}
+
+export async function registerStreamRoutes(app: FerryApp, deps: StreamRouteDeps): Promise<void> {
   const sseStreams = new Set<SseStream>();
 
-  async function takeSlot(request: FastifyRequest, reply: FastifyReply, kind: StreamKind): Promise<void> {
-    if (deps.isDraining()) {
-      throw new AppError('SERVICE_UNAVAILABLE', 'the server is shutting down; connect again', [], {
-        'retry-after': '2',
-      });
-    }
-    const slot = await realtime.limiter.acquire(kind, streamClient(request));
-    if (!slot) {
-      const max = config.streams.maxPerClient;
-      throw new AppError(
-        'STREAM_LIMIT',
-        `at most ${max} concurrent ${kind === 'sse' ? 'SSE' : 'WebSocket'} streams per client`,
-        [
-          {
-            path: 'headers',
-            message: `this ${request.principal ? 'credential' : 'IP address'} already holds ${max} open streams`,
-          },
-        ],
-      );
-    }
-    request.streamSlot = slot;
-    // Freed the moment the connection goes, whichever way it goes.
-    const release = () => slot.release();
-    if (kind === 'sse') reply.raw.once('close', release);
-    else request.raw.socket.once('close', release);
-  }
-
   app.decorateRequest('streamSlot', null);
+  registerSseRoute(app, deps, sseStreams);
 
-  /** A stream opened with a credential ends with it; anonymous streams have none. */
-  function endWithCredential(principal: Principal | null, end: () => void): () => void {
-    return principal ? realtime.credentials.watch(principal, end) : () => {};
-  }
+  await app.register(websocket, {
+    options: { maxPayload: 16 * 1024 },
+    // Tell every client why it is closed (1001), then stop the WebSocket server.
+    preClose(done) {
+      for (const client of this.websocketServer.clients)
+        client.close(WS_CLOSE.goingAway, 'server shutting down');
+      this.websocketServer.close(() => done());
+    },
+  });
 
+  // Ends the SSE streams before the HTTP server waits for open connections.
+  app.addHook('preClose', async () => {
+    for (const stream of sseStreams) stream.shutdown();
+  });
+
+  registerWebSocketRoute(app, deps);
+}
+
+/** GET /api/public/stream: the event log as server-sent events; each stream is kept in `sseStreams` while open. */
+function registerSseRoute(app: FerryApp, deps: StreamRouteDeps, sseStreams: Set<SseStream>): void {
+  const { config, realtime } = deps;
   app.get(
     '/api/public/stream',
     {
@@ -122,7 +173,7 @@ export async function registerStreamRoutes(app: FerryApp, deps: StreamRouteDeps)
       },
       preHandler: async (request, reply) => {
         parseLastEventId(request, request.query.lastEventId);
-        await takeSlot(request, reply, 'sse');
+        await takeSlot(deps, request, reply, 'sse');
       },
     },
     async (request, reply) => {
@@ -145,50 +196,18 @@ export async function registerStreamRoutes(app: FerryApp, deps: StreamRouteDeps)
         metrics: deps.metrics,
       });
       sseStreams.add(stream);
-      const unwatch = endWithCredential(request.principal, () => stream.credentialEnded());
+      const unwatch = endWithCredential(realtime, request.principal, () => stream.credentialEnded());
       void stream.closed.then(() => {
         sseStreams.delete(stream);
         unwatch();
       });
     },
   );
+}
 
-  await app.register(websocket, {
-    options: { maxPayload: 16 * 1024 },
-    // Tell every client why it is closed (1001), then stop the WebSocket server.
-    preClose(done) {
-      for (const client of this.websocketServer.clients)
-        client.close(WS_CLOSE.goingAway, 'server shutting down');
-      this.websocketServer.close(() => done());
-    },
-  });
-
-  // Ends the SSE streams before the HTTP server waits for open connections.
-  app.addHook('preClose', async () => {
-    for (const stream of sseStreams) stream.shutdown();
-  });
-
-  async function wsPrincipal(request: FastifyRequest, token: string | undefined): Promise<Principal | null> {
-    if (request.principal) return request.principal;
-    if (request.authFailure) {
-      const header =
-        typeof request.headers['x-api-key'] === 'string' ? 'headers.x-api-key' : 'headers.authorization';
-      throw new AppError('UNAUTHORIZED', request.authFailure, [
-        { path: header, message: request.authFailure },
-      ]);
-    }
-    if (token === undefined) return null;
-    // Browsers cannot set headers on a WebSocket: the token may be an API key or a session token.
-    const principal =
-      (await deps.auth.principalFromApiKey(token)) ?? (await deps.auth.principalFromSession(token));
-    if (!principal) {
-      const message = 'is not a valid API key or session token';
-      throw new AppError('UNAUTHORIZED', `the token ${message}`, [{ path: 'query.token', message }]);
-    }
-    request.principal = principal;
-    return principal;
-  }
-
+/** GET /ws: the WebSocket gateway (a plain GET without the upgrade is 400). */
+function registerWebSocketRoute(app: FerryApp, deps: StreamRouteDeps): void {
+  const { config, realtime } = deps;
   app.route({
     method: 'GET',
     url: '/ws',
@@ -216,8 +235,8 @@ export async function registerStreamRoutes(app: FerryApp, deps: StreamRouteDeps)
       },
     },
     preHandler: async (request, reply) => {
-      await wsPrincipal(request, request.query.token);
-      if (request.ws) await takeSlot(request, reply, 'ws');
+      await wsPrincipal(deps.auth, request, request.query.token);
+      if (request.ws) await takeSlot(deps, request, reply, 'ws');
     },
     handler: async () => {
       throw new AppError('VALIDATION_ERROR', 'this endpoint speaks WebSocket: send an upgrade request', [
@@ -226,7 +245,7 @@ export async function registerStreamRoutes(app: FerryApp, deps: StreamRouteDeps)
     },
     wsHandler: (socket, request) => {
       const slot = request.streamSlot;
-      const unwatch = endWithCredential(request.principal, () => {
+      const unwatch = endWithCredential(realtime, request.principal, () => {
         socket.close(WS_CLOSE.credentialEnded, 'credential ended: logged out, expired or revoked');
         setTimeout(() => socket.terminate(), 5000).unref();
       });
