@@ -4,10 +4,10 @@ import {
   EXPLORER_SEARCH_SHAPE,
   EXPLORER_SEARCH_SHAPE_TYPES,
   generateExplorerSearchShape,
-} from '../../scripts/generate-explorer-search.ts';
-import { orderSearchShape } from './order-search-shape.ts';
+} from '../scripts/generate-explorer-search.ts';
+import { orderSearchShape } from '../src/domain/order-search-shape.ts';
 
-const EXPLORER = new URL('../explorer/', import.meta.url);
+const EXPLORER = new URL('../src/explorer/', import.meta.url);
 const explorerFile = (name: string) => fs.readFileSync(new URL(name, EXPLORER), 'utf8');
 
 describe("the explorer's search rules", () => {
