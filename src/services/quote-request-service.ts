@@ -3,7 +3,7 @@ import { type Address, normalizeAddress, sameAddress } from '../domain/address.t
 import { parseAmount } from '../domain/amount.ts';
 import { AppError, fieldError } from '../domain/app-error.ts';
 import { newId } from '../domain/ids.ts';
-import type { QuoteRequestStatus } from '../domain/lifecycle.ts';
+import { type QuoteRequestStatus, quoteRequestExpiresAt } from '../domain/lifecycle.ts';
 import { type PageRequest, toPage } from '../domain/pagination.ts';
 import type { Principal } from '../domain/principal.ts';
 import { publicQuoteRequestView } from '../domain/public-views.ts';
@@ -155,7 +155,7 @@ export function createQuoteRequestService(deps: ServiceDeps) {
         acceptedQuoteId: null,
         createdAt: now,
         updatedAt: now,
-        expiresAt: new Date(now.getTime() + config.quoteRequestTtlSeconds * 1000),
+        expiresAt: quoteRequestExpiresAt(now, config.quoteRequestTtlSeconds),
       };
       await database.write(quoteRequestInsert(qr), [
         {
