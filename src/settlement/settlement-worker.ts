@@ -20,7 +20,7 @@ export interface WorkerDeps {
   readonly registry: ChainRegistry;
   readonly chain: SettlementChain;
   readonly actions: ChainActionExecutor;
-  /** Drives every recorded transaction of the relayer to its end, apart from order status (driveTransactions). */
+  /** Drives every recorded transaction of the relayer to its end, apart from order status (transaction-driver.ts). */
   readonly transactions: WorkerTransactions;
   readonly clock: Clock;
   readonly log: FastifyBaseLogger;
