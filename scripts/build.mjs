@@ -27,7 +27,7 @@ function newestMtime(entry) {
 }
 
 export function buildIsStale() {
-  if (!fs.existsSync(stamp) || !fs.existsSync(path.join(root, 'sdk', 'dist', 'ferry-client.js'))) return true;
+  if (!fs.existsSync(stamp) || !fs.existsSync(path.join(root, 'sdk', 'dist', 'index.js'))) return true;
   const built = fs.statSync(stamp).mtimeMs;
   return SOURCES.some((entry) => newestMtime(entry) > built);
 }

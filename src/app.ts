@@ -25,7 +25,9 @@ import { createSwapService } from './services/swap-service.ts';
 import type { SettlementWorker } from './settlement/settlement-worker.ts';
 import { createWorkerRuntime, type WorkerKeys, type WorkerRuntime } from './settlement/worker-runtime.ts';
 import { createDatabase, type FerryDatabase } from './store/database.ts';
+import { latestFinalEventId } from './store/events-store.ts';
 import { migrateToLatest } from './store/migrator.ts';
+import { countOrdersByStatus } from './store/orders-store.ts';
 
 export interface FerryAppInstance {
   readonly server: FerryApp;
@@ -91,8 +93,11 @@ async function wireApp(options: {
   const realtime = await createRealtime({ config, database, clock, log });
   shutdown.register('streams', () => realtime.stop());
   const metrics = createMetrics();
-  collectOrderGauge(metrics, database);
-  collectEventTailLag(metrics, database, realtime.fanout);
+  collectOrderGauge(metrics, () => countOrdersByStatus(database.db));
+  collectEventTailLag(metrics, {
+    newest: () => latestFinalEventId(database.db),
+    delivered: () => realtime.fanout.position,
+  });
   const rpcErrors = metrics.rpcErrors;
   const chainClock = createChainClock({
     registry,
@@ -203,7 +208,7 @@ export async function createWorkerProcess(options: {
   const { config, registry, log, shutdown } = options;
   const database = await openDatabase(config, log, shutdown);
   const metrics = createMetrics();
-  collectOrderGauge(metrics, database);
+  collectOrderGauge(metrics, () => countOrdersByStatus(database.db));
   const worker = createWorkerRuntime({ config, registry, database, clock: systemClock, log, metrics });
   await worker.checkKeys();
   if (config.redisUrl) {

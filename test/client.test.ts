@@ -2,6 +2,7 @@ import net from 'node:net';
 import { createWalletClient, http, recoverTypedDataAddress } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { FerryApiError as FerryApiErrorClass } from '../sdk/src/ferry-error.ts';
 import {
   createFerryClient,
   type FerryApiError,
@@ -14,8 +15,7 @@ import {
   subscribeWs,
   type WsChannel,
   type WsStatus,
-} from '../sdk/src/ferry-client.ts';
-import { FerryApiError as FerryApiErrorClass } from '../sdk/src/ferry-error.ts';
+} from '../sdk/src/index.ts';
 import { ANVIL_KEYS } from '../src/chains/devnet.ts';
 import { createFerryApi } from '../src/lp/ferry-api.ts';
 import { type BotLog, createLpBot } from '../src/lp/lp-bot.ts';

@@ -279,5 +279,6 @@ describe('expiry of a backlog larger than one batch', () => {
       apiKey: mm.apiKey,
     });
     expect(listed.body.data).toEqual([]);
-  });
+    // 1,700 requests in sequence, each quote also summing the LP's open promises: minutes on a loaded machine.
+  }, 180_000);
 });

@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createPublicClient, createWalletClient, type Hex, http, parseGwei } from 'viem';
+import { createPublicClient, createWalletClient, getAddress, type Hex, http, parseGwei } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadArtifact } from '../src/chains/contract-artifacts.ts';
@@ -333,7 +333,22 @@ describe('liveness on 2-second blocks with confirmations 3, the reference bot as
       const reverted = await chainA.client.getTransactionReceipt({ hash: settle.tx_hash as Hex });
       expect(reverted.status).toBe('reverted');
       await chainA.mine(3);
-      await sleep(1_000);
+      // While the token stays paused the retry would revert again: nothing is sent, the reason is on the order,
+      // and the revert is counted.
+      const surfaced = await until('the revert to be surfaced on the order', async () => {
+        await chainA.mine();
+        const res = await h.http('GET', `/api/v1/orders/${swap.orderId}`, { apiKey: mm.apiKey });
+        return /reverted and would revert again/.test(res.body.data.failureReason ?? '')
+          ? res.body.data
+          : null;
+      });
+      expect(surfaced.status).toBe('filled');
+      // The escrow's SafeTransfer names the token whose transfer failed (the token's own error is not bubbled).
+      expect(surfaced.failureReason).toContain(`TransferFailed(${getAddress(h.usdcA)})`);
+      const metrics = await (await fetch(`${h.baseUrl}/metrics`)).text();
+      expect(metrics).toMatch(
+        new RegExp(`ferry_settlement_reverts_total\\{chain="${h.chainA}",kind="settle"\\} [1-9]`),
+      );
       await send('unpause', parseGwei('50'));
       await chainA.blockTime(2);
       await waitForStatus(h, mm.apiKey, swap.orderId, 'completed', 90_000);
@@ -353,6 +368,8 @@ describe('liveness on 2-second blocks with confirmations 3, the reference bot as
     ]);
     const order = (await h.http('GET', `/api/v1/orders/${swap.orderId}`, { apiKey: mm.apiKey })).body.data;
     expect(order.details.settlementTxHash).toBe(settles[1]!.tx_hash);
+    // The note of the stalled retry is cleared once the order completes.
+    expect(order.failureReason ?? null).toBeNull();
   }, 180_000);
 
   // Last: it moves the input chain's clock past an openDeadline.

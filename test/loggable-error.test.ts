@@ -1,9 +1,11 @@
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
-import { createPublicClient, http } from 'viem';
+import { createPublicClient, HttpRequestError, http } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AnvilInstance, startAnvil } from '../src/chains/anvil-process.ts';
+import { LogRangeTooLargeError } from '../src/chains/log-range-error.ts';
+import { MAX_CAUSE_DEPTH } from '../src/domain/cause-walk.ts';
 import { loggableError, scrubLogText } from '../src/process/loggable-error.ts';
 import { processLoggerOptions } from '../src/process/logger.ts';
 
@@ -73,5 +75,31 @@ describe('what a log line keeps of an error', () => {
     expect(scrubbed.message).toBe('call to https://rpc.example failed: 0x…(100 bytes)');
     expect(String(scrubbed.stack)).not.toContain('KEY');
     expect(scrubLogText(`tx 0xabc, hash 0x${'f'.repeat(64)}`)).toBe(`tx 0xabc, hash 0x${'f'.repeat(64)}`);
+  });
+
+  it("a Ferry error wrapping viem's: its own message, then viem's cut to the host and the node's words", () => {
+    const rpc = new HttpRequestError({
+      url: 'https://rpc.example/v3/SECRETKEY',
+      body: { method: 'eth_getLogs' },
+      details: 'query returned more than 10000 results',
+    });
+    const logged = loggableError(new LogRangeTooLargeError('devnet-a', 1n, 2n, { cause: rpc }));
+    expect(logged.type).toBe('LogRangeTooLargeError');
+    expect(logged.message).toBe('chain devnet-a: the RPC refused eth_getLogs for blocks 1-2 as too large');
+    expect(logged.cause).toMatchObject({
+      type: 'HttpRequestError',
+      details: 'query returned more than 10000 results',
+      rpcHost: 'rpc.example',
+    });
+    expect(JSON.stringify(logged)).not.toContain('SECRETKEY');
+  });
+
+  it('a cycle of causes is logged down to the depth limit, not forever', () => {
+    const a = new Error('a');
+    const b = new Error('b', { cause: a });
+    a.cause = b;
+    let depth = 0;
+    for (let e: unknown = loggableError(a); e; e = (e as { cause?: unknown }).cause) depth++;
+    expect(depth).toBe(MAX_CAUSE_DEPTH);
   });
 });

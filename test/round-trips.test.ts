@@ -69,8 +69,9 @@ describe.skipIf(!process.env.FERRY_TEST_PG)('round trips per hot endpoint (Postg
     expect(await swapFlow(mm, lp)).toEqual({
       // key lookup + the insert and its event as one statement (database.write)
       quoteRequest: 2,
-      // key + request + account, begin + stale quotes + insert + events + commit
-      quote: 8,
+      // key + request + account, begin + stale quotes + the LP's row lock + its promises on that chain and token
+      // (active and accepted quotes, unfilled orders, one statement) + insert + events + commit
+      quote: 10,
       // key + quote + request, begin + request CAS + quote CAS + decline the others (one statement) + events + commit
       accept: 9,
       // key + quote + request + existing order, then the insert and its event as one statement

@@ -82,6 +82,9 @@ describe('the @ferry/client package', () => {
     );
     expect(files).toContain('dist/ferry-client.js');
     expect(files).toContain('dist/ferry-client.d.ts');
+    // The entry package.json's `exports` names.
+    expect(files).toContain('dist/index.js');
+    expect(files).toContain('dist/index.d.ts');
     // One viem in the consumer: the SDK brings none of its own.
     expect(
       fs.existsSync(path.join(project, 'node_modules', '@ferry', 'client', 'node_modules', 'viem')),

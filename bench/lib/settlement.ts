@@ -3,7 +3,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { createPublicClient, type Hex, http, maxUint256 } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import { createFerryClient, type FerryEvent, signQuote, subscribeWs } from '../../sdk/src/ferry-client.ts';
+import { createFerryClient, type FerryEvent, signQuote, subscribeWs } from '../../sdk/src/index.ts';
 import { loadChainRegistryFile } from '../../src/chains/chain-registry.ts';
 import { ANVIL_KEYS } from '../../src/chains/devnet.ts';
 import { chainClients, ensureAllowance } from '../../src/chains/lp-chain-clients.ts';

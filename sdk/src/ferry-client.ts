@@ -41,19 +41,6 @@ import type {
   VerifyResult,
 } from './types.js';
 
-export { type ClientErrorCode, FerryApiError, type FerryErrorCode, isFerryApiError } from './ferry-error.js';
-export type { components, paths } from './openapi-types.js';
-export { type Signer, type SignInOptions, signInWithEthereum, signQuote } from './signing.js';
-export { type EventSubscription, type SubscribeEventsOptions, subscribeEvents } from './sse.js';
-export type * from './types.js';
-export {
-  subscribeWs,
-  type WsChannel,
-  type WsStatus,
-  type WsSubscribeOptions,
-  type WsSubscription,
-} from './ws.js';
-
 export interface FerryClientOptions {
   /** Ferry's base URL, e.g. `http://127.0.0.1:8080` (no trailing path). */
   baseUrl: string;

@@ -1,4 +1,4 @@
-import { BaseError } from 'viem';
+import { walkCauses } from '../domain/cause-walk.ts';
 
 /**
  * Why a node refused a raw transaction, read by meaning: the wording differs between geth, anvil, erigon and
@@ -7,16 +7,15 @@ import { BaseError } from 'viem';
  */
 export type BroadcastRefusal = 'known' | 'nonce-too-low' | 'underpriced' | 'unfunded';
 
+/** The messages and details (the node's words, for viem's errors) of the error and its causes. */
 function texts(error: unknown): string {
   const out: string[] = [];
-  const collect = (e: unknown) => {
-    const { message, details } = (e ?? {}) as { message?: unknown; details?: unknown };
+  walkCauses(error, (e) => {
+    const { message, details } = e as { message?: unknown; details?: unknown };
     if (typeof message === 'string') out.push(message);
     if (typeof details === 'string') out.push(details);
     return false;
-  };
-  if (error instanceof BaseError) error.walk(collect);
-  else collect(error);
+  });
   return out.join(' ').toLowerCase();
 }
 

@@ -70,15 +70,15 @@ export function createChainGateway(options: ChainGatewayOptions): ChainGateway {
       }
       try {
         return await readBalance(key, chainName, token, owner);
-      } catch {
-        // RPC failures are converted here, at the boundary; the RPC URL (possibly with credentials) stays out.
+      } catch (error) {
+        // RPC failures are converted here, at the boundary; the RPC URL (possibly with credentials) stays out of
+        // the body (the cause is never sent, and its log line keeps only the host).
         throw new AppError(
           'SERVICE_UNAVAILABLE',
           `chain ${chainName} could not be reached; try again shortly`,
           [],
-          {
-            'retry-after': '5',
-          },
+          { 'retry-after': '5' },
+          { cause: error },
         );
       }
     },

@@ -1,6 +1,7 @@
 import { HttpRequestError, InvalidParamsRpcError, RpcRequestError, TimeoutError } from 'viem';
 import { describe, expect, it } from 'vitest';
-import { isLogRangeTooLarge } from './log-range-error.ts';
+import { FerryError } from '../domain/ferry-error.ts';
+import { isLogRangeTooLarge, LogRangeTooLargeError } from './log-range-error.ts';
 
 const rpcError = (code: number, message: string) =>
   new RpcRequestError({ body: { method: 'eth_getLogs' }, error: { code, message }, url: 'http://rpc.test' });
@@ -45,5 +46,21 @@ describe('isLogRangeTooLarge', () => {
     expect(isLogRangeTooLarge(rpcError(-32000, 'header not found'))).toBe(false);
     expect(isLogRangeTooLarge(new Error('fetch failed'))).toBe(false);
     expect(isLogRangeTooLarge(null)).toBe(false);
+  });
+});
+
+describe('LogRangeTooLargeError', () => {
+  it('is a non-retryable Ferry error whose walk reaches the RPC refusal', () => {
+    const refusal = rpcError(-32005, 'query returned more than 10000 results');
+    const error = new LogRangeTooLargeError('devnet-a', 10n, 20n, {
+      cause: new InvalidParamsRpcError(refusal),
+    });
+    expect(error).toBeInstanceOf(FerryError);
+    expect(error.name).toBe('LogRangeTooLargeError');
+    expect(error.message).toBe('chain devnet-a: the RPC refused eth_getLogs for blocks 10-20 as too large');
+    expect(error.retryable).toBe(false);
+    expect(error.walk((e) => e instanceof RpcRequestError)).toBe(refusal);
+    // Wrapped in Ferry's own error, the refusal is still recognised.
+    expect(isLogRangeTooLarge(error)).toBe(true);
   });
 });

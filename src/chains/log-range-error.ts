@@ -1,3 +1,6 @@
+import { walkCauses } from '../domain/cause-walk.ts';
+import { FerryError } from '../domain/ferry-error.ts';
+
 /**
  * Public RPCs cap eth_getLogs by block span or by result count, each in its own words: "query returned more than
  * 10000 results", "block range is too large", "exceed maximum block range: 5000", "eth_getLogs is limited to a
@@ -14,30 +17,31 @@ const LIMIT_EXCEEDED_CODE = -32005;
  * (viem's `details`), walking the error's causes; a dropped connection or a 5xx without such words is not one.
  */
 export function isLogRangeTooLarge(error: unknown): boolean {
-  let current: unknown = error;
-  for (let depth = 0; depth < 8 && typeof current === 'object' && current !== null; depth++) {
-    const e = current as { code?: unknown; details?: unknown; message?: unknown; cause?: unknown };
-    if (e.code === LIMIT_EXCEEDED_CODE) return true;
-    const text = typeof e.details === 'string' ? e.details : typeof e.message === 'string' ? e.message : '';
+  const refusal = walkCauses(error, (e) => {
+    const { code, details, message } = e as { code?: unknown; details?: unknown; message?: unknown };
+    if (code === LIMIT_EXCEEDED_CODE) return true;
+    const text = typeof details === 'string' ? details : typeof message === 'string' ? message : '';
     // viem's messages repeat the request body; only the RPC's own words count.
-    if (RANGE_TOO_LARGE.test(text.split('\nRequest body:')[0] ?? '')) return true;
-    current = e.cause;
-  }
-  return false;
+    return RANGE_TOO_LARGE.test(text.split('\nRequest body:')[0] ?? '');
+  });
+  return refusal !== null;
 }
 
-/** An RPC refused an eth_getLogs range as too large; the scanner halves the range and asks again. */
-export class LogRangeTooLargeError extends Error {
+/**
+ * An RPC refused an eth_getLogs range as too large; the scanner halves the range and asks again. Not retryable:
+ * the same range is refused again.
+ */
+export class LogRangeTooLargeError extends FerryError {
+  override readonly name = 'LogRangeTooLargeError';
   constructor(
     readonly chain: string,
     readonly fromBlock: bigint,
     readonly toBlock: bigint,
     options: { cause: unknown },
   ) {
-    super(
-      `chain ${chain}: the RPC refused eth_getLogs for blocks ${fromBlock}-${toBlock} as too large`,
-      options,
-    );
-    this.name = 'LogRangeTooLargeError';
+    super(`chain ${chain}: the RPC refused eth_getLogs for blocks ${fromBlock}-${toBlock} as too large`, {
+      cause: options.cause,
+      retryable: false,
+    });
   }
 }

@@ -1,5 +1,4 @@
 import {
-  BaseError,
   ContractFunctionRevertedError,
   decodeErrorResult,
   encodeFunctionData,
@@ -8,7 +7,9 @@ import {
   type Hex,
 } from 'viem';
 import type { Address } from '../domain/address.ts';
+import { walkCauses } from '../domain/cause-walk.ts';
 import type { ChainFill } from '../domain/chain-fill.ts';
+import { FerryError } from '../domain/ferry-error.ts';
 import type { OrderTerms } from '../domain/order-typed-data.ts';
 import type { EscrowStatus } from '../domain/settlement-decision.ts';
 import type { ChainRegistry } from './chain-registry.ts';
@@ -46,21 +47,20 @@ export interface SettledBlock {
 /** Looks a fill up in the fill index (the store's `findChainFill`, bound to a database). */
 export type FillLookup = (chain: string, orderHash: Hex, filler: Address) => Promise<ChainFill | null>;
 
-/** Thrown when a call would revert; `reason` is the contract's error name, readable by people. */
-export class RevertError extends Error {
+/**
+ * Thrown when a call would revert; `reason` is the contract's error name, readable by people. Not retryable: the
+ * same call against the same state reverts again.
+ */
+export class RevertError extends FerryError {
+  override readonly name = 'RevertError';
   constructor(readonly reason: string) {
-    super(reason);
-    this.name = 'RevertError';
+    super(reason, { retryable: false });
   }
 }
 
 function revertReason(error: unknown): string | null {
-  if (!(error instanceof BaseError)) return null;
-  const reverted = error.walk((e) => e instanceof ContractFunctionRevertedError);
-  if (reverted instanceof ContractFunctionRevertedError) {
-    return reverted.data?.errorName ?? reverted.reason ?? reverted.shortMessage;
-  }
-  return null;
+  const reverted = walkCauses(error, (e) => e instanceof ContractFunctionRevertedError);
+  return reverted ? (reverted.data?.errorName ?? reverted.reason ?? reverted.shortMessage) : null;
 }
 
 /**
@@ -230,21 +230,23 @@ export function createSettlementChain({
 
 export type SettlementChain = ReturnType<typeof createSettlementChain>;
 
+/** The revert data a node answered with, on the error or one of its causes. */
 function walkData(error: unknown): Hex | undefined {
-  let current: unknown = error;
-  for (let i = 0; i < 10 && current; i++) {
-    const data = (current as { data?: unknown }).data;
-    if (typeof data === 'string' && data.startsWith('0x')) return data as Hex;
-    current = (current as { cause?: unknown }).cause;
-  }
-  return undefined;
+  const withData = walkCauses(error, (e) => {
+    const data = (e as { data?: unknown }).data;
+    return typeof data === 'string' && data.startsWith('0x');
+  });
+  return (withData as { data?: Hex } | null)?.data;
 }
 
 const tokenAbi = loadArtifact('TestStablecoin').abi;
 
-/** Names the custom error in revert data, trying the contract's own errors, then token errors it may bubble. */
+/**
+ * Names the custom error in revert data, trying the contract's own errors, then those of the contracts it calls
+ * (the messenger calls the escrow, the escrow calls the token) whose reverts it may bubble.
+ */
 function decodeRevert(abi: typeof escrowAbi, data: Hex): string | null {
-  for (const candidate of [abi, tokenAbi]) {
+  for (const candidate of [abi, escrowAbi, tokenAbi]) {
     try {
       const decoded = decodeErrorResult({ abi: candidate, data });
       const args = decoded.args?.length ? `(${decoded.args.map(String).join(', ')})` : '';

@@ -77,13 +77,38 @@ export function readContractSources(contractsDir = CONTRACTS_DIR): Record<string
  * libraries or abstract contracts). Throws with the compiler's messages on any error.
  */
 export function compileContracts(contractsDir = CONTRACTS_DIR): CompileResult {
-  const sources = readContractSources(contractsDir);
+  return compileSources(readContractSources(contractsDir));
+}
+
+const NODE_MODULES = path.join(REPO_ROOT, 'node_modules');
+
+/**
+ * solc's import callback: "@scope/pkg/…" imports are read from the installed npm package (the LayerZero OApp
+ * bases and OpenZeppelin), so Solidity that builds on them compiles without copies of their sources. Read from
+ * node_modules directly: the packages' "exports" maps do not list their .sol files.
+ */
+function findPackageImport(importPath: string): { contents: string } | { error: string } {
+  const file = path.resolve(NODE_MODULES, importPath);
+  if (!file.startsWith(`${NODE_MODULES}${path.sep}`))
+    return { error: `import ${importPath} leaves node_modules` };
+  try {
+    return { contents: readFileSync(file, 'utf8') };
+  } catch (err) {
+    return { error: `cannot read ${importPath}: ${(err as Error).message}` };
+  }
+}
+
+/**
+ * Compiles the given source units (keyed by unit name), resolving package imports from node_modules, and
+ * returns every deployable contract of the sources and their imports.
+ */
+export function compileSources(sources: Record<string, { content: string }>): CompileResult {
   const input = { language: 'Solidity', sources, settings: SOLC_SETTINGS };
   const sourceHash = createHash('sha256')
     .update(JSON.stringify({ compiler: solc.version(), input }))
     .digest('hex');
 
-  const output = JSON.parse(solc.compile(JSON.stringify(input))) as SolcOutput;
+  const output = JSON.parse(solc.compile(JSON.stringify(input), { import: findPackageImport })) as SolcOutput;
   const messages = output.errors ?? [];
   const errors = messages.filter((m) => m.severity === 'error');
   if (errors.length > 0) {

@@ -1,4 +1,5 @@
 import { type Hex, type PublicClient, type TransactionReceipt, TransactionReceiptNotFoundError } from 'viem';
+import { FerryError } from '../domain/ferry-error.ts';
 import { classifyRefusal } from './broadcast-refusal.ts';
 import type { TxAction, TxAttempt, TxLedger } from './tx-ledger.ts';
 
@@ -43,7 +44,8 @@ export interface TxMetrics {
  * The action's nonce was consumed by a transaction the ledger never held (the key used elsewhere): none of its
  * recorded transactions can be mined any more. Reported once; the action is not retried.
  */
-export class NonceConflictError extends Error {
+export class NonceConflictError extends FerryError {
+  override readonly name = 'NonceConflictError';
   constructor(
     readonly actionId: string,
     readonly chain: string,
@@ -52,8 +54,8 @@ export class NonceConflictError extends Error {
     super(
       `nonce ${nonce} of the sender on ${chain} was used by a transaction outside the ledger; ` +
         `chain action ${actionId} cannot be mined and is not retried`,
+      { retryable: false },
     );
-    this.name = 'NonceConflictError';
   }
 }
 

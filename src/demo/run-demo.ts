@@ -4,7 +4,7 @@ import path from 'node:path';
 import { pino } from 'pino';
 import { formatUnits, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import { createFerryClient, FerryApiError, type Order, signQuote } from '../../sdk/src/ferry-client.ts';
+import { createFerryClient, FerryApiError, type Order, signQuote } from '../../sdk/src/index.ts';
 import { createApp, type FerryAppInstance } from '../app.ts';
 import { createChainRegistry } from '../chains/chain-registry.ts';
 import { ANVIL_KEYS, DEVNET_WORKER_KEYS, type Devnets, startDevnets } from '../chains/devnet.ts';

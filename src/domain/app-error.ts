@@ -1,3 +1,5 @@
+import { FerryError } from './ferry-error.ts';
+
 /** Every error code the API can answer with, and the HTTP status each maps to (docs/errors.md). */
 export const ERROR_STATUS = {
   VALIDATION_ERROR: 400,
@@ -32,14 +34,21 @@ export interface ErrorDetail {
   readonly message: string;
 }
 
+/** Codes that answer "try again later" (the same request may then succeed). */
+const RETRYABLE_CODES: ReadonlySet<ErrorCode> = new Set([
+  'RATE_LIMITED',
+  'STREAM_LIMIT',
+  'SERVICE_UNAVAILABLE',
+]);
+
 /**
- * The one error type the service throws on purpose. The HTTP layer turns it into
- * `{ error, code, details }`; anything that is not an AppError becomes INTERNAL_ERROR.
+ * The error the API answers with. The HTTP layer turns it into `{ error, code, details }` (the body never shows
+ * `cause`); anything that is not an AppError becomes INTERNAL_ERROR.
  */
-export class AppError extends Error {
+export class AppError extends FerryError<readonly ErrorDetail[]> {
+  override readonly name = 'AppError';
   readonly code: ErrorCode;
   readonly statusCode: number;
-  readonly details: readonly ErrorDetail[];
   /** Extra response headers (e.g. Retry-After); never part of the body. */
   readonly headers: Readonly<Record<string, string>>;
 
@@ -48,17 +57,21 @@ export class AppError extends Error {
     message: string,
     details: readonly ErrorDetail[] = [],
     headers: Readonly<Record<string, string>> = {},
+    options: { readonly cause?: unknown } = {},
   ) {
-    super(message);
-    this.name = 'AppError';
+    super(message, { cause: options.cause, details, retryable: RETRYABLE_CODES.has(code) });
     this.code = code;
     this.statusCode = ERROR_STATUS[code];
-    this.details = details;
     this.headers = headers;
   }
 }
 
 /** Shorthand for the common single-field error. */
-export function fieldError(code: ErrorCode, path: string, message: string): AppError {
-  return new AppError(code, message, [{ path, message }]);
+export function fieldError(
+  code: ErrorCode,
+  path: string,
+  message: string,
+  options: { readonly cause?: unknown } = {},
+): AppError {
+  return new AppError(code, message, [{ path, message }], {}, options);
 }

@@ -66,10 +66,15 @@ function toAppError(
       { path: 'body', message: 'is not valid JSON' },
     ]);
   }
-  if (storeError(error) instanceof StoreUnavailableError) {
-    return new AppError('SERVICE_UNAVAILABLE', 'the service is briefly unavailable; retry shortly', [], {
-      'retry-after': '2',
-    });
+  const typed = storeError(error);
+  if (typed instanceof StoreUnavailableError) {
+    return new AppError(
+      'SERVICE_UNAVAILABLE',
+      'the service is briefly unavailable; retry shortly',
+      [],
+      { 'retry-after': '2' },
+      { cause: typed },
+    );
   }
   const status = error.statusCode ?? 500;
   if (status >= 400 && status < 500) {

@@ -5,17 +5,21 @@
 import {
   type ChainInfo,
   createFerryClient,
+  type FerryApiError,
   type FerryEvent,
   type Order,
   type OrderStatus,
   type QuoteRequest,
   subscribeWs,
   type WsStatus,
-} from '../../sdk/src/ferry-client.ts';
-import type { FerryApiError } from '../../sdk/src/ferry-error.ts';
+} from '../../sdk/src/index.ts';
 
-export type { ChainInfo, Quote as QuoteView, QuoteEnvelope } from '../../sdk/src/ferry-client.ts';
-export { FerryApiError } from '../../sdk/src/ferry-error.ts';
+export {
+  type ChainInfo,
+  FerryApiError,
+  type Quote as QuoteView,
+  type QuoteEnvelope,
+} from '../../sdk/src/index.ts';
 export type Hex = `0x${string}`;
 export type QuoteRequestView = QuoteRequest;
 export type OrderView = Order;

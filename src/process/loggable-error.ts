@@ -1,4 +1,5 @@
 import { BaseError } from 'viem';
+import { MAX_CAUSE_DEPTH, walkCauses } from '../domain/cause-walk.ts';
 
 /** Hex longer than a 32-byte word: a signed transaction or calldata, never worth a log line and never safe in one. */
 const LONG_HEX = /0x[0-9a-fA-F]{66,}/g;
@@ -20,6 +21,12 @@ export function scrubLogText(text: string): string {
     .replace(LONG_HEX, (hex) => `0x…(${(hex.length - 2) / 2} bytes)`);
 }
 
+/** The first string `key` of the error or its causes (a revert reason, an RPC URL). */
+function firstString(error: unknown, key: 'reason' | 'url'): string | undefined {
+  const found = walkCauses(error, (e) => typeof (e as Record<string, unknown>)[key] === 'string');
+  return found ? ((found as Record<string, unknown>)[key] as string) : undefined;
+}
+
 /**
  * What may be logged of an error (pino's `err` serializer in every Ferry process): name, message, stack and code
  * with URLs cut to their host and raw transactions and calldata cut to their size. viem's errors carry the RPC URL
@@ -27,29 +34,28 @@ export function scrubLogText(text: string): string {
  * short message, its details (the node's answer), the revert reason and the RPC host are kept of them.
  */
 export function loggableError(error: unknown): Record<string, unknown> {
+  return serialize(error, 1);
+}
+
+/** The error at `depth` in a chain of causes: nested causes stop at the walker's depth limit. */
+function serialize(error: unknown, depth: number): Record<string, unknown> {
   if (!(error instanceof Error)) return { message: scrubLogText(String(error)) };
   const out: Record<string, unknown> = { type: error.name };
   if (error instanceof BaseError) {
     out.message = scrubLogText(error.shortMessage);
     // The node's own words (e.g. "insufficient funds for gas * price + value"), without the request around them.
     if (error.details) out.details = scrubLogText(error.details);
-    const reason = (
-      error.walk((e) => typeof (e as { reason?: unknown }).reason === 'string') as {
-        reason?: string;
-      } | null
-    )?.reason;
+    const reason = firstString(error, 'reason');
     if (reason) out.reason = scrubLogText(reason);
-    const url = (
-      error.walk((e) => typeof (e as { url?: unknown }).url === 'string') as { url?: string } | null
-    )?.url;
+    const url = firstString(error, 'url');
     if (url) out.rpcHost = hostOf(url);
-    const cause = error.walk();
+    const cause = walkCauses(error) as Error | null;
     if (cause && cause !== error)
       out.cause = scrubLogText(`${cause.name}: ${(cause as BaseError).shortMessage ?? cause.message}`);
   } else {
     out.message = scrubLogText(error.message);
     if (error.stack) out.stack = scrubLogText(error.stack);
-    if (error.cause !== undefined) out.cause = loggableError(error.cause);
+    if (error.cause !== undefined && depth < MAX_CAUSE_DEPTH) out.cause = serialize(error.cause, depth + 1);
   }
   const code = (error as { code?: unknown }).code;
   if (typeof code === 'string' || typeof code === 'number') out.code = code;

@@ -163,6 +163,7 @@ export function createQuoteCreation(deps: ServiceDeps & { readonly limits: Quote
           'CONFLICT',
           'body.quoteRequestId',
           'this liquidity provider already has an active quote on the request; it may quote again once that one ends',
+          { cause: error },
         );
       }
       throw error;

@@ -25,35 +25,35 @@ export async function lpCommitted(
   if (dialect === 'postgres') {
     await trx.selectFrom('accounts').select('id').where('id', '=', input.lpAccountId).forUpdate().execute();
   }
-  const [quotes, orders] = await Promise.all([
-    trx
-      .selectFrom('quotes')
-      .innerJoin('quote_requests', 'quote_requests.id', 'quotes.quote_request_id')
-      .select('quotes.output_amount')
-      .leftJoin('orders', 'orders.id', 'quotes.order_id')
-      .where('quotes.liquidity_provider_id', '=', input.lpAccountId)
-      .where((eb) =>
-        eb.or([
-          activeQuote(eb, input.nowSeconds),
-          eb.and([
-            eb('quotes.status', '=', 'accepted'),
-            eb('quotes.end_time', '>', input.acceptedSinceSeconds),
-            eb('orders.id', 'is', null),
-          ]),
+  // One statement for both kinds of promise: a round trip fewer on the quote path.
+  const rows = await trx
+    .selectFrom('quotes')
+    .innerJoin('quote_requests', 'quote_requests.id', 'quotes.quote_request_id')
+    .leftJoin('orders', 'orders.id', 'quotes.order_id')
+    .select((eb) => eb.ref('quotes.output_amount').$castTo<string | null>().as('output_amount'))
+    .where('quotes.liquidity_provider_id', '=', input.lpAccountId)
+    .where((eb) =>
+      eb.or([
+        activeQuote(eb, input.nowSeconds),
+        eb.and([
+          eb('quotes.status', '=', 'accepted'),
+          eb('quotes.end_time', '>', input.acceptedSinceSeconds),
+          eb('orders.id', 'is', null),
         ]),
-      )
-      .where('quote_requests.output_chain', '=', input.chain)
-      .where('quote_requests.output_token', '=', input.token)
-      .execute(),
-    trx
-      .selectFrom('orders')
-      .select('output_amount')
-      .where('liquidity_provider_account_id', '=', input.lpAccountId)
-      .where('status', 'in', UNFILLED)
-      .where('output_chain', '=', input.chain)
-      .where('output_token', '=', input.token)
-      .execute(),
-  ]);
+      ]),
+    )
+    .where('quote_requests.output_chain', '=', input.chain)
+    .where('quote_requests.output_token', '=', input.token)
+    .unionAll((eb) =>
+      eb
+        .selectFrom('orders')
+        .select('orders.output_amount as output_amount')
+        .where('orders.liquidity_provider_account_id', '=', input.lpAccountId)
+        .where('orders.status', 'in', UNFILLED)
+        .where('orders.output_chain', '=', input.chain)
+        .where('orders.output_token', '=', input.token),
+    )
+    .execute();
   // Amounts are uint256 decimal strings: summed as bigint, never by the database's 64-bit SUM.
-  return [...quotes, ...orders].reduce((sum, row) => sum + BigInt(row.output_amount), 0n);
+  return rows.reduce((sum, row) => sum + BigInt(row.output_amount ?? 0), 0n);
 }

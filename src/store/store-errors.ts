@@ -1,19 +1,22 @@
+import { FerryError } from '../domain/ferry-error.ts';
+
 /**
  * What the store lets through of a driver's errors: typed, with the driver error as `cause`, so services branch
  * on the class and never on a driver's code strings.
  */
-export class UniqueViolationError extends Error {
+export class UniqueViolationError extends FerryError {
   override readonly name = 'UniqueViolationError';
   constructor(cause: unknown) {
-    super('a unique constraint was violated', { cause });
+    // The same insert meets the same row again.
+    super('a unique constraint was violated', { cause, retryable: false });
   }
 }
 
 /** The database cannot be reached right now (worth a 503, not a 500). */
-export class StoreUnavailableError extends Error {
+export class StoreUnavailableError extends FerryError {
   override readonly name = 'StoreUnavailableError';
   constructor(cause: unknown) {
-    super('the database is unreachable', { cause });
+    super('the database is unreachable', { cause, retryable: true });
   }
 }
 

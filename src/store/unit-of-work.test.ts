@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openTestDatabase } from '../../test/support/test-database.ts';
 import type { NewEvent } from '../domain/events.ts';
+import { FerryError } from '../domain/ferry-error.ts';
 import type { QuoteRequest } from '../domain/records.ts';
 import { insertAccount } from './accounts-store.ts';
 import type { FerryDatabase } from './database.ts';
@@ -72,6 +73,13 @@ describe(`database.write on ${backend}`, () => {
     const before = await latestEventId(database.db);
     const again = database.write(quoteRequestInsert(request('qr_uow_1')), [event('duplicate')]);
     await expect(again).rejects.toBeInstanceOf(UniqueViolationError);
+    // One of Ferry's errors: not worth retrying, the driver's own error kept as its cause.
+    const typed = (await again.catch((error: unknown) => error)) as UniqueViolationError;
+    expect(typed).toBeInstanceOf(FerryError);
+    expect(typed.retryable).toBe(false);
+    expect((typed.cause as { code?: unknown }).code).toMatch(
+      /^(23505|SQLITE_CONSTRAINT_(UNIQUE|PRIMARYKEY))$/,
+    );
     expect((await readFinalEventsAfter(database.db, before, 10)).events).toEqual([]);
   });
 });

@@ -1,0 +1,125 @@
+import { type Address, encodeFunctionData, encodePacked, type Hex, keccak256, parseEventLogs } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import { loadLzArtifact } from './lz-artifacts.ts';
+import { LayerZeroDevnetError, type LzChainClient, writeLz } from './lz-chain-client.ts';
+import type { LzChainDeployment, LzDvnDeployment } from './lz-deploy.ts';
+import { type LzPacket, lzOrigin } from './lz-packet.ts';
+
+/** How long a DVN's signed instruction stays valid on the destination chain. */
+const INSTRUCTION_LIFETIME_SECONDS = 600n;
+
+/**
+ * One DVN attests a packet on the destination chain: its key signs the instruction "ReceiveUln302.verify(header,
+ * payloadHash, confirmations)" and submits it through the DVN contract's `execute`, so ReceiveUln302 records the
+ * DVN contract's address as the verifier. DVN.execute swallows a failed instruction (it only emits an event), so
+ * success is judged by ReceiveUln302's PayloadVerified for this DVN. Answers the gas the transaction used.
+ */
+export async function dvnVerify(
+  client: LzChainClient,
+  dvnKey: Hex,
+  dvn: LzDvnDeployment,
+  destination: LzChainDeployment,
+  packet: LzPacket,
+  confirmations: bigint,
+): Promise<bigint> {
+  const receiveAbi = loadLzArtifact('ReceiveUln302').abi;
+  const callData = encodeFunctionData({
+    abi: receiveAbi,
+    functionName: 'verify',
+    args: [packet.header, packet.payloadHash, confirmations],
+  });
+  const block = await client.publicClient.getBlock({ blockTag: 'latest' });
+  const expiration = block.timestamp + INSTRUCTION_LIFETIME_SECONDS;
+  const target = destination.receiveUln302;
+  const hash = keccak256(
+    encodePacked(['uint32', 'address', 'uint256', 'bytes'], [dvn.vid, target, expiration, callData]),
+  );
+  const signatures = await privateKeyToAccount(dvnKey).signMessage({ message: { raw: hash } });
+  const receipt = await writeLz(client, {
+    address: dvn.address,
+    abi: loadLzArtifact('DVN').abi,
+    functionName: 'execute',
+    args: [[{ vid: dvn.vid, target, callData, expiration, signatures }]],
+  });
+  const events = parseEventLogs({
+    abi: receiveAbi,
+    eventName: 'PayloadVerified',
+    logs: receipt.logs,
+  }) as unknown as {
+    address: Address;
+    args: { dvn?: Address };
+  }[];
+  const verified = events.some(
+    (log) => sameAddress(log.address, target) && sameAddress(log.args.dvn, dvn.address),
+  );
+  if (!verified) {
+    throw new LayerZeroDevnetError(
+      `DVN ${dvn.vid} on chain ${destination.chainId} did not verify packet ${packet.guid} (tx ${receipt.transactionHash})`,
+    );
+  }
+  return receipt.gasUsed;
+}
+
+/** Whether ReceiveUln302 holds enough DVN verifications to commit the packet (the quorum of required DVNs). */
+export async function isLzVerifiable(
+  client: LzChainClient,
+  destination: LzChainDeployment,
+  packet: LzPacket,
+  confirmations: bigint,
+): Promise<boolean> {
+  const abi = loadLzArtifact('ReceiveUln302').abi;
+  const config = await client.publicClient.readContract({
+    address: destination.receiveUln302,
+    abi,
+    functionName: 'getUlnConfig',
+    args: [packet.receiver, packet.srcEid],
+  });
+  const committable = await client.publicClient.readContract({
+    address: destination.receiveUln302,
+    abi,
+    functionName: 'verifiable',
+    args: [{ ...(config as object), confirmations }, keccak256(packet.header), packet.payloadHash],
+  });
+  return committable === true;
+}
+
+/**
+ * Moves a verified packet into the endpoint (ReceiveUln302.commitVerification → EndpointV2.verify). Anyone may
+ * call it; it reverts unless every required DVN verified, and the endpoint refuses a sender the receiving OApp
+ * has not set as its peer. Answers the gas used.
+ */
+export async function commitLzVerification(
+  client: LzChainClient,
+  destination: LzChainDeployment,
+  packet: LzPacket,
+): Promise<bigint> {
+  const receipt = await writeLz(client, {
+    address: destination.receiveUln302,
+    abi: loadLzArtifact('ReceiveUln302').abi,
+    functionName: 'commitVerification',
+    args: [packet.header, packet.payloadHash],
+  });
+  return receipt.gasUsed;
+}
+
+/**
+ * The executor's step: EndpointV2.lzReceive delivers the committed message to the OApp. The endpoint checks the
+ * message against the committed payload hash and clears it, so an altered message or a second delivery reverts.
+ */
+export async function executeLzReceive(
+  client: LzChainClient,
+  destination: LzChainDeployment,
+  packet: LzPacket,
+): Promise<{ gasUsed: bigint; transactionHash: Hex }> {
+  const receipt = await writeLz(client, {
+    address: destination.endpoint,
+    abi: loadLzArtifact('EndpointV2').abi,
+    functionName: 'lzReceive',
+    args: [lzOrigin(packet), packet.receiver, packet.guid, packet.message, '0x'],
+  });
+  return { gasUsed: receipt.gasUsed, transactionHash: receipt.transactionHash };
+}
+
+function sameAddress(a: Address | undefined, b: Address): boolean {
+  return a !== undefined && a.toLowerCase() === b.toLowerCase();
+}

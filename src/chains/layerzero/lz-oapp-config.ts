@@ -1,0 +1,108 @@
+import { type Address, encodeAbiParameters, getAddress, type Hex } from 'viem';
+import { loadLzArtifact } from './lz-artifacts.ts';
+import { type LzChainClient, writeLz } from './lz-chain-client.ts';
+import type { LzChainDeployment } from './lz-deploy.ts';
+
+/** ULN302's UlnConfig: which DVNs must (and may) verify a path's packets, after how many blocks. */
+export interface LzUlnConfig {
+  confirmations: bigint;
+  requiredDVNCount: number;
+  optionalDVNCount: number;
+  optionalDVNThreshold: number;
+  requiredDVNs: Address[];
+  optionalDVNs: Address[];
+}
+
+/** The largest message the devnet executor accepts (SendUln302 refuses bigger ones at send time). */
+export const LZ_DEVNET_MAX_MESSAGE_SIZE = 10_000;
+
+/** Config types of ULN302 in EndpointV2.setConfig / getConfig. */
+export const LZ_CONFIG_TYPE_EXECUTOR = 1;
+export const LZ_CONFIG_TYPE_ULN = 2;
+
+/** Every DVN of the chain required, none optional; ULN302 wants the list sorted ascending without duplicates. */
+export function requiredDvnsConfig(
+  dvns: readonly { address: Address }[],
+  confirmations: bigint,
+): LzUlnConfig {
+  const requiredDVNs = [...new Set(dvns.map((dvn) => getAddress(dvn.address)))].sort((a, b) =>
+    BigInt(a) < BigInt(b) ? -1 : 1,
+  );
+  return {
+    confirmations,
+    requiredDVNCount: requiredDVNs.length,
+    optionalDVNCount: 0,
+    optionalDVNThreshold: 0,
+    requiredDVNs,
+    optionalDVNs: [],
+  };
+}
+
+const ULN_CONFIG_TUPLE = [
+  {
+    type: 'tuple',
+    components: [
+      { name: 'confirmations', type: 'uint64' },
+      { name: 'requiredDVNCount', type: 'uint8' },
+      { name: 'optionalDVNCount', type: 'uint8' },
+      { name: 'optionalDVNThreshold', type: 'uint8' },
+      { name: 'requiredDVNs', type: 'address[]' },
+      { name: 'optionalDVNs', type: 'address[]' },
+    ],
+  },
+] as const;
+
+const EXECUTOR_CONFIG_TUPLE = [
+  {
+    type: 'tuple',
+    components: [
+      { name: 'maxMessageSize', type: 'uint32' },
+      { name: 'executor', type: 'address' },
+    ],
+  },
+] as const;
+
+export function encodeUlnConfig(config: LzUlnConfig): Hex {
+  return encodeAbiParameters(ULN_CONFIG_TUPLE, [config]);
+}
+
+/**
+ * Pins an OApp's own config for one remote eid through EndpointV2.setConfig, instead of following the endpoint's
+ * defaults (which the endpoint's owner may change later): the executor and ULN config on the send library, the
+ * ULN config on the receive library. `client` must be the OApp's delegate (its owner, for LayerZero's OApp base).
+ */
+export async function setLzOAppConfig(
+  client: LzChainClient,
+  local: LzChainDeployment,
+  oapp: Address,
+  remoteEid: number,
+  uln: LzUlnConfig,
+): Promise<void> {
+  const abi = loadLzArtifact('EndpointV2').abi;
+  const executorConfig = encodeAbiParameters(EXECUTOR_CONFIG_TUPLE, [
+    { maxMessageSize: LZ_DEVNET_MAX_MESSAGE_SIZE, executor: local.executor },
+  ]);
+  await writeLz(client, {
+    address: local.endpoint,
+    abi,
+    functionName: 'setConfig',
+    args: [
+      oapp,
+      local.sendUln302,
+      [
+        { eid: remoteEid, configType: LZ_CONFIG_TYPE_EXECUTOR, config: executorConfig },
+        { eid: remoteEid, configType: LZ_CONFIG_TYPE_ULN, config: encodeUlnConfig(uln) },
+      ],
+    ],
+  });
+  await writeLz(client, {
+    address: local.endpoint,
+    abi,
+    functionName: 'setConfig',
+    args: [
+      oapp,
+      local.receiveUln302,
+      [{ eid: remoteEid, configType: LZ_CONFIG_TYPE_ULN, config: encodeUlnConfig(uln) }],
+    ],
+  });
+}
