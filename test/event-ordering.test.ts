@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { FerryAppInstance } from '../src/app.ts';
+import type { OrderChange } from '../src/domain/lifecycle.ts';
 import { publicOrderView } from '../src/domain/public-views.ts';
 import { createDatabase, type FerryDatabase } from '../src/store/database.ts';
 import { appendEvents, latestEventId } from '../src/store/events-store.ts';
 import { findOrder } from '../src/store/orders-store.ts';
-import { type OrderChange, transitionOrder } from '../src/store/settlement-store.ts';
+import { transitionOrder } from '../src/store/settlement-store.ts';
 import { quoteRequestBody } from './support/fixtures.ts';
 import type { Harness } from './support/harness.ts';
 import { SseClient, WsClient, wsUrl } from './support/stream-clients.ts';
@@ -122,10 +123,7 @@ describe.skipIf(!process.env.FERRY_TEST_PG)('event order across instances (Postg
         });
         await move(databases[w % 2]!, quote.orderId, 'created', { status: 'deposited' });
         await move(databases[(w + 1) % 2]!, quote.orderId, 'deposited', { status: 'filled' });
-        await move(databases[w % 2]!, quote.orderId, 'filled', {
-          status: 'completed',
-          completedAt: h.clock.now(),
-        });
+        await move(databases[w % 2]!, quote.orderId, 'filled', { status: 'completed' });
       }
     };
     await Promise.all([...Array.from({ length: WRITERS }, (_, w) => writer(w)), slow]);

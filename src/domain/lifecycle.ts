@@ -1,4 +1,4 @@
-/** Status sets and the forward-only transitions of docs/lifecycles.md. */
+/** Status sets, the forward-only transitions of docs/lifecycles.md, and the clock's part in them. */
 
 export const QUOTE_REQUEST_STATUSES = ['open', 'accepted', 'expired', 'cancelled'] as const;
 export type QuoteRequestStatus = (typeof QUOTE_REQUEST_STATUSES)[number];
@@ -8,6 +8,30 @@ export type QuoteStatus = (typeof QUOTE_STATUSES)[number];
 
 export const ORDER_STATUSES = ['created', 'deposited', 'filled', 'completed', 'failed', 'refunded'] as const;
 export type OrderStatus = (typeof ORDER_STATUSES)[number];
+
+const QUOTE_REQUEST_TRANSITIONS: Readonly<Record<QuoteRequestStatus, readonly QuoteRequestStatus[]>> = {
+  open: ['accepted', 'expired', 'cancelled'],
+  accepted: [],
+  expired: [],
+  cancelled: [],
+};
+
+const QUOTE_TRANSITIONS: Readonly<Record<QuoteStatus, readonly QuoteStatus[]>> = {
+  // An accepted quote keeps its status after its endTime: executeRefusal judges it on the clock.
+  active: ['accepted', 'declined', 'expired', 'withdrawn'],
+  accepted: [],
+  declined: [],
+  expired: [],
+  withdrawn: [],
+};
+
+export function canTransitionQuoteRequest(from: QuoteRequestStatus, to: QuoteRequestStatus): boolean {
+  return QUOTE_REQUEST_TRANSITIONS[from].includes(to);
+}
+
+export function canTransitionQuote(from: QuoteStatus, to: QuoteStatus): boolean {
+  return QUOTE_TRANSITIONS[from].includes(to);
+}
 
 export const TERMINAL_ORDER_STATUSES: readonly OrderStatus[] = ['completed', 'failed', 'refunded'];
 
@@ -30,11 +54,83 @@ export function isTerminalOrderStatus(status: OrderStatus): boolean {
   return TERMINAL_ORDER_STATUSES.includes(status);
 }
 
+/** What a transition writes on the order besides its status. */
+export interface OrderChange {
+  readonly status: OrderStatus;
+  readonly srcChainTxHash?: string;
+  readonly dstChainTxHash?: string;
+  readonly settlementTxHash?: string;
+  readonly failureReason?: string;
+}
+
+/** The timestamps and notes entering `to` sets, whoever moves the order there. */
+export function orderTransitionStamps(to: OrderStatus, now: Date) {
+  return {
+    completedAt: to === 'completed' ? now : null,
+    // A settle that kept reverting wrote why on the order; once completed, that is history, not a reason.
+    clearFailureReason: to === 'completed',
+  };
+}
+
+/** A quote request is open until its `expiresAt` (exclusive), whatever the expiry sweep has written yet. */
+export function quoteRequestExpired(expiresAt: Date, now: Date): boolean {
+  return expiresAt.getTime() <= now.getTime();
+}
+
+/** A quote holds until its `endTime` (unix seconds, exclusive): for accepting it, and for executing it. */
+export function quoteEnded(endTimeSeconds: number, now: Date): boolean {
+  return endTimeSeconds * 1000 <= now.getTime();
+}
+
 /** A row's stored status can lag behind the clock until the expiry sweep runs; readers see the truth. */
 export function effectiveQuoteRequestStatus(status: QuoteRequestStatus, expiresAt: Date, now: Date) {
-  return status === 'open' && expiresAt.getTime() <= now.getTime() ? 'expired' : status;
+  return status === 'open' && quoteRequestExpired(expiresAt, now) ? 'expired' : status;
 }
 
 export function effectiveQuoteStatus(status: QuoteStatus, endTimeSeconds: number, now: Date): QuoteStatus {
-  return status === 'active' && endTimeSeconds * 1000 <= now.getTime() ? 'expired' : status;
+  return status === 'active' && quoteEnded(endTimeSeconds, now) ? 'expired' : status;
+}
+
+export function isQuoteRequestOpen(request: { status: QuoteRequestStatus; expiresAt: Date }, now: Date) {
+  return effectiveQuoteRequestStatus(request.status, request.expiresAt, now) === 'open';
+}
+
+/** Why a quote cannot be accepted or executed now; each maps to one API error. */
+export type QuoteRefusal =
+  | { readonly code: 'QUOTE_EXPIRED' }
+  | { readonly code: 'QUOTE_NOT_ACTIVE'; readonly status: QuoteStatus }
+  | { readonly code: 'QUOTE_REQUEST_CLOSED' };
+
+/** An `active` quote within its endTime, on a request still open, may be accepted; null when it may. */
+export function acceptRefusal(
+  quote: { status: QuoteStatus; endTime: number },
+  request: { status: QuoteRequestStatus; expiresAt: Date },
+  now: Date,
+): QuoteRefusal | null {
+  const status = effectiveQuoteStatus(quote.status, quote.endTime, now);
+  if (status === 'expired') return { code: 'QUOTE_EXPIRED' };
+  if (status !== 'active') return { code: 'QUOTE_NOT_ACTIVE', status };
+  if (!isQuoteRequestOpen(request, now)) return { code: 'QUOTE_REQUEST_CLOSED' };
+  return null;
+}
+
+/**
+ * An accepted quote becomes an order only until its endTime: it keeps its `accepted` status after that, but can no
+ * longer be executed. Null when it may be executed now.
+ */
+export function executeRefusal(
+  quote: { status: QuoteStatus; endTime: number },
+  now: Date,
+): Exclude<QuoteRefusal, { code: 'QUOTE_REQUEST_CLOSED' }> | null {
+  const status = effectiveQuoteStatus(quote.status, quote.endTime, now);
+  if (status === 'expired' || (status === 'accepted' && quoteEnded(quote.endTime, now))) {
+    return { code: 'QUOTE_EXPIRED' };
+  }
+  if (status !== 'accepted') return { code: 'QUOTE_NOT_ACTIVE', status };
+  return null;
+}
+
+/** When a new quote request stops taking quotes. */
+export function quoteRequestExpiresAt(createdAt: Date, ttlSeconds: number): Date {
+  return new Date(createdAt.getTime() + ttlSeconds * 1000);
 }

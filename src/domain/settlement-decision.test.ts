@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { Address } from './address.ts';
 import { canTransitionOrder, ORDER_STATUSES, type OrderStatus } from './lifecycle.ts';
 import {
+  actionForbiddingMove,
   decideSettlement,
   type EscrowStatus,
   type ObservedFill,
@@ -403,5 +404,13 @@ describe('decideSettlement properties', () => {
         );
       }),
     );
+  });
+});
+
+describe('a refund written down beats a fill seen later', () => {
+  it('a live refund forbids the move to filled, and no other move', () => {
+    expect(actionForbiddingMove('filled')).toBe('refund');
+    for (const to of ORDER_STATUSES.filter((s) => s !== 'filled'))
+      expect(actionForbiddingMove(to)).toBeNull();
   });
 });

@@ -135,6 +135,16 @@ export function refundIsDue(obs: SettlementObservation): boolean {
   return obs.inputTime > obs.terms.fillDeadline + obs.settleGrace && obs.outputTime > obs.terms.fillDeadline;
 }
 
+/**
+ * A refund written down beats a valid fill seen later: Ferry never pays twice, so decideOpen waits instead of
+ * following or settling such a fill. A refund may also be written down between an observation and the move it led
+ * to, so a move to `filled` holds only while none is live: the chain action whose live record forbids moving an
+ * order to `to` (the store's status update is conditional on its absence).
+ */
+export function actionForbiddingMove(to: OrderStatus): 'refund' | null {
+  return to === 'filled' ? 'refund' : null;
+}
+
 export function decideSettlement(obs: SettlementObservation): SettlementDecision {
   switch (obs.status) {
     case 'created':

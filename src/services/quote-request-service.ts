@@ -1,7 +1,7 @@
 import { sameAddress } from '../domain/address.ts';
 import { fieldError } from '../domain/app-error.ts';
 import { newId } from '../domain/ids.ts';
-import type { QuoteRequestStatus } from '../domain/lifecycle.ts';
+import { type QuoteRequestStatus, quoteRequestExpiresAt } from '../domain/lifecycle.ts';
 import { type Page, type PageRequest, toPage } from '../domain/pagination.ts';
 import type { Principal } from '../domain/principal.ts';
 import { publicQuoteRequestView } from '../domain/public-views.ts';
@@ -61,7 +61,7 @@ export function createQuoteRequestService(deps: ServiceDeps): QuoteRequestServic
         acceptedQuoteId: null,
         createdAt: now,
         updatedAt: now,
-        expiresAt: new Date(now.getTime() + config.quoteRequestTtlSeconds * 1000),
+        expiresAt: quoteRequestExpiresAt(now, config.quoteRequestTtlSeconds),
       };
       await database.write(quoteRequestInsert(qr), [
         {

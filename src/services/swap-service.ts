@@ -1,6 +1,7 @@
-import { normalizeAddress, sameAddress } from '../domain/address.ts';
+import { sameAddress } from '../domain/address.ts';
 import { AppError, fieldError } from '../domain/app-error.ts';
-import { effectiveQuoteStatus } from '../domain/lifecycle.ts';
+import { executeRefusal } from '../domain/lifecycle.ts';
+import { orderFromAcceptedQuote } from '../domain/order-from-quote.ts';
 import { canonicalSignature, recoverSigner } from '../domain/order-signature.ts';
 import type { Principal } from '../domain/principal.ts';
 import { publicOrderView } from '../domain/public-views.ts';
@@ -57,16 +58,15 @@ export function createSwapService(deps: ServiceDeps & { quotes: QuoteService }):
       if (existing) return sameSwapOrConflict(existing, input);
 
       const now = clock.now();
-      const status = effectiveQuoteStatus(quote.status, quote.endTime, now);
-      // An accepted quote keeps its `accepted` status, but it can only be executed until its endTime.
-      if (status === 'expired' || (status === 'accepted' && quote.endTime * 1000 <= now.getTime())) {
+      const refusal = executeRefusal(quote, now);
+      if (refusal?.code === 'QUOTE_EXPIRED') {
         throw fieldError('QUOTE_EXPIRED', 'body.quoteId', 'the quote has expired');
       }
-      if (status !== 'accepted') {
+      if (refusal) {
         throw fieldError(
           'QUOTE_NOT_ACTIVE',
           'body.quoteId',
-          `the quote is ${status}; accept it before executing`,
+          `the quote is ${refusal.status}; accept it before executing`,
         );
       }
       // The quote's signingHash is the EIP-712 hash of its typed data, computed by this server when it wrote both
@@ -81,37 +81,13 @@ export function createSwapService(deps: ServiceDeps & { quotes: QuoteService }):
           `the signature does not recover the offerer ${request.offerer} over the quote's typed data`,
         );
       }
-      const order: Order = {
-        id: quote.orderId,
-        quoteId: quote.id,
-        quoteRequestId: request.id,
-        blockchainOrderId: quote.signingHash,
+      const order = orderFromAcceptedQuote({
+        quote,
+        request,
         signature: signature as `0x${string}`,
-        status: 'created',
-        moneyMoverAccountId: request.accountId,
-        liquidityProviderAccountId: quote.liquidityProviderId,
-        offerer: request.offerer,
-        recipient: request.recipient,
-        inputToken: request.inputToken,
-        outputToken: request.outputToken,
-        inputAmount: request.inputAmount,
-        outputAmount: quote.outputAmount,
-        inputChain: request.inputChain,
-        outputChain: request.outputChain,
-        srcChainTxHash: null,
-        dstChainTxHash: null,
-        settlementTxHash: null,
-        failureReason: null,
-        metadata: {},
-        createdBy: principal.accountId,
-        updatedBy: principal.accountId,
-        createdAt: now,
-        updatedAt: now,
-        completedAt: null,
-        filler: normalizeAddress(quote.typedData.message.filler, 'quote.typedData.message.filler'),
-        openDeadline: BigInt(quote.typedData.message.openDeadline),
-        fillDeadline: BigInt(quote.typedData.message.fillDeadline),
-      };
+        actor: principal.accountId,
+        now,
+      });
       try {
         await database.write(orderInsert(order), [
           {

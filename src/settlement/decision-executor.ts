@@ -5,7 +5,7 @@ import type { ChainRegistry } from '../chains/chain-registry.ts';
 import { fillAttestationTypedData } from '../chains/fill-attestation.ts';
 import { type ContractCall, RevertError, type SettlementChain } from '../chains/settlement-chain.ts';
 import type { Clock } from '../domain/clock.ts';
-import { canTransitionOrder } from '../domain/lifecycle.ts';
+import type { OrderChange } from '../domain/lifecycle.ts';
 import type { OrderTerms } from '../domain/order-typed-data.ts';
 import { publicOrderView } from '../domain/public-views.ts';
 import type { Order } from '../domain/records.ts';
@@ -13,13 +13,7 @@ import type { SettlementDecision } from '../domain/settlement-decision.ts';
 import type { FerryMetrics } from '../metrics/ferry-metrics.ts';
 import type { FerryDatabase } from '../store/database.ts';
 import { findOrder } from '../store/orders-store.ts';
-import {
-  type ChainActionKind,
-  hasLiveAction,
-  noteOrderProblem,
-  type OrderChange,
-  transitionOrder,
-} from '../store/settlement-store.ts';
+import { type ChainActionKind, noteOrderProblem, transitionOrder } from '../store/settlement-store.ts';
 import type { ActionOutcome, ChainActionExecutor } from './chain-action-executor.ts';
 
 /**
@@ -66,13 +60,8 @@ export function createDecisionExecutor(deps: {
   const { database, chain, actions, clock, log, relayer, attester } = deps;
 
   async function move(order: Order, change: OrderChange): Promise<boolean> {
-    if (!canTransitionOrder(order.status, change.status)) {
-      throw new Error(`order ${order.id}: no transition ${order.status} → ${change.status}`);
-    }
     const now = clock.now();
     const moved = await database.transaction(async (trx, uow) => {
-      // A fill seen after a refund was written down must not be settled: the refund wins, on chain too.
-      if (change.status === 'filled' && (await hasLiveAction(trx, order.id, 'refund'))) return null;
       if (!(await transitionOrder(trx, order.id, order.status, change, now, ACTOR))) return null;
       const updated = await findOrder(trx, order.id);
       if (!updated) return null;
@@ -157,10 +146,7 @@ export function createDecisionExecutor(deps: {
         return send(order, 'refund', chain.refundCall(order.inputChain, hash), decision.retryOf);
       case 'follow': {
         const { kind: _, to, ...hashes } = decision;
-        const terminal = to === 'completed' ? { completedAt: clock.now() } : {};
-        return (await move(order, { status: to, ...hashes, ...terminal }))
-          ? { again: 'now' }
-          : { again: 'soon' };
+        return (await move(order, { status: to, ...hashes })) ? { again: 'now' } : { again: 'soon' };
       }
       case 'fail':
         await move(order, { status: 'failed', failureReason: decision.reason });

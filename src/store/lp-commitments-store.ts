@@ -1,4 +1,5 @@
 import type { Executor } from './db-types.ts';
+import { activeQuote } from './lifecycle-sql.ts';
 
 /** Orders whose output the liquidity provider has yet to deliver. */
 const UNFILLED = ['created', 'deposited'];
@@ -33,7 +34,7 @@ export async function lpCommitted(
     .where('quotes.liquidity_provider_id', '=', input.lpAccountId)
     .where((eb) =>
       eb.or([
-        eb.and([eb('quotes.status', '=', 'active'), eb('quotes.end_time', '>', input.nowSeconds)]),
+        activeQuote(eb, input.nowSeconds),
         eb.and([
           eb('quotes.status', '=', 'accepted'),
           eb('quotes.end_time', '>', input.acceptedSinceSeconds),

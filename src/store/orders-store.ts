@@ -2,11 +2,12 @@ import type { Selectable } from 'kysely';
 import type { Address } from '../domain/address.ts';
 import type { OrderStatus } from '../domain/lifecycle.ts';
 import type { OrderSearch } from '../domain/order-search.ts';
-import { type PageRequest, pageOffset } from '../domain/pagination.ts';
+import type { PageRequest } from '../domain/pagination.ts';
 import type { AccountType } from '../domain/principal.ts';
 import type { Order } from '../domain/records.ts';
 import { compiledQuery } from './compiled-query.ts';
 import type { Executor } from './db-types.ts';
+import { pageOf } from './page-query.ts';
 import type { OrdersTable } from './schema.ts';
 
 const time = (ms: number | null) => (ms === null ? null : new Date(ms));
@@ -119,7 +120,7 @@ export async function listAccountOrders(db: Executor, filter: AccountOrderFilter
   const column = filter.side === 'moneyMover' ? 'money_mover_account_id' : 'liquidity_provider_account_id';
   let query = db.selectFrom('orders').where(column, '=', filter.accountId);
   if (filter.status !== null) query = query.where('status', '=', filter.status);
-  return pageOfOrders(query, page);
+  return pageOf(query, page, toOrder);
 }
 
 /**
@@ -156,24 +157,5 @@ export async function listPublicOrders(
   } else if (search?.kind === 'orderId') {
     query = query.where('id', '=', search.id);
   }
-  return pageOfOrders(query, page);
-}
-
-function ordersBase(db: Executor) {
-  return db.selectFrom('orders');
-}
-type OrdersQuery = ReturnType<typeof ordersBase>;
-
-async function pageOfOrders(query: OrdersQuery, page: PageRequest) {
-  const [rows, count] = await Promise.all([
-    query
-      .selectAll()
-      .orderBy('created_at', 'desc')
-      .orderBy('id', 'desc')
-      .limit(page.pageSize)
-      .offset(pageOffset(page))
-      .execute(),
-    query.select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirstOrThrow(),
-  ]);
-  return { items: rows.map(toOrder), total: Number(count.n) };
+  return pageOf(query, page, toOrder);
 }

@@ -1,9 +1,11 @@
 import type { Address } from '../domain/address.ts';
 import type { QuoteRequestStatus } from '../domain/lifecycle.ts';
-import { type PageRequest, pageOffset } from '../domain/pagination.ts';
+import type { PageRequest } from '../domain/pagination.ts';
 import type { QuoteRequest } from '../domain/records.ts';
 import { compiledQuery } from './compiled-query.ts';
 import type { Executor } from './db-types.ts';
+import { expiredQuoteRequest, lapsedQuoteRequest, openQuoteRequest } from './lifecycle-sql.ts';
+import { pageOf } from './page-query.ts';
 import type { QuoteRequestsTable } from './schema.ts';
 
 export function toQuoteRequest(row: QuoteRequestsTable): QuoteRequest {
@@ -98,24 +100,10 @@ export async function listQuoteRequests(db: Executor, filter: QuoteRequestFilter
   let query = db.selectFrom('quote_requests').where('created_at', '>=', filter.createdAfter.getTime());
   if (filter.accountId !== null) query = query.where('account_id', '=', filter.accountId);
   const now = filter.now.getTime();
-  if (filter.status === 'open') query = query.where('status', '=', 'open').where('expires_at', '>', now);
-  else if (filter.status === 'expired') {
-    query = query.where((eb) =>
-      eb.or([eb('status', '=', 'expired'), eb.and([eb('status', '=', 'open'), eb('expires_at', '<=', now)])]),
-    );
-  } else if (filter.status !== null) query = query.where('status', '=', filter.status);
-
-  const [rows, count] = await Promise.all([
-    query
-      .selectAll()
-      .orderBy('created_at', 'desc')
-      .orderBy('id', 'desc')
-      .limit(page.pageSize)
-      .offset(pageOffset(page))
-      .execute(),
-    query.select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirstOrThrow(),
-  ]);
-  return { items: rows.map(toQuoteRequest), total: Number(count.n) };
+  if (filter.status === 'open') query = query.where((eb) => openQuoteRequest(eb, now));
+  else if (filter.status === 'expired') query = query.where((eb) => expiredQuoteRequest(eb, now));
+  else if (filter.status !== null) query = query.where('status', '=', filter.status);
+  return pageOf(query, page, toQuoteRequest);
 }
 
 /** Moves an open request to accepted; false when it was no longer open (another accept won). */
@@ -124,8 +112,7 @@ export async function markQuoteRequestAccepted(db: Executor, id: string, quoteId
     .updateTable('quote_requests')
     .set({ status: 'accepted', accepted_quote_id: quoteId, updated_at: now.getTime() })
     .where('id', '=', id)
-    .where('status', '=', 'open')
-    .where('expires_at', '>', now.getTime())
+    .where((eb) => openQuoteRequest(eb, now.getTime()))
     .executeTakeFirst();
   return result.numUpdatedRows > 0n;
 }
@@ -147,8 +134,7 @@ export async function expireDueQuoteRequests(
       due
         .selectFrom('quote_requests')
         .select('id')
-        .where('status', '=', 'open')
-        .where('expires_at', '<=', now.getTime())
+        .where((eb) => lapsedQuoteRequest(eb, now.getTime()))
         .orderBy('expires_at')
         .limit(limit),
     )

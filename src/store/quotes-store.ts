@@ -1,9 +1,12 @@
-import type { QuoteStatus } from '../domain/lifecycle.ts';
+import { unixSeconds } from '../domain/clock.ts';
+import { canTransitionQuote, type QuoteStatus } from '../domain/lifecycle.ts';
 import type { OrderTypedData } from '../domain/order-typed-data.ts';
-import { type PageRequest, pageOffset } from '../domain/pagination.ts';
+import type { PageRequest } from '../domain/pagination.ts';
 import type { Quote } from '../domain/records.ts';
 import { compiledQuery } from './compiled-query.ts';
 import type { Executor } from './db-types.ts';
+import { activeQuote, expiredQuote, lapsedQuote } from './lifecycle-sql.ts';
+import { pageOf } from './page-query.ts';
 import type { QuotesTable } from './schema.ts';
 
 export function toQuote(row: QuotesTable): Quote {
@@ -82,29 +85,11 @@ export async function listQuotes(db: Executor, filter: QuoteFilter, page: PageRe
   if (filter.liquidityProviderId !== null)
     query = query.where('liquidity_provider_id', '=', filter.liquidityProviderId);
   if (filter.quoteRequestId !== null) query = query.where('quote_request_id', '=', filter.quoteRequestId);
-  const nowSeconds = Math.floor(filter.now.getTime() / 1000);
-  if (filter.status === 'active')
-    query = query.where('status', '=', 'active').where('end_time', '>', nowSeconds);
-  else if (filter.status === 'expired') {
-    query = query.where((eb) =>
-      eb.or([
-        eb('status', '=', 'expired'),
-        eb.and([eb('status', '=', 'active'), eb('end_time', '<=', nowSeconds)]),
-      ]),
-    );
-  } else if (filter.status !== null) query = query.where('status', '=', filter.status);
-
-  const [rows, count] = await Promise.all([
-    query
-      .selectAll()
-      .orderBy('created_at', 'desc')
-      .orderBy('id', 'desc')
-      .limit(page.pageSize)
-      .offset(pageOffset(page))
-      .execute(),
-    query.select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirstOrThrow(),
-  ]);
-  return { items: rows.map(toQuote), total: Number(count.n) };
+  const nowSeconds = unixSeconds(filter.now);
+  if (filter.status === 'active') query = query.where((eb) => activeQuote(eb, nowSeconds));
+  else if (filter.status === 'expired') query = query.where((eb) => expiredQuote(eb, nowSeconds));
+  else if (filter.status !== null) query = query.where('status', '=', filter.status);
+  return pageOf(query, page, toQuote);
 }
 
 /**
@@ -116,9 +101,7 @@ export async function declineActiveQuotes(db: Executor, quoteRequestId: string, 
     .updateTable('quotes')
     .set({ status: 'declined', updated_at: now.getTime() })
     .where('quote_request_id', '=', quoteRequestId)
-    .where('status', '=', 'active')
-    // end_time is in whole seconds: end_time * 1000 > now  ⇔  end_time > floor(now / 1000).
-    .where('end_time', '>', Math.floor(now.getTime() / 1000))
+    .where((eb) => activeQuote(eb, unixSeconds(now)))
     .returningAll()
     .execute();
   return rows
@@ -133,6 +116,7 @@ export async function setQuoteStatus(
   to: QuoteStatus,
   now: Date,
 ) {
+  if (!canTransitionQuote(from, to)) throw new Error(`quote ${id}: no transition ${from} → ${to}`);
   const result = await db
     .updateTable('quotes')
     .set({ status: to, updated_at: now.getTime() })
@@ -149,7 +133,7 @@ export async function recentQuotes(db: Executor, limit: number): Promise<Quote[]
 
 /** Marks up to `limit` due active quotes expired and returns them for their events, in one statement. */
 export async function expireDueQuotes(db: Executor, now: Date, limit: number): Promise<Quote[]> {
-  const nowSeconds = Math.floor(now.getTime() / 1000);
+  const nowSeconds = unixSeconds(now);
   const rows = await db
     .updateTable('quotes')
     .set({ status: 'expired', updated_at: now.getTime() })
@@ -158,8 +142,7 @@ export async function expireDueQuotes(db: Executor, now: Date, limit: number): P
       due
         .selectFrom('quotes')
         .select('id')
-        .where('status', '=', 'active')
-        .where('end_time', '<=', nowSeconds)
+        .where((eb) => lapsedQuote(eb, nowSeconds))
         .orderBy('end_time')
         .limit(limit),
     )
@@ -181,7 +164,7 @@ export async function expireStaleQuoteOfProvider(
   const { rows } = await expireStale(db, {
     quoteRequestId,
     lpId,
-    nowSeconds: Math.floor(now.getTime() / 1000),
+    nowSeconds: unixSeconds(now),
     nowMs: now.getTime(),
   });
   return rows.map(toQuote);
@@ -195,7 +178,6 @@ const expireStale = compiledQuery(
       .set({ status: 'expired', updated_at: p.nowMs })
       .where('quote_request_id', '=', p.quoteRequestId)
       .where('liquidity_provider_id', '=', p.lpId)
-      .where('status', '=', 'active')
-      .where('end_time', '<=', p.nowSeconds)
+      .where((eb) => lapsedQuote(eb, p.nowSeconds))
       .returningAll(),
 );

@@ -1,8 +1,16 @@
+import type { ExpressionBuilder } from 'kysely';
 import type { TxAction } from '../chains/tx-ledger.ts';
-import type { OrderStatus } from '../domain/lifecycle.ts';
+import {
+  canTransitionOrder,
+  type OrderChange,
+  type OrderStatus,
+  orderTransitionStamps,
+} from '../domain/lifecycle.ts';
 import type { Order } from '../domain/records.ts';
+import { actionForbiddingMove } from '../domain/settlement-decision.ts';
 import type { Executor } from './db-types.ts';
 import { toOrder } from './orders-store.ts';
+import type { Database } from './schema.ts';
 import { toTxAction } from './tx-ledger-store.ts';
 
 export type ChainActionKind = 'deposit' | 'settle' | 'refund';
@@ -70,16 +78,12 @@ export async function releaseOrder(
     .execute();
 }
 
-export interface OrderChange {
-  readonly status: OrderStatus;
-  readonly srcChainTxHash?: string;
-  readonly dstChainTxHash?: string;
-  readonly settlementTxHash?: string;
-  readonly failureReason?: string;
-  readonly completedAt?: Date;
-}
-
-/** Moves an order forward from exactly `from`; false when another writer already moved it. */
+/**
+ * Moves an order forward from exactly `from`, with what entering its new status stamps on it (lifecycle.ts); false
+ * when another writer already moved it, or when an action written down meanwhile forbids the move (a refund
+ * written down beats a fill seen later: settlement-decision.ts actionForbiddingMove). The one writer of an order's
+ * status.
+ */
 export async function transitionOrder(
   db: Executor,
   id: string,
@@ -88,7 +92,12 @@ export async function transitionOrder(
   now: Date,
   actor: string,
 ): Promise<boolean> {
-  const result = await db
+  if (!canTransitionOrder(from, change.status)) {
+    throw new Error(`order ${id}: no transition ${from} → ${change.status}`);
+  }
+  const stamps = orderTransitionStamps(change.status, now);
+  const forbidding = actionForbiddingMove(change.status);
+  let update = db
     .updateTable('orders')
     .set({
       status: change.status,
@@ -96,15 +105,26 @@ export async function transitionOrder(
       ...(change.dstChainTxHash ? { dst_chain_tx_hash: change.dstChainTxHash } : {}),
       ...(change.settlementTxHash ? { settlement_tx_hash: change.settlementTxHash } : {}),
       ...(change.failureReason ? { failure_reason: change.failureReason } : {}),
-      // A settle that kept reverting wrote why on the order; once completed, that is history, not a reason.
-      ...(change.status === 'completed' ? { failure_reason: null } : {}),
-      ...(change.completedAt ? { completed_at: change.completedAt.getTime() } : {}),
+      ...(stamps.clearFailureReason ? { failure_reason: null } : {}),
+      ...(stamps.completedAt ? { completed_at: stamps.completedAt.getTime() } : {}),
       updated_at: now.getTime(),
       updated_by: actor,
     })
     .where('id', '=', id)
-    .where('status', '=', from)
-    .executeTakeFirst();
+    .where('status', '=', from);
+  if (forbidding !== null) {
+    update = update.where((eb) =>
+      eb.not(
+        eb.exists(
+          eb
+            .selectFrom('chain_actions')
+            .select('chain_actions.id')
+            .where((ca) => liveAction(ca, id, forbidding)),
+        ),
+      ),
+    );
+  }
+  const result = await update.executeTakeFirst();
   return result.numUpdatedRows > 0n;
 }
 
@@ -178,13 +198,23 @@ export async function mayRecord(
 }
 
 /** An action of `kind` written down that may still take effect (recorded, or confirmed on chain). */
-export async function hasLiveAction(db: Executor, orderId: string, kind: ChainActionKind): Promise<boolean> {
+function liveAction(
+  eb: ExpressionBuilder<Database, 'chain_actions'>,
+  orderId: string,
+  kind: ChainActionKind,
+) {
+  return eb.and([
+    eb('chain_actions.order_id', '=', orderId),
+    eb('chain_actions.kind', '=', kind),
+    eb('chain_actions.status', 'not in', [...SPENT]),
+  ]);
+}
+
+async function hasLiveAction(db: Executor, orderId: string, kind: ChainActionKind): Promise<boolean> {
   const row = await db
     .selectFrom('chain_actions')
     .select('id')
-    .where('order_id', '=', orderId)
-    .where('kind', '=', kind)
-    .where('status', 'not in', [...SPENT])
+    .where((eb) => liveAction(eb, orderId, kind))
     .executeTakeFirst();
   return row !== undefined;
 }

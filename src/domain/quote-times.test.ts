@@ -1,0 +1,39 @@
+import { describe, expect, it } from 'vitest';
+import { acceptedQuotesHoldSince, quoteTimes } from './quote-times.ts';
+
+describe('quote times', () => {
+  const base = { validForSeconds: 60, openWindowSeconds: 600, fillWindowSeconds: 1800 };
+
+  it('ends validFor after it starts, on the server clock, in whole seconds', () => {
+    const times = quoteTimes({
+      ...base,
+      now: new Date(1_000_999),
+      inputChainNow: 1_000,
+      outputChainNow: 1_000,
+    });
+    expect(times.startTime).toBe(1_000);
+    expect(times.endTime).toBe(1_060);
+  });
+
+  it('counts the deposit deadline on the input chain, the fill deadline on the later chain clock', () => {
+    const times = quoteTimes({
+      ...base,
+      now: new Date(1_000_000),
+      inputChainNow: 900,
+      outputChainNow: 1_200,
+    });
+    expect(times.openDeadline).toBe(900 + 60 + 600);
+    expect(times.fillDeadline).toBe(1_200 + 60 + 600 + 1800);
+    const later = quoteTimes({
+      ...base,
+      now: new Date(1_000_000),
+      inputChainNow: 1_300,
+      outputChainNow: 1_200,
+    });
+    expect(later.fillDeadline).toBe(1_300 + 60 + 600 + 1800);
+  });
+
+  it('accepted quotes hold funds while their deposit window may still be open', () => {
+    expect(acceptedQuotesHoldSince(new Date(10_000_500), 600)).toBe(10_000 - 600);
+  });
+});

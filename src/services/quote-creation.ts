@@ -1,0 +1,196 @@
+import { randomBytes } from 'node:crypto';
+import type { Chain } from '../chains/chain-registry.ts';
+import type { Address } from '../domain/address.ts';
+import { parseAmount } from '../domain/amount.ts';
+import { AppError, fieldError } from '../domain/app-error.ts';
+import { newId } from '../domain/ids.ts';
+import { isQuoteRequestOpen } from '../domain/lifecycle.ts';
+import { buildOrderTypedData, hashOrderTypedData } from '../domain/order-typed-data.ts';
+import type { Principal } from '../domain/principal.ts';
+import { publicQuoteView } from '../domain/public-views.ts';
+import { quoteTimes } from '../domain/quote-times.ts';
+import type { Quote, QuoteRequest } from '../domain/records.ts';
+import { findAccount } from '../store/accounts-store.ts';
+import { findQuoteRequest } from '../store/quote-requests-store.ts';
+import { expireStaleQuoteOfProvider, insertQuote } from '../store/quotes-store.ts';
+import { UniqueViolationError } from '../store/store-errors.ts';
+import type { QuoteLimits } from './quote-limits.ts';
+import type { QuoteWithRequest } from './quote-reader.ts';
+import type { ServiceDeps } from './service-deps.ts';
+
+export interface QuoteInput {
+  readonly quoteRequestId: string;
+  readonly outputAmount: string;
+  /** Seconds; QUOTE_VALIDITY_SECONDS when absent. */
+  readonly validFor?: number;
+}
+
+/** A liquidity provider prices an open request; the quote carries the typed data the offerer will sign. */
+export interface QuoteCreation {
+  create(principal: Principal, input: QuoteInput): Promise<QuoteWithRequest>;
+}
+
+/** What a new quote is built from, once every check before the transaction has passed. */
+interface QuoteBasis {
+  readonly principal: Principal;
+  readonly request: QuoteRequest;
+  readonly inputChain: Chain;
+  readonly outputChain: Chain;
+  readonly filler: Address;
+  readonly outputAmount: bigint;
+  readonly validFor: number;
+  readonly now: Date;
+}
+
+export function createQuoteCreation(deps: ServiceDeps & { readonly limits: QuoteLimits }): QuoteCreation {
+  const { database, clock, registry, config, chains, chainClock, limits } = deps;
+
+  async function openRequest(id: string, now: Date): Promise<QuoteRequest> {
+    const request = await findQuoteRequest(database.db, id);
+    if (!request) {
+      throw fieldError(
+        'QUOTE_REQUEST_NOT_FOUND',
+        'body.quoteRequestId',
+        `quote request ${id} does not exist`,
+      );
+    }
+    if (!isQuoteRequestOpen(request, now)) {
+      throw fieldError('QUOTE_REQUEST_CLOSED', 'body.quoteRequestId', 'the quote request is no longer open');
+    }
+    return request;
+  }
+
+  async function fillAddress(principal: Principal): Promise<Address> {
+    const account = await findAccount(database.db, principal.accountId);
+    if (!account?.address) {
+      throw new AppError(
+        'FORBIDDEN',
+        'this liquidity provider account has no fill address; ask the operator to set one',
+      );
+    }
+    return account.address as Address;
+  }
+
+  function chainsOf(request: QuoteRequest) {
+    const inputChain = registry.chain(request.inputChain);
+    const outputChain = registry.chain(request.outputChain);
+    if (!inputChain || !outputChain) {
+      throw fieldError(
+        'INVALID_CHAIN',
+        'body.quoteRequestId',
+        `the request names a chain that is no longer supported; supported chains: ${registry.chains.map((c) => c.name).join(', ')}`,
+      );
+    }
+    return { inputChain, outputChain };
+  }
+
+  function buildQuote(basis: QuoteBasis): Quote {
+    const { request, now, validFor } = basis;
+    const times = quoteTimes({
+      now,
+      validForSeconds: validFor,
+      inputChainNow: chainClock.now(request.inputChain),
+      outputChainNow: chainClock.now(request.outputChain),
+      openWindowSeconds: config.openWindowSeconds,
+      fillWindowSeconds: config.fillWindowSeconds,
+    });
+    const typedData = buildOrderTypedData(
+      {
+        offerer: request.offerer,
+        recipient: request.recipient,
+        inputToken: request.inputToken,
+        outputToken: request.outputToken,
+        inputAmount: request.inputAmount,
+        outputAmount: basis.outputAmount,
+        inputChainId: BigInt(basis.inputChain.chainId),
+        outputChainId: BigInt(basis.outputChain.chainId),
+        filler: basis.filler,
+        nonce: BigInt(`0x${randomBytes(16).toString('hex')}`),
+        openDeadline: BigInt(times.openDeadline),
+        fillDeadline: BigInt(times.fillDeadline),
+      },
+      basis.inputChain.contracts.escrow,
+    );
+    return {
+      id: newId('q', now),
+      quoteRequestId: request.id,
+      liquidityProviderId: basis.principal.accountId,
+      orderId: newId('ord', now),
+      outputAmount: basis.outputAmount,
+      startTime: times.startTime,
+      endTime: times.endTime,
+      signingHash: hashOrderTypedData(typedData),
+      typedData,
+      status: 'active',
+      createdAt: now,
+      updatedAt: now,
+    };
+  }
+
+  /** Writes the quote with its event, and expires the LP's stale quote on the request that would block it. */
+  async function insert(quote: Quote, basis: QuoteBasis, held: bigint): Promise<void> {
+    const { request, principal, now } = basis;
+    const accountIds = [principal.accountId, request.accountId];
+    try {
+      await database.transaction(async (trx, uow) => {
+        const stale = await expireStaleQuoteOfProvider(trx, request.id, principal.accountId, now);
+        await limits.checkCoverage(trx, {
+          request,
+          lpAccountId: principal.accountId,
+          filler: basis.filler,
+          held,
+          outputAmount: basis.outputAmount,
+        });
+        await insertQuote(trx, quote);
+        for (const old of stale) {
+          uow.emit({
+            type: 'quote.expired',
+            occurredAt: now,
+            data: publicQuoteView(old, request, now),
+            accountIds,
+          });
+        }
+        uow.emit({
+          type: 'quote.created',
+          occurredAt: now,
+          data: publicQuoteView(quote, request, now),
+          accountIds,
+        });
+      });
+    } catch (error) {
+      if (error instanceof UniqueViolationError) {
+        throw fieldError(
+          'CONFLICT',
+          'body.quoteRequestId',
+          'this liquidity provider already has an active quote on the request; it may quote again once that one ends',
+          { cause: error },
+        );
+      }
+      throw error;
+    }
+  }
+
+  return {
+    async create(principal, input) {
+      const outputAmount = parseAmount(input.outputAmount, 'body.outputAmount');
+      const now = clock.now();
+      const request = await openRequest(input.quoteRequestId, now);
+      const filler = await fillAddress(principal);
+      const { inputChain, outputChain } = chainsOf(request);
+      limits.checkPremium(request, outputAmount);
+      const held = await chains.balanceOf(request.outputChain, request.outputToken, filler, outputAmount);
+      if (held < outputAmount) {
+        throw fieldError(
+          'INSUFFICIENT_BALANCE',
+          'body.outputAmount',
+          `the fill address ${filler} holds ${held} base units of the output token on ${request.outputChain}, less than ${outputAmount}`,
+        );
+      }
+      const validFor = input.validFor ?? config.quoteValiditySeconds;
+      const basis = { principal, request, inputChain, outputChain, filler, outputAmount, validFor, now };
+      const quote = buildQuote(basis);
+      await insert(quote, basis, held);
+      return { quote, request };
+    },
+  };
+}

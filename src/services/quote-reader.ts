@@ -1,0 +1,67 @@
+import { fieldError } from '../domain/app-error.ts';
+import type { QuoteStatus } from '../domain/lifecycle.ts';
+import { type Page, type PageRequest, toPage } from '../domain/pagination.ts';
+import type { Principal } from '../domain/principal.ts';
+import type { Quote, QuoteRequest } from '../domain/records.ts';
+import { findQuoteRequest, findQuoteRequests } from '../store/quote-requests-store.ts';
+import { findQuote, listQuotes } from '../store/quotes-store.ts';
+import type { ServiceDeps } from './service-deps.ts';
+
+export interface QuoteWithRequest {
+  readonly quote: Quote;
+  readonly request: QuoteRequest;
+}
+
+export interface QuoteListQuery {
+  readonly quoteRequestId: string | null;
+  readonly status: QuoteStatus | null;
+}
+
+/** Quotes as their two parties see them: the liquidity provider its own, the money mover those on its requests. */
+export interface QuoteReader {
+  get(principal: Principal, id: string): Promise<QuoteWithRequest>;
+  list(principal: Principal, query: QuoteListQuery, page: PageRequest): Promise<Page<QuoteWithRequest>>;
+}
+
+export function createQuoteReader(deps: Pick<ServiceDeps, 'database' | 'clock'>): QuoteReader {
+  const { database, clock } = deps;
+  return {
+    async get(principal, id) {
+      const quote = await findQuote(database.db, id);
+      const request = quote ? await findQuoteRequest(database.db, quote.quoteRequestId) : null;
+      const visible =
+        quote !== null &&
+        request !== null &&
+        (principal.accountType === 'liquidityProvider'
+          ? quote.liquidityProviderId === principal.accountId
+          : request.accountId === principal.accountId);
+      if (!visible) throw fieldError('QUOTE_NOT_FOUND', 'params.id', `quote ${id} does not exist`);
+      return { quote, request };
+    },
+
+    async list(principal, query, page) {
+      const isLp = principal.accountType === 'liquidityProvider';
+      const now = clock.now();
+      const result = await listQuotes(
+        database.db,
+        {
+          requestOwnerId: isLp ? null : principal.accountId,
+          liquidityProviderId: isLp ? principal.accountId : null,
+          quoteRequestId: query.quoteRequestId,
+          status: query.status,
+          now,
+        },
+        page,
+      );
+      const requests = await findQuoteRequests(
+        database.db,
+        result.items.map((quote) => quote.quoteRequestId),
+      );
+      const items = result.items.flatMap((quote) => {
+        const request = requests.get(quote.quoteRequestId);
+        return request ? [{ quote, request }] : [];
+      });
+      return toPage(items, result.total, page);
+    },
+  };
+}

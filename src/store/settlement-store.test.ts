@@ -1,0 +1,98 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { seedOrderRow } from '../../test/support/order-rows.ts';
+import { openTestDatabase } from '../../test/support/test-database.ts';
+import type { FerryDatabase } from './database.ts';
+import { findOrder } from './orders-store.ts';
+import { noteOrderProblem, transitionOrder } from './settlement-store.ts';
+
+const backend = process.env.FERRY_TEST_PG ? 'PostgreSQL' : 'SQLite';
+
+/** transitionOrder: the one writer of an order's status, its timestamps, and the refund-beats-fill condition. */
+describe(`order transitions on ${backend}`, () => {
+  let database: FerryDatabase;
+  let close: () => Promise<void>;
+  const now = new Date('2026-11-22T12:00:00.000Z');
+
+  beforeAll(async () => {
+    ({ database, close } = await openTestDatabase());
+  });
+  afterAll(async () => {
+    await close?.();
+  });
+
+  async function recordAction(orderId: string, kind: string, status: string, seq = 0) {
+    await database.db
+      .insertInto('chain_actions')
+      .values({
+        id: `act_${orderId}_${kind}_${seq}`,
+        order_id: orderId,
+        kind,
+        seq,
+        chain: 'a',
+        from_address: `0x${'00'.repeat(20)}`,
+        nonce: seq,
+        tx_hash: `0x${orderId}${kind}${seq}`,
+        raw_tx: '0x',
+        status,
+        created_at: now.getTime(),
+        updated_at: now.getTime(),
+        waiting_since: null,
+        fee_capped_at: null,
+      })
+      .execute();
+  }
+
+  it('completing stamps completedAt and clears the reason a settle kept reverting', async () => {
+    const id = await seedOrderRow(database, 'filled');
+    expect(await noteOrderProblem(database.db, id, 'filled', 'settle reverted', now, 'test')).toBe(true);
+    const moved = await transitionOrder(
+      database.db,
+      id,
+      'filled',
+      { status: 'completed', settlementTxHash: '0xabc' },
+      now,
+      'test',
+    );
+    expect(moved).toBe(true);
+    expect(await findOrder(database.db, id)).toMatchObject({
+      status: 'completed',
+      completedAt: now,
+      failureReason: null,
+      settlementTxHash: '0xabc',
+      updatedBy: 'test',
+    });
+  });
+
+  it('moves only from the status it names, and only forward', async () => {
+    const id = await seedOrderRow(database, 'deposited');
+    expect(await transitionOrder(database.db, id, 'created', { status: 'deposited' }, now, 'test')).toBe(
+      false,
+    );
+    await expect(
+      transitionOrder(database.db, id, 'deposited', { status: 'created' }, now, 'test'),
+    ).rejects.toThrow(/no transition deposited → created/);
+    const refunded = { status: 'refunded' as const, failureReason: 'not filled' };
+    expect(await transitionOrder(database.db, id, 'deposited', refunded, now, 'test')).toBe(true);
+    expect(await findOrder(database.db, id)).toMatchObject({ status: 'refunded', completedAt: null });
+  });
+
+  it('a refund written down beats a fill seen later: the move to filled does not happen', async () => {
+    const id = await seedOrderRow(database, 'deposited');
+    await recordAction(id, 'refund', 'recorded');
+    const filled = { status: 'filled' as const, dstChainTxHash: '0xf1' };
+    expect(await transitionOrder(database.db, id, 'deposited', filled, now, 'test')).toBe(false);
+    expect((await findOrder(database.db, id))?.status).toBe('deposited');
+    // Other moves are not held back by it: the chain's refund is followed.
+    expect(await transitionOrder(database.db, id, 'deposited', { status: 'refunded' }, now, 'test')).toBe(
+      true,
+    );
+  });
+
+  it('a refund spent without effect no longer holds the fill back', async () => {
+    const id = await seedOrderRow(database, 'deposited');
+    await recordAction(id, 'refund', 'reverted');
+    const filled = { status: 'filled' as const, dstChainTxHash: '0xf1' };
+    expect(await transitionOrder(database.db, id, 'deposited', filled, now, 'test')).toBe(true);
+    expect(await findOrder(database.db, id)).toMatchObject({ status: 'filled', dstChainTxHash: '0xf1' });
+  });
+});
