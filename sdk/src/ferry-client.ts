@@ -48,7 +48,6 @@ export { type EventSubscription, type SubscribeEventsOptions, subscribeEvents } 
 export type * from './types.js';
 export {
   subscribeWs,
-  type WsChannel,
   type WsStatus,
   type WsSubscribeOptions,
   type WsSubscription,

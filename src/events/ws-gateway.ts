@@ -1,14 +1,12 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { WebSocket } from 'ws';
 import type { ErrorCode, ErrorDetail } from '../domain/app-error.ts';
+import { CHANNELS, type Channel, channelsOf } from '../domain/events.ts';
 import type { Principal } from '../domain/principal.ts';
 import type { FerryMetrics } from '../metrics/ferry-metrics.ts';
 import type { StoredEvent } from '../store/events-store.ts';
 import type { EventFanout } from './event-fanout.ts';
 import { eventWire } from './stream-event.ts';
-
-export const CHANNELS = ['public', 'quoteRequests', 'account'] as const;
-export type Channel = (typeof CHANNELS)[number];
 
 /** Close codes, documented in docs/events.md. */
 export const WS_CLOSE = {
@@ -124,15 +122,10 @@ function checkAccess(principal: Principal | null, channels: readonly Channel[]):
   });
 }
 
+/** The event catalogue says which channels carry an event; `account` then narrows to the accounts it names. */
 function matches(channel: Channel, event: StoredEvent, principal: Principal | null): boolean {
-  switch (channel) {
-    case 'public':
-      return true;
-    case 'quoteRequests':
-      return event.type === 'quoteRequest.created';
-    case 'account':
-      return principal !== null && event.accountIds.includes(principal.accountId);
-  }
+  if (!channelsOf(event.type).includes(channel)) return false;
+  return channel !== 'account' || (principal !== null && event.accountIds.includes(principal.accountId));
 }
 
 /**
