@@ -54,7 +54,7 @@ export type paths = {
         };
         /**
          * Get a Sign-In with Ethereum nonce
-         * @description A fresh nonce for an EIP-4361 message. Single use; valid for 10 minutes.
+         * @description A fresh nonce for an EIP-4361 message. Single use; valid for 10 min.
          */
         get: operations["getSignInNonce"];
         put?: never;
@@ -422,7 +422,7 @@ export type paths = {
         };
         /**
          * Live events (WebSocket)
-         * @description Upgrade to a WebSocket. Authenticate with x-api-key, Authorization: Bearer, or `?token=` (API key or session token); without credentials only the `public` channel is available. Send `{"op":"subscribe","channels":["public"|"quoteRequests"|"account"]}`, `unsubscribe`, or `ping`. At most 3 concurrent WebSockets per API key, session, or anonymous IP (429 STREAM_LIMIT before the upgrade). At most 20 messages per second per connection (burst 50): beyond, an error frame RATE_LIMITED, then close 1008. When the credential ends (logout, expiry, revocation) the server closes with 4001. A plain GET without the upgrade is 400. See docs/events.md for frames and close codes.
+         * @description Upgrade to a WebSocket. Authenticate with x-api-key, Authorization: Bearer, or `?token=` (API key or session token); without credentials only the `public` channel is available. Send `{"op":"subscribe","channels":["public"|"quoteRequests"|"account"]}`, `unsubscribe`, or `ping`. At most 3 concurrent WebSockets per API key, session, or anonymous IP (429 STREAM_LIMIT before the upgrade). At most 20 messages per second per connection (burst 50): beyond, an error frame RATE_LIMITED, then close 1008; a message over 16 KiB closes with 1009. When the credential ends (logout, expiry, revocation) the server closes with 4001. A plain GET without the upgrade is 400. See docs/events.md for frames and close codes.
          */
         get: operations["openWebSocket"];
         put?: never;

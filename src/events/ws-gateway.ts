@@ -18,17 +18,19 @@ export const WS_CLOSE = {
   credentialEnded: 4001,
 } as const;
 
-/** Client messages per connection: a token bucket holding 50, refilled at 20 per second. */
-const MESSAGE_BURST = 50;
-const MESSAGES_PER_SECOND = 20;
+/** Client messages per connection (WS_MESSAGES_PER_SECOND, WS_MESSAGE_BURST): a token bucket. */
+export interface MessageRate {
+  readonly messagesPerSecond: number;
+  readonly messageBurst: number;
+}
 
 /** True while the connection is within its message rate; each call spends one message. */
-function messageBucket(): () => boolean {
-  let tokens = MESSAGE_BURST;
+function messageBucket({ messagesPerSecond, messageBurst }: MessageRate): () => boolean {
+  let tokens = messageBurst;
   let refilledAt = performance.now();
   return () => {
     const now = performance.now();
-    tokens = Math.min(MESSAGE_BURST, tokens + ((now - refilledAt) / 1000) * MESSAGES_PER_SECOND);
+    tokens = Math.min(messageBurst, tokens + ((now - refilledAt) / 1000) * messagesPerSecond);
     refilledAt = now;
     if (tokens < 1) return false;
     tokens -= 1;
@@ -140,6 +142,7 @@ export function serveWebSocket(
     fanout: EventFanout;
     heartbeatMs: number;
     maxBufferBytes: number;
+    messageRate: MessageRate;
     log: FastifyBaseLogger;
     metrics: FerryMetrics;
   },
@@ -181,7 +184,7 @@ export function serveWebSocket(
     unsubscribe();
   });
 
-  const withinRate = messageBucket();
+  const withinRate = messageBucket(options.messageRate);
   let limited = false;
   socket.on('message', (raw, isBinary) => {
     if (limited) return;
@@ -189,7 +192,8 @@ export function serveWebSocket(
       // One answer, then the connection ends: a client this fast is not reading its replies anyway.
       limited = true;
       metrics.rateLimitRefusals.inc({ limit: 'ws-message' });
-      const message = `more than ${MESSAGES_PER_SECOND} messages per second (burst ${MESSAGE_BURST})`;
+      const { messagesPerSecond, messageBurst } = options.messageRate;
+      const message = `more than ${messagesPerSecond} messages per second (burst ${messageBurst})`;
       send({ op: 'error', code: 'RATE_LIMITED', error: message, details: [{ path: 'message', message }] });
       socket.close(WS_CLOSE.policyViolation, 'message rate limit exceeded');
       setTimeout(() => socket.terminate(), 5000).unref();

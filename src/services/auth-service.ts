@@ -17,8 +17,6 @@ import {
 import { hashSecret } from './account-service.ts';
 import type { ServiceDeps } from './service-deps.ts';
 
-const NONCE_TTL_MS = 10 * 60 * 1000;
-
 const unauthorized = (message: string, path: string) => fieldError('UNAUTHORIZED', path, message);
 
 export function createAuthService({
@@ -82,10 +80,14 @@ export function createAuthService({
   }
 
   return {
-    /** A single-use nonce, valid for 10 minutes; the expiry sweeper deletes it if it is never used. */
+    /** A single-use nonce, valid for SIWE_NONCE_TTL_SECONDS; the expiry sweeper deletes it if it is never used. */
     async issueNonce(): Promise<string> {
       const nonce = generateSiweNonce();
-      await insertNonce(database.db, nonce, new Date(clock.now().getTime() + NONCE_TTL_MS));
+      await insertNonce(
+        database.db,
+        nonce,
+        new Date(clock.now().getTime() + config.siweNonceTtlSeconds * 1000),
+      );
       return nonce;
     },
 
