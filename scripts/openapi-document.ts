@@ -13,7 +13,8 @@ import { createApp } from '../src/app.ts';
 import { createChainRegistry } from '../src/chains/chain-registry.ts';
 import { loadConfig } from '../src/config/config.ts';
 
-export async function buildOpenApiDocument(): Promise<OpenAPI3> {
+/** `settings`: environment variables on top of the defaults (the limits the descriptions quote come from them). */
+export async function buildOpenApiDocument(settings: Record<string, string> = {}): Promise<OpenAPI3> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ferry-openapi-'));
   const config = loadConfig({
     DATA_DIR: dataDir,
@@ -22,6 +23,7 @@ export async function buildOpenApiDocument(): Promise<OpenAPI3> {
     LOG_LEVEL: 'silent',
     WORKER: 'false',
     PORT: '0',
+    ...settings,
   });
   const zero = (n: number) => `0x${n.toString(16).padStart(40, '0')}`;
   const registry = createChainRegistry({

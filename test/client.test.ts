@@ -119,6 +119,7 @@ describe('typed client SDK (@ferry/client) against a running Ferry', () => {
         replayMaxEvents: 10_000,
         maxBufferBytes: 1 << 20,
         pollMs: 500,
+        replayMaxPending: 10_000,
       },
     });
     mmAccount = await h.createAccount('moneyMover', 'sdk money mover');

@@ -22,6 +22,7 @@ describe('server-sent events', () => {
         replayMaxEvents: 5,
         maxBufferBytes: 1024 * 1024,
         pollMs: 500,
+        replayMaxPending: 10_000,
       },
     });
     url = `${h.baseUrl}/api/public/stream`;

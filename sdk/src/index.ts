@@ -17,7 +17,6 @@ export { type EventSubscription, type SubscribeEventsOptions, subscribeEvents } 
 export type * from './types.js';
 export {
   subscribeWs,
-  type WsChannel,
   type WsStatus,
   type WsSubscribeOptions,
   type WsSubscription,

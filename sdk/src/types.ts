@@ -85,33 +85,13 @@ export type Session = VerifyResult['session'];
 export type LogoutResult = Ok<'/auth/logout', 'post'>;
 export type HealthResult = Ok<'/healthz', 'get'>;
 
+/** The public view of a quote request, carried by `quoteRequest.*` events. */
+export type PublicQuoteRequest = components['schemas']['PublicQuoteRequest'];
 /**
- * The public view of a quote request carried by `quoteRequest.*` events (not an HTTP response, so written here:
- * keep in step with src/domain/public-views.ts).
+ * One event of the event log, as both the SSE stream and the WebSocket deliver it (docs/events.md): a union on
+ * `type`, generated from the server's event catalogue.
  */
-export interface PublicQuoteRequest {
-  id: string;
-  inputToken: string;
-  outputToken: string;
-  inputAmount: string;
-  inputChain: string;
-  outputChain: string;
-  status: QuoteRequestStatus;
-  createdAt: string;
-  expiresAt: string;
-}
-
-interface EventOf<T extends string, D> {
-  /** Increases monotonically; pass the last one seen as `lastEventId` to resume the SSE stream. */
-  id: number;
-  type: T;
-  occurredAt: string;
-  data: D;
-}
-
-/** One event of the event log, as both the SSE stream and the WebSocket deliver it (docs/events.md). */
-export type FerryEvent =
-  | EventOf<'quoteRequest.created' | 'quoteRequest.expired', PublicQuoteRequest>
-  | EventOf<'quote.created' | 'quote.accepted' | 'quote.declined' | 'quote.expired', PublicQuote>
-  | EventOf<'order.created' | 'order.updated', PublicOrder>;
+export type FerryEvent = components['schemas']['FerryEvent'];
 export type FerryEventType = FerryEvent['type'];
+/** A WebSocket channel: `public`, `quoteRequests` (liquidity providers) or `account`. */
+export type WsChannel = components['schemas']['WsChannel'];

@@ -1,10 +1,9 @@
 import { FerryApiError, type FerryErrorCode } from './ferry-error.js';
-import type { ErrorDetail, FerryEvent } from './types.js';
+import type { ErrorDetail, FerryEvent, WsChannel } from './types.js';
 
 /** Close code the server sends when the connection's credential ends (logout, revocation, session expiry). */
 const CREDENTIAL_ENDED = 4001;
 
-export type WsChannel = 'public' | 'quoteRequests' | 'account';
 export type WsStatus = 'connecting' | 'open' | 'subscribed' | 'closed';
 
 export interface WsSubscribeOptions {

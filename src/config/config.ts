@@ -1,8 +1,8 @@
 import fs from 'node:fs';
-import { isIP } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { LOG_FORMATS, type LogFormatSetting } from '../process/log-format.ts';
+import { bool, int, oneOf, privateKey, type Setting, text, trustProxySetting } from './setting-parsers.ts';
 
 /** Everything Ferry reads from its environment, parsed once at start. */
 export interface Config {
@@ -31,6 +31,15 @@ export interface Config {
     readonly maxBufferBytes: number;
     /** Fallback poll of the event log, for writers that could not notify (another process without Redis). */
     readonly pollMs: number;
+    /** Live events held for an SSE client while its replay is written; past it the client is cut off. */
+    readonly replayMaxPending: number;
+  };
+  readonly webSocket: {
+    /** Client messages per connection: a token bucket of `messageBurst`, refilled at `messagesPerSecond`. */
+    readonly messagesPerSecond: number;
+    readonly messageBurst: number;
+    /** A bigger client message closes the connection with 1009. */
+    readonly maxMessageBytes: number;
   };
   /**
    * Which proxies may name the client IP in `X-Forwarded-For`: none (false), the last N hops, or the listed
@@ -48,6 +57,8 @@ export interface Config {
   /** How often each chain's latest block time is read, to compute deadlines on the chain's clock. */
   readonly chainClockRefreshMs: number;
   readonly sessionTtlSeconds: number;
+  /** How long a sign-in nonce may be used. */
+  readonly siweNonceTtlSeconds: number;
   readonly siweDomains: readonly string[];
   readonly rateLimits: { readonly apiKey: number; readonly session: number; readonly ip: number };
   readonly signIn: {
@@ -57,11 +68,15 @@ export interface Config {
     readonly sessionsPerAddress: number;
   };
   readonly bodyLimitBytes: number;
+  /** Request line and headers together; Node's HTTP parser refuses more (400). */
+  readonly headerLimitBytes: number;
   /** When set, `GET /metrics` requires `Authorization: Bearer <token>`. Secret: never logged. */
   readonly metricsToken: string | null;
   /** `ferry worker` only: the port its own `GET /metrics` listens on; null serves none. */
   readonly metricsPort: number | null;
   readonly expirySweepMs: number;
+  /** How long an Idempotency-Key's stored response is replayed; the expiry sweep deletes older ones. */
+  readonly idempotencyTtlSeconds: number;
   readonly worker: {
     readonly enabled: boolean;
     readonly pollMs: number;
@@ -86,107 +101,6 @@ export class ConfigError extends Error {
 type Env = Readonly<Record<string, string | undefined>>;
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
-
-/** How one environment variable is read: its default, how an operator sees it, and how a raw value parses. */
-interface Setting<T> {
-  readonly fallback: T;
-  /** The default as `ferry start --help` and docs/configuration.md show it. */
-  readonly shown: string;
-  readonly doc: string;
-  /** The value, or what is wrong with the raw text (the message starts after the variable's name). */
-  parse(raw: string): { value: T } | { problem: string };
-}
-
-const int = (fallback: number, min: number, max: number, doc: string): Setting<number> => ({
-  fallback,
-  shown: String(fallback),
-  doc,
-  parse(raw) {
-    const value = Number(raw);
-    return Number.isInteger(value) && value >= min && value <= max
-      ? { value }
-      : { problem: `must be an integer from ${min} to ${max}, got "${raw}"` };
-  },
-});
-const bool = (fallback: boolean, doc: string): Setting<boolean> => ({
-  fallback,
-  shown: String(fallback),
-  doc,
-  parse(raw) {
-    if (raw === 'true' || raw === '1') return { value: true };
-    if (raw === 'false' || raw === '0') return { value: false };
-    return { problem: `must be true or false, got "${raw}"` };
-  },
-});
-/** Free text; `check` returns a problem or null. `shown` overrides how the default reads. */
-const text = <T extends string | null>(
-  fallback: T,
-  doc: string,
-  options: { shown?: string; check?: (raw: string) => string | null } = {},
-): Setting<T | string> => ({
-  fallback,
-  shown: options.shown ?? (fallback === null ? 'unset' : String(fallback)),
-  doc,
-  parse(raw) {
-    const problem = options.check?.(raw) ?? null;
-    return problem ? { problem } : { value: raw };
-  },
-});
-const oneOf = <T extends string>(values: readonly T[], fallback: T, doc: string): Setting<T> => ({
-  fallback,
-  shown: fallback,
-  doc: `${doc} (${values.join(', ')})`,
-  parse: (raw) =>
-    (values as readonly string[]).includes(raw)
-      ? { value: raw as T }
-      : { problem: `must be one of ${values.join(', ')}` },
-});
-/** A secret: the value itself never goes into a message. */
-const privateKey = (doc: string): Setting<`0x${string}` | null> => ({
-  fallback: null,
-  shown: 'devnets: anvil account 1',
-  doc,
-  parse: (raw) =>
-    /^0x[0-9a-fA-F]{64}$/.test(raw)
-      ? { value: raw as `0x${string}` }
-      : { problem: 'must be a 0x-prefixed 32-byte hex private key' },
-});
-
-/** A CIDR or a plain IPv4/IPv6 address. */
-function isAddressOrCidr(value: string): boolean {
-  const [address = '', bits, ...rest] = value.split('/');
-  const family = isIP(address);
-  if (family === 0 || rest.length > 0) return false;
-  if (bits === undefined) return true;
-  return /^\d{1,3}$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128);
-}
-
-/** `false`/`0`, a hop count, or a comma list of proxy addresses/CIDRs. `true` is refused: see Config.trustProxy. */
-const trustProxySetting = (): Setting<false | number | readonly string[]> => ({
-  fallback: false,
-  shown: 'false',
-  doc: 'proxies trusted for X-Forwarded-For: false, a hop count (1-10), or addresses/CIDRs',
-  parse(raw) {
-    if (raw === 'false' || raw === '0') return { value: false };
-    if (raw === 'true') {
-      return {
-        problem:
-          '=true is refused: it lets a client choose its own IP; set the number of proxy hops (e.g. 1) or the proxy addresses',
-      };
-    }
-    if (/^\d+$/.test(raw)) {
-      return Number(raw) <= 10
-        ? { value: Number(raw) }
-        : { problem: `must be false, a hop count from 1 to 10, or proxy addresses; got "${raw}"` };
-    }
-    const list = raw.split(',').map((entry) => entry.trim());
-    const bad = list.filter((entry) => !isAddressOrCidr(entry));
-    if (bad.length === 0) return { value: Object.freeze(list) };
-    return {
-      problem: `must be false, a hop count, or a comma list of proxy addresses/CIDRs; "${bad.join('", "')}" is not one`,
-    };
-  },
-});
 
 /**
  * Every environment variable Ferry reads, in the order `ferry start --help` lists them. An unset or empty
@@ -235,6 +149,23 @@ export const SETTINGS = {
   STREAM_HEARTBEAT_MS: int(15_000, 10, 300_000, 'SSE heartbeat and WebSocket ping interval'),
   STREAM_REPLAY_MAX_EVENTS: int(10_000, 1, 1_000_000, 'missed events an SSE reconnect may replay'),
   STREAM_POLL_MS: int(500, 10, 60_000, 'fallback poll of the event log'),
+  STREAM_MAX_BUFFER_BYTES: int(
+    1_048_576,
+    16_384,
+    1_073_741_824,
+    'unsent bytes after which a stream client is cut off',
+  ),
+  STREAM_REPLAY_MAX_PENDING: int(
+    10_000,
+    100,
+    1_000_000,
+    'live events held for an SSE client during its replay before it is cut off',
+  ),
+  WS_MESSAGES_PER_SECOND: int(20, 1, 10_000, 'WebSocket client messages per second per connection'),
+  WS_MESSAGE_BURST: int(50, 1, 100_000, 'WebSocket client messages allowed in a burst'),
+  WS_MAX_MESSAGE_BYTES: int(16_384, 256, 1_048_576, 'largest WebSocket client message (close 1009 beyond)'),
+  BODY_LIMIT_BYTES: int(65_536, 1024, 16_777_216, 'largest request body (413 PAYLOAD_TOO_LARGE beyond)'),
+  HEADER_LIMIT_BYTES: int(16_384, 1024, 1_048_576, 'largest request line and headers together (400 beyond)'),
   TRUST_PROXY: trustProxySetting(),
   QUOTE_REQUEST_TTL_SECONDS: int(120, 5, 86_400, 'how long a quote request stays open'),
   BALANCE_CACHE_MS: int(1000, 0, 60_000, 'reuse of a covering balance reading (0: read every time)'),
@@ -244,6 +175,7 @@ export const SETTINGS = {
   MAX_QUOTE_PREMIUM_BPS: int(1000, 0, 1_000_000, 'most a quote may pay above the input amount, in bps'),
   CHAIN_CLOCK_REFRESH_MS: int(5000, 100, 300_000, "how often each chain's latest block time is read"),
   SESSION_TTL_SECONDS: int(86_400, 60, 30 * 86_400, 'lifetime of a Sign-In with Ethereum session'),
+  SIWE_NONCE_TTL_SECONDS: int(600, 10, 86_400, 'how long a sign-in nonce may be used'),
   SIWE_DOMAINS: text(null, 'comma-separated domains accepted in sign-in messages', {
     shown: '<HOST>:<PORT>,localhost:<PORT>',
   }),
@@ -253,6 +185,7 @@ export const SETTINGS = {
   RATE_LIMIT_SIGN_IN: int(10, 1, 1_000_000, 'POST /auth/verify per minute per client IP'),
   SESSIONS_PER_ADDRESS: int(5, 1, 1000, 'live sign-in sessions per address (a new one ends the oldest)'),
   EXPIRY_SWEEP_MS: int(1000, 50, 60_000, 'interval of the expiry sweep'),
+  IDEMPOTENCY_TTL_SECONDS: int(86_400, 60, 30 * 86_400, 'how long an Idempotency-Key replays its response'),
   WORKER: bool(true, 'run the settlement worker inside ferry start'),
   WORKER_POLL_MS: int(500, 20, 60_000, 'how often the worker looks for orders to move'),
   WORKER_LEASE_MS: int(30_000, 500, 600_000, 'how long a worker holds an order before another may take it'),
@@ -342,8 +275,14 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       maxPerClient: s.STREAM_LIMIT,
       heartbeatMs: s.STREAM_HEARTBEAT_MS,
       replayMaxEvents: s.STREAM_REPLAY_MAX_EVENTS,
-      maxBufferBytes: 1024 * 1024,
+      maxBufferBytes: s.STREAM_MAX_BUFFER_BYTES,
       pollMs: s.STREAM_POLL_MS,
+      replayMaxPending: s.STREAM_REPLAY_MAX_PENDING,
+    },
+    webSocket: {
+      messagesPerSecond: s.WS_MESSAGES_PER_SECOND,
+      messageBurst: s.WS_MESSAGE_BURST,
+      maxMessageBytes: s.WS_MAX_MESSAGE_BYTES,
     },
     trustProxy: s.TRUST_PROXY,
     quoteRequestTtlSeconds: s.QUOTE_REQUEST_TTL_SECONDS,
@@ -354,16 +293,19 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     maxQuotePremiumBps: s.MAX_QUOTE_PREMIUM_BPS,
     chainClockRefreshMs: s.CHAIN_CLOCK_REFRESH_MS,
     sessionTtlSeconds: s.SESSION_TTL_SECONDS,
+    siweNonceTtlSeconds: s.SIWE_NONCE_TTL_SECONDS,
     siweDomains: list(s.SIWE_DOMAINS ?? `${s.HOST}:${s.PORT},localhost:${s.PORT}`),
     rateLimits: { apiKey: s.RATE_LIMIT_API_KEY, session: s.RATE_LIMIT_SESSION, ip: s.RATE_LIMIT_IP },
     signIn: {
       perIpPerMinute: s.RATE_LIMIT_SIGN_IN,
       sessionsPerAddress: s.SESSIONS_PER_ADDRESS,
     },
-    bodyLimitBytes: 64 * 1024,
+    bodyLimitBytes: s.BODY_LIMIT_BYTES,
+    headerLimitBytes: s.HEADER_LIMIT_BYTES,
     metricsToken: s.METRICS_TOKEN,
     metricsPort: s.METRICS_PORT === null ? null : Number(s.METRICS_PORT),
     expirySweepMs: s.EXPIRY_SWEEP_MS,
+    idempotencyTtlSeconds: s.IDEMPOTENCY_TTL_SECONDS,
     worker: {
       enabled: s.WORKER,
       pollMs: s.WORKER_POLL_MS,

@@ -7,8 +7,6 @@ import type { EventFanout } from './event-fanout.ts';
 import { eventWire } from './stream-event.ts';
 
 const REPLAY_PAGE = 500;
-/** Live events held while a replay is written; a client this far behind is cut off like a slow one. */
-const MAX_PENDING = 10_000;
 
 export interface SseOptions {
   readonly res: ServerResponse;
@@ -19,6 +17,8 @@ export interface SseOptions {
   /** From Last-Event-ID (or ?lastEventId): replay what came after it. Null: live events only. */
   readonly lastEventId: number | null;
   readonly replayMaxEvents: number;
+  /** Live events held while the replay is written; a client this far behind is cut off like a slow one. */
+  readonly replayMaxPending: number;
   readonly heartbeatMs: number;
   readonly maxBufferBytes: number;
   readonly log: FastifyBaseLogger;
@@ -79,7 +79,7 @@ export function openSseStream(options: SseOptions): SseStream {
   const unsubscribe = fanout.subscribe((event) => {
     if (pending === null) return send(event);
     pending.push(event);
-    if (pending.length > MAX_PENDING) cutOff('too many live events during replay');
+    if (pending.length > options.replayMaxPending) cutOff('too many live events during replay');
   });
   const livePosition = fanout.position;
 

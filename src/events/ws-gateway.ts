@@ -1,14 +1,12 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { WebSocket } from 'ws';
 import type { ErrorCode, ErrorDetail } from '../domain/app-error.ts';
+import { CHANNELS, type Channel, channelsOf } from '../domain/events.ts';
 import type { Principal } from '../domain/principal.ts';
 import type { FerryMetrics } from '../metrics/ferry-metrics.ts';
 import type { StoredEvent } from '../store/events-store.ts';
 import type { EventFanout } from './event-fanout.ts';
 import { eventWire } from './stream-event.ts';
-
-export const CHANNELS = ['public', 'quoteRequests', 'account'] as const;
-export type Channel = (typeof CHANNELS)[number];
 
 /** Close codes, documented in docs/events.md. */
 export const WS_CLOSE = {
@@ -20,17 +18,19 @@ export const WS_CLOSE = {
   credentialEnded: 4001,
 } as const;
 
-/** Client messages per connection: a token bucket holding 50, refilled at 20 per second. */
-const MESSAGE_BURST = 50;
-const MESSAGES_PER_SECOND = 20;
+/** Client messages per connection (WS_MESSAGES_PER_SECOND, WS_MESSAGE_BURST): a token bucket. */
+export interface MessageRate {
+  readonly messagesPerSecond: number;
+  readonly messageBurst: number;
+}
 
 /** True while the connection is within its message rate; each call spends one message. */
-function messageBucket(): () => boolean {
-  let tokens = MESSAGE_BURST;
+function messageBucket({ messagesPerSecond, messageBurst }: MessageRate): () => boolean {
+  let tokens = messageBurst;
   let refilledAt = performance.now();
   return () => {
     const now = performance.now();
-    tokens = Math.min(MESSAGE_BURST, tokens + ((now - refilledAt) / 1000) * MESSAGES_PER_SECOND);
+    tokens = Math.min(messageBurst, tokens + ((now - refilledAt) / 1000) * messagesPerSecond);
     refilledAt = now;
     if (tokens < 1) return false;
     tokens -= 1;
@@ -124,15 +124,10 @@ function checkAccess(principal: Principal | null, channels: readonly Channel[]):
   });
 }
 
+/** The event catalogue says which channels carry an event; `account` then narrows to the accounts it names. */
 function matches(channel: Channel, event: StoredEvent, principal: Principal | null): boolean {
-  switch (channel) {
-    case 'public':
-      return true;
-    case 'quoteRequests':
-      return event.type === 'quoteRequest.created';
-    case 'account':
-      return principal !== null && event.accountIds.includes(principal.accountId);
-  }
+  if (!channelsOf(event.type).includes(channel)) return false;
+  return channel !== 'account' || (principal !== null && event.accountIds.includes(principal.accountId));
 }
 
 /**
@@ -147,6 +142,7 @@ export function serveWebSocket(
     fanout: EventFanout;
     heartbeatMs: number;
     maxBufferBytes: number;
+    messageRate: MessageRate;
     log: FastifyBaseLogger;
     metrics: FerryMetrics;
   },
@@ -188,7 +184,7 @@ export function serveWebSocket(
     unsubscribe();
   });
 
-  const withinRate = messageBucket();
+  const withinRate = messageBucket(options.messageRate);
   let limited = false;
   socket.on('message', (raw, isBinary) => {
     if (limited) return;
@@ -196,7 +192,8 @@ export function serveWebSocket(
       // One answer, then the connection ends: a client this fast is not reading its replies anyway.
       limited = true;
       metrics.rateLimitRefusals.inc({ limit: 'ws-message' });
-      const message = `more than ${MESSAGES_PER_SECOND} messages per second (burst ${MESSAGE_BURST})`;
+      const { messagesPerSecond, messageBurst } = options.messageRate;
+      const message = `more than ${messagesPerSecond} messages per second (burst ${messageBurst})`;
       send({ op: 'error', code: 'RATE_LIMITED', error: message, details: [{ path: 'message', message }] });
       socket.close(WS_CLOSE.policyViolation, 'message rate limit exceeded');
       setTimeout(() => socket.terminate(), 5000).unref();

@@ -1,6 +1,7 @@
 import '@fastify/rate-limit';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, type ErrorDetail } from '../domain/app-error.ts';
+import { formatBytes } from '../domain/limit-text.ts';
 import { StoreUnavailableError, storeError } from '../store/store-errors.ts';
 
 interface AjvIssue {
@@ -41,6 +42,7 @@ export function validationDetails(context: string, issues: readonly AjvIssue[]):
 
 function toAppError(
   error: FastifyError & { validation?: AjvIssue[]; validationContext?: string },
+  bodyLimitBytes: number,
 ): AppError | null {
   if (error instanceof AppError) return error;
   if (error.validation) {
@@ -49,9 +51,11 @@ function toAppError(
   }
   switch (error.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return new AppError('PAYLOAD_TOO_LARGE', 'the request body is larger than 64 KiB', [
-        { path: 'body', message: 'larger than 64 KiB' },
-      ]);
+      return new AppError(
+        'PAYLOAD_TOO_LARGE',
+        `the request body is larger than ${formatBytes(bodyLimitBytes)}`,
+        [{ path: 'body', message: `larger than ${formatBytes(bodyLimitBytes)}` }],
+      );
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return new AppError('UNSUPPORTED_MEDIA_TYPE', 'send the body as application/json', [
         { path: 'headers.content-type', message: 'must be application/json' },
@@ -95,7 +99,8 @@ export function sendError(reply: FastifyReply, error: AppError): FastifyReply {
 /** One place decides every error body; unknown errors are logged with context and answered without internals. */
 export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
-    const appError = toAppError(error);
+    // The limit the body was held to: BODY_LIMIT_BYTES, unless a route set its own.
+    const appError = toAppError(error, request.routeOptions.bodyLimit ?? app.initialConfig.bodyLimit ?? 0);
     if (appError) {
       if (appError.statusCode >= 500) request.log.warn({ err: error }, appError.message);
       return sendError(reply, appError);

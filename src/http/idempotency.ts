@@ -27,7 +27,7 @@ const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 /**
  * `Idempotency-Key` on POST: the first request with a key runs and its response (below 500) is stored;
  * the same key and body replays it; the same key with another body is 409 IDEMPOTENCY_KEY_REUSED.
- * Keys are scoped per credential (or client IP when anonymous) and kept for 24 hours. Routes that answer with a
+ * Keys are scoped per credential (or client IP when anonymous) and kept for IDEMPOTENCY_TTL_SECONDS. Routes that answer with a
  * credential (sign-in) opt out: a stored copy would be a live token kept in plain text, replayable by anyone
  * who repeats the request.
  */

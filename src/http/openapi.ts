@@ -1,6 +1,8 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
+import type { Config } from '../config/config.ts';
+import { formatBytes, formatDuration } from '../domain/limit-text.ts';
 import { etagOf } from './conditional-get.ts';
 import { DOCS_THEME } from './docs-theme.ts';
 import './request-context.ts';
@@ -9,7 +11,8 @@ import './request-context.ts';
  * The OpenAPI 3.1 document is generated from the very TypeBox schemas that validate requests,
  * so the reference cannot drift from the behaviour.
  */
-export async function installOpenApi(app: FastifyInstance): Promise<void> {
+export async function installOpenApi(app: FastifyInstance, config: Config): Promise<void> {
+  const { rateLimits, signIn } = config;
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -20,12 +23,12 @@ export async function installOpenApi(app: FastifyInstance): Promise<void> {
         description:
           'Cross-chain stablecoin swaps: quote requests, competing quotes, EIP-712 signed orders, escrow settlement. ' +
           'Errors always have the body `{error, code, details: [{path, message}]}`. ' +
-          'Rate limits: 100/min per API key, 60/min per session, 120/min per IP for anonymous calls, and 10 sign-ins ' +
+          `Rate limits: ${rateLimits.apiKey}/min per API key, ${rateLimits.session}/min per session, ${rateLimits.ip}/min per IP for anonymous calls, and ${signIn.perIpPerMinute} sign-ins ` +
           '(POST /auth/verify) per minute per IP; every response carries RateLimit-Limit, RateLimit-Remaining and ' +
           'RateLimit-Reset, and a 429 adds Retry-After. ' +
-          'POST requests accept an Idempotency-Key header (kept 24 h; same key and body replays the stored response, ' +
+          `POST requests accept an Idempotency-Key header (kept ${formatDuration(config.idempotencyTtlSeconds)}; same key and body replays the stored response, ` +
           'same key with another body is 409 IDEMPOTENCY_KEY_REUSED; ignored on /auth/*, whose answers hold ' +
-          'credentials). Request bodies over 64 KiB are 413.',
+          `credentials). Request bodies over ${formatBytes(config.bodyLimitBytes)} are 413.`,
       },
       components: {
         securitySchemes: {

@@ -4,6 +4,7 @@ import type { ChainRegistry } from '../chains/chain-registry.ts';
 import type { Config } from '../config/config.ts';
 import { AppError } from '../domain/app-error.ts';
 import type { Clock } from '../domain/clock.ts';
+import { formatBytes } from '../domain/limit-text.ts';
 import type { Realtime } from '../events/realtime.ts';
 import type { FerryMetrics } from '../metrics/ferry-metrics.ts';
 import type { AccountService } from '../services/account-service.ts';
@@ -72,6 +73,7 @@ export async function createServer(deps: ServerDeps): Promise<FerryApp> {
   const app = Fastify({
     loggerInstance: requestLogger(deps.log),
     bodyLimit: deps.config.bodyLimitBytes,
+    http: { maxHeaderSize: deps.config.headerLimitBytes },
     trustProxy: trustedProxies(deps.config.trustProxy),
     return503OnClosing: true,
     logController: new DebugRequestLog(),
@@ -84,12 +86,12 @@ export async function createServer(deps: ServerDeps): Promise<FerryApp> {
       sendError(reply, new AppError('VALIDATION_ERROR', message, [{ path: 'url', message }]));
     },
     // Node's HTTP parser refuses some requests before Fastify routes them (request line and headers over
-    // 16 KiB, malformed HTTP): answer those with the documented error body as well, not Fastify's default one.
+    // HEADER_LIMIT_BYTES, malformed HTTP): answer those with the documented error body as well, not Fastify's default one.
     clientErrorHandler: (error: NodeJS.ErrnoException, socket) => {
       if (error.code === 'ECONNRESET' || socket.destroyed) return;
       const overflow = error.code === 'HPE_HEADER_OVERFLOW';
       const message = overflow
-        ? 'the URL and headers are larger than 16 KiB'
+        ? `the URL and headers are larger than ${formatBytes(deps.config.headerLimitBytes)}`
         : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
           ? 'the request was not received in time'
           : 'the request is not valid HTTP';
@@ -116,7 +118,7 @@ export async function createServer(deps: ServerDeps): Promise<FerryApp> {
   installHttpMetrics(app, deps.metrics);
   // Before the OpenAPI plugin: the rate limit applies to routes registered after it, /docs included.
   await installRateLimit(app, deps.config, deps.realtime.redis, deps.metrics);
-  await installOpenApi(app);
+  await installOpenApi(app, deps.config);
   installErrorHandling(app);
   installConditionalGet(app);
   installIdempotency(app, deps);

@@ -17,13 +17,11 @@ import {
 import { hashSecret } from './account-service.ts';
 import type { ServiceDeps } from './service-deps.ts';
 
-const NONCE_TTL_MS = 10 * 60 * 1000;
-
 const unauthorized = (message: string, path: string) => fieldError('UNAUTHORIZED', path, message);
 
 /** Sign-In with Ethereum sessions and the resolution of credentials (API keys, session tokens) to principals. */
 export interface AuthService {
-  /** A single-use nonce, valid for 10 minutes; the expiry sweeper deletes it if it is never used. */
+  /** A single-use nonce, valid for SIWE_NONCE_TTL_SECONDS; the expiry sweeper deletes it if it is never used. */
   issueNonce(): Promise<string>;
   /** Verifies a signed sign-in message and opens a session for the wallet's money-mover account. */
   verify(input: SignInInput): Promise<SignedIn>;
@@ -115,7 +113,11 @@ export function createAuthService({
   return {
     async issueNonce(): Promise<string> {
       const nonce = generateSiweNonce();
-      await insertNonce(database.db, nonce, new Date(clock.now().getTime() + NONCE_TTL_MS));
+      await insertNonce(
+        database.db,
+        nonce,
+        new Date(clock.now().getTime() + config.siweNonceTtlSeconds * 1000),
+      );
       return nonce;
     },
 

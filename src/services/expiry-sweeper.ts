@@ -9,7 +9,6 @@ import type { ServiceDeps } from './service-deps.ts';
 const BATCH = 500;
 /** Up to 5,000 requests and 5,000 quotes per pass (one pass a second by default). */
 const MAX_BATCHES_PER_PASS = 10;
-const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 
 export interface ExpirySweeper {
   /** One pass; resolves to how many requests and quotes it expired. Tests call it after moving their clock. */
@@ -65,7 +64,10 @@ export function createExpirySweeper({ database, clock, log, config }: ServiceDep
       if (done.requests < BATCH && done.quotes < BATCH) break;
       await new Promise((resolve) => setImmediate(resolve));
     }
-    await deleteIdempotencyKeysBefore(database.db, new Date(now.getTime() - IDEMPOTENCY_TTL_MS));
+    await deleteIdempotencyKeysBefore(
+      database.db,
+      new Date(now.getTime() - config.idempotencyTtlSeconds * 1000),
+    );
     // Used nonces are deleted as they are used; unused ones go here, so GET /auth/nonce cannot grow the table.
     await deleteExpiredNonces(database.db, now);
     // An expired session can never authenticate again; without this every sign-in would leave a row forever.

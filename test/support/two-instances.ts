@@ -33,6 +33,7 @@ export async function startTwoInstances(
     replayMaxEvents: 10_000,
     maxBufferBytes: 1 << 20,
     pollMs: 60_000,
+    replayMaxPending: 10_000,
   };
   const h = await startHarness({ redisUrl: REDIS_URL, redisKeyPrefix: prefix, streams });
   const b = await createApp({

@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
 import type { Config } from '../../config/config.ts';
+import { formatDuration } from '../../domain/limit-text.ts';
 import type { FerryMetrics } from '../../metrics/ferry-metrics.ts';
 import type { AuthService } from '../../services/auth-service.ts';
 import type { FerryApp } from '../app-types.ts';
@@ -19,7 +20,7 @@ export function registerAuthRoutes(
         operationId: 'getSignInNonce',
         security: PUBLIC_SECURITY,
         summary: 'Get a Sign-In with Ethereum nonce',
-        description: 'A fresh nonce for an EIP-4361 message. Single use; valid for 10 minutes.',
+        description: `A fresh nonce for an EIP-4361 message. Single use; valid for ${formatDuration(config.siweNonceTtlSeconds)}.`,
         response: { 200: Type.Object({ nonce: Type.String() }), ...errorResponses(429) },
       },
     },

@@ -3,6 +3,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { Config } from '../../config/config.ts';
 import { AppError } from '../../domain/app-error.ts';
+import { CHANNELS } from '../../domain/events.ts';
+import { formatBytes } from '../../domain/limit-text.ts';
 import type { Principal } from '../../domain/principal.ts';
 import type { Realtime } from '../../events/realtime.ts';
 import { openSseStream, type SseStream } from '../../events/sse-stream.ts';
@@ -119,7 +121,7 @@ export async function registerStreamRoutes(app: FerryApp, deps: StreamRouteDeps)
   registerSseRoute(app, deps, sseStreams);
 
   await app.register(websocket, {
-    options: { maxPayload: 16 * 1024 },
+    options: { maxPayload: deps.config.webSocket.maxMessageBytes },
     // Tell every client why it is closed (1001), then stop the WebSocket server.
     preClose(done) {
       for (const client of this.websocketServer.clients)
@@ -139,6 +141,7 @@ export async function registerStreamRoutes(app: FerryApp, deps: StreamRouteDeps)
 /** GET /api/public/stream: the event log as server-sent events; each stream is kept in `sseStreams` while open. */
 function registerSseRoute(app: FerryApp, deps: StreamRouteDeps, sseStreams: Set<SseStream>): void {
   const { config, realtime } = deps;
+  const { maxPerClient, replayMaxEvents, heartbeatMs } = config.streams;
   app.get(
     '/api/public/stream',
     {
@@ -150,9 +153,9 @@ function registerSseRoute(app: FerryApp, deps: StreamRouteDeps, sseStreams: Set<
         description:
           'Every event of the event log as it happens, public views only, no authentication. Each event has `id:` ' +
           '(increasing), `event:` (its type) and `data:` `{id, type, occurredAt, data}`. Reconnect with the ' +
-          '`Last-Event-ID` header (or `?lastEventId=`) to replay what was missed, up to the last 10,000 events; an ' +
-          'older gap gets a `stream.reset` event. A `: heartbeat` comment comes every 15 s, and `event: shutdown` ' +
-          'before the server closes the stream. At most 3 concurrent streams per API key, session, or anonymous IP ' +
+          `\`Last-Event-ID\` header (or \`?lastEventId=\`) to replay what was missed, up to the last ${replayMaxEvents.toLocaleString('en-US')} events; an ` +
+          `older gap gets a \`stream.reset\` event. A \`: heartbeat\` comment comes every ${heartbeatMs / 1000} s, and \`event: shutdown\` ` +
+          `before the server closes the stream. At most ${maxPerClient} concurrent streams per API key, session, or anonymous IP ` +
           '(429 STREAM_LIMIT). A stream opened with a credential ends with it (logout, expiry, revocation): a final ' +
           '`session.ended` event, then the end of the response. See docs/events.md.',
         querystring: Type.Object(
@@ -190,6 +193,7 @@ function registerSseRoute(app: FerryApp, deps: StreamRouteDeps, sseStreams: Set<
         database: deps.database,
         lastEventId,
         replayMaxEvents: config.streams.replayMaxEvents,
+        replayMaxPending: config.streams.replayMaxPending,
         heartbeatMs: config.streams.heartbeatMs,
         maxBufferBytes: config.streams.maxBufferBytes,
         log: request.log,
@@ -208,6 +212,8 @@ function registerSseRoute(app: FerryApp, deps: StreamRouteDeps, sseStreams: Set<
 /** GET /ws: the WebSocket gateway (a plain GET without the upgrade is 400). */
 function registerWebSocketRoute(app: FerryApp, deps: StreamRouteDeps): void {
   const { config, realtime } = deps;
+  const { maxPerClient } = config.streams;
+  const { messagesPerSecond, messageBurst, maxMessageBytes } = config.webSocket;
   app.route({
     method: 'GET',
     url: '/ws',
@@ -219,10 +225,10 @@ function registerWebSocketRoute(app: FerryApp, deps: StreamRouteDeps): void {
       description:
         'Upgrade to a WebSocket. Authenticate with x-api-key, Authorization: Bearer, or `?token=` (API key or ' +
         'session token); without credentials only the `public` channel is available. Send ' +
-        '`{"op":"subscribe","channels":["public"|"quoteRequests"|"account"]}`, `unsubscribe`, or `ping`. ' +
-        'At most 3 concurrent WebSockets per API key, session, or anonymous IP (429 STREAM_LIMIT before the ' +
-        'upgrade). At most 20 messages per second per connection (burst 50): beyond, an error frame RATE_LIMITED, ' +
-        'then close 1008. When the credential ends (logout, expiry, revocation) the server closes with 4001. A ' +
+        `\`{"op":"subscribe","channels":[${CHANNELS.map((c) => `"${c}"`).join('|')}]}\`, \`unsubscribe\`, or \`ping\`. ` +
+        `At most ${maxPerClient} concurrent WebSockets per API key, session, or anonymous IP (429 STREAM_LIMIT before the ` +
+        `upgrade). At most ${messagesPerSecond} messages per second per connection (burst ${messageBurst}): beyond, an error frame RATE_LIMITED, ` +
+        `then close 1008; a message over ${formatBytes(maxMessageBytes)} closes with 1009. When the credential ends (logout, expiry, revocation) the server closes with 4001. A ` +
         'plain GET without the upgrade is 400. See docs/events.md for frames and close codes.',
       querystring: Type.Object(
         { token: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })) },
@@ -258,6 +264,7 @@ function registerWebSocketRoute(app: FerryApp, deps: StreamRouteDeps): void {
         fanout: realtime.fanout,
         heartbeatMs: config.streams.heartbeatMs,
         maxBufferBytes: config.streams.maxBufferBytes,
+        messageRate: config.webSocket,
         log: request.log,
         metrics: deps.metrics,
       });

@@ -172,6 +172,19 @@ export const PublicQuoteSchema = Type.Object({
   createdAt: TimestampSchema,
 });
 
+/** The public view of a quote request: what `quoteRequest.*` events carry. */
+export const PublicQuoteRequestSchema = Type.Object({
+  id: Type.String(),
+  inputToken: AddressSchema,
+  outputToken: AddressSchema,
+  inputAmount: AmountSchema,
+  inputChain: Type.String(),
+  outputChain: Type.String(),
+  status: Type.Enum(QUOTE_REQUEST_STATUSES),
+  createdAt: TimestampSchema,
+  expiresAt: TimestampSchema,
+});
+
 export const PublicStatsSchema = Type.Object({
   windowDays: Type.Integer({ description: 'How many days back the stats look' }),
   since: TimestampSchema,
