@@ -84,7 +84,8 @@ export function createChainActionExecutor(deps: {
     }): Promise<ActionOutcome> {
       const { orderId, kind } = input;
       const existing = await findChainAction(database.db, orderId, kind);
-      if (existing && !input.retry) return outcomeOf(existing);
+      // The transaction pass may have seen the receipt first: the step observing it is still "after confirm".
+      if (existing && !input.retry) return confirmed(kind, outcomeOf(existing));
       if (existing && existing.status === 'recorded') return outcomeOf(existing);
       const seq = existing ? existing.seq + 1 : 0;
       faults.at(`before-record:${kind}`);
