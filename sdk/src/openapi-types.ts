@@ -1424,7 +1424,7 @@ export interface operations {
                      * @example 1000000
                      */
                     outputAmount: string;
-                    /** @description Validity in seconds (default 60) */
+                    /** @description Validity in seconds (default 60, QUOTE_VALIDITY_SECONDS) */
                     validFor?: number;
                 };
             };

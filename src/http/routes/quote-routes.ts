@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import type { Config } from '../../config/config.ts';
 import { quoteEnvelope, quoteRequestView, quoteView } from '../../domain/account-views.ts';
 import { fieldError } from '../../domain/app-error.ts';
 import type { Clock } from '../../domain/clock.ts';
@@ -20,6 +21,7 @@ import { QuoteEnvelopeSchema, QuoteRequestSchema, QuoteSchema } from '../schemas
 interface QuoteRouteDeps {
   readonly quotes: QuoteService;
   readonly clock: Clock;
+  readonly config: Pick<Config, 'quoteValiditySeconds'>;
 }
 
 export function registerQuoteRoutes(app: FerryApp, deps: QuoteRouteDeps) {
@@ -29,7 +31,7 @@ export function registerQuoteRoutes(app: FerryApp, deps: QuoteRouteDeps) {
   registerAcceptQuote(app, deps);
 }
 
-function registerCreateQuote(app: FerryApp, { quotes, clock }: QuoteRouteDeps): void {
+function registerCreateQuote(app: FerryApp, { quotes, clock, config }: QuoteRouteDeps): void {
   app.post(
     '/api/v1/quotes',
     {
@@ -46,7 +48,11 @@ function registerCreateQuote(app: FerryApp, { quotes, clock }: QuoteRouteDeps): 
             quoteRequestId: IdSchema,
             outputAmount: AmountSchema,
             validFor: Type.Optional(
-              Type.Integer({ minimum: 10, maximum: 600, description: 'Validity in seconds (default 60)' }),
+              Type.Integer({
+                minimum: 10,
+                maximum: 600,
+                description: `Validity in seconds (default ${config.quoteValiditySeconds}, QUOTE_VALIDITY_SECONDS)`,
+              }),
             ),
           },
           { additionalProperties: false },
