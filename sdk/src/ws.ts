@@ -73,6 +73,14 @@ function startPinging(ws: SocketLike, pingMs: number, onDead: () => void) {
   };
 }
 
+const noPong = () =>
+  new FerryApiError({
+    status: 0,
+    code: 'NETWORK_ERROR',
+    summary: 'no pong: reconnecting',
+    request: 'GET /ws',
+  });
+
 /** What one connection tells its subscription. */
 interface SocketEvents {
   open(): void;
@@ -214,16 +222,7 @@ export function subscribeWs(options: WsSubscribeOptions): WsSubscription {
           scheduleReconnect();
         }
       },
-      dead: () =>
-        fail(
-          new FerryApiError({
-            status: 0,
-            code: 'NETWORK_ERROR',
-            summary: 'no pong: reconnecting',
-            request: 'GET /ws',
-          }),
-          false,
-        ),
+      dead: () => fail(noPong(), false),
       close(event, refused) {
         if (socket === ws) socket = null;
         if (closed || refused) return;
