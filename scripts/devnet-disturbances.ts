@@ -1,8 +1,16 @@
 /**
- * The devnet controls of scripts/settlement-conditions.ts: raw anvil RPC, a repeated disturbance, receipts that
- * may not exist yet, and how the fees of a transaction's attempts are shown.
+ * The devnet controls of scripts/settlement-conditions.ts: raw anvil RPC, a repeated disturbance and the
+ * disturbances themselves (wiped mempools, a fee spike, a drained balance, a reorg), receipts that may not exist
+ * yet, and how the fees of a transaction's attempts are shown.
  */
-import { formatGwei, type Hex, type PublicClient, TransactionReceiptNotFoundError } from 'viem';
+import {
+  type Address,
+  formatGwei,
+  type Hex,
+  type PublicClient,
+  parseGwei,
+  TransactionReceiptNotFoundError,
+} from 'viem';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -47,4 +55,95 @@ export function feesText(attempts: { maxFeePerGas: bigint }[]): string {
       ? formatGwei(first.maxFeePerGas)
       : `${formatGwei(first.maxFeePerGas)}→${formatGwei(last.maxFeePerGas)}`;
   return `${fees} gwei (${attempts.length} tx)`;
+}
+
+type Stop = () => Promise<void>;
+
+/** Drops every pending transaction on each chain every `everyMs` for `seconds`, calling `onWipe` each time. */
+export function wipeMempools(
+  clients: PublicClient[],
+  everyMs: number,
+  seconds: number,
+  onWipe: () => void,
+): Stop {
+  const stops = clients.map((c) =>
+    repeat(
+      async () => {
+        await rpcOf(c)('anvil_dropAllTransactions');
+        onWipe();
+      },
+      everyMs,
+      seconds,
+    ),
+  );
+  return async () => {
+    await Promise.all(stops.map((stop) => stop()));
+  };
+}
+
+/** Holds the base fee at `gwei` on each chain for `seconds`. */
+export function holdBaseFee(clients: PublicClient[], gwei: string, seconds: number): Stop {
+  // anvil's next-block base fee lasts one block: set again every 200 ms, on every chain.
+  const stops = clients.map((c) =>
+    repeat(() => rpcOf(c)('anvil_setNextBlockBaseFeePerGas', [hex(parseGwei(gwei))]), 200, seconds),
+  );
+  return async () => {
+    await Promise.all(stops.map((stop) => stop()));
+  };
+}
+
+/**
+ * Sets the native balance of `address` (`what` in the notes) to 0 and restores it after `seconds` (or when
+ * stopped, whichever is first).
+ */
+export async function drainBalance(
+  client: PublicClient,
+  address: Address,
+  what: string,
+  seconds: number,
+  note: (text: string) => void,
+): Promise<Stop> {
+  const previous = await client.getBalance({ address, blockTag: 'latest' });
+  await rpcOf(client)('anvil_setBalance', [address, hex(0n)]);
+  let restored = false;
+  const restore = async () => {
+    if (restored) return;
+    restored = true;
+    await rpcOf(client)('anvil_setBalance', [address, hex(previous)]);
+  };
+  const timer = setTimeout(() => {
+    restore()
+      .then(() => note(`${what} funded again after ${seconds} s`))
+      .catch((error) => note(`restoring the ${what} failed: ${(error as Error).message}`));
+  }, seconds * 1000);
+  return async () => {
+    clearTimeout(timer);
+    await restore();
+  };
+}
+
+/** Removes the transaction `txHashes` lists (`what` in the notes) from the chain once it is in a block (once). */
+export function reorgOnceMined(
+  client: PublicClient,
+  what: string,
+  txHashes: () => Promise<Hex[]>,
+  note: (text: string) => void,
+): Stop {
+  let done = false;
+  return repeat(
+    async () => {
+      if (done) return;
+      for (const hash of await txHashes()) {
+        const receipt = await receiptOf(client, hash);
+        if (!receipt) continue;
+        const latest = await client.getBlockNumber({ cacheTime: 0 });
+        const depth = Number(latest - receipt.blockNumber + 1n);
+        await rpcOf(client)('anvil_reorg', [depth, []]);
+        note(`${what} reorged out (depth ${depth})`);
+        done = true;
+      }
+    },
+    100,
+    60,
+  );
 }

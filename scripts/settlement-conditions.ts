@@ -52,7 +52,15 @@ import { loadConfig } from '../src/config/config.ts';
 import { createFerryApi } from '../src/lp/ferry-api.ts';
 import { createLpBot } from '../src/lp/lp-bot.ts';
 import { openLpJournal } from '../src/store/lp-journal.ts';
-import { feesText, hex, receiptOf, repeat, rpcOf } from './devnet-disturbances.ts';
+import {
+  drainBalance,
+  feesText,
+  hex,
+  holdBaseFee,
+  reorgOnceMined,
+  rpcOf,
+  wipeMempools,
+} from './devnet-disturbances.ts';
 
 const BLOCK_SECONDS = 2;
 const CONFIRMATIONS = 2;
@@ -74,10 +82,12 @@ const recipient = privateKeyToAccount(ANVIL_KEYS[3]);
 const lpKey = ANVIL_KEYS[4];
 const lpWallet = privateKeyToAccount(lpKey);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-async function main() {
-  const logLevel = process.env.LOG_LEVEL ?? 'silent';
-  const notes: string[] = [];
-  let wipes = 0;
+
+/**
+ * Two devnets at BLOCK_SECONDS blocks, Ferry (in-process, worker on) with a money mover and the bot's LP account,
+ * and the bot itself, started.
+ */
+async function startRig(logLevel: string) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ferry-conditions-'));
   const devnets = await startDevnets({ dataDir: path.join(dir, 'devnets'), ports: [0, 0] });
   const file: RegistryFile = {
@@ -148,215 +158,186 @@ async function main() {
   }
   bot.start(500);
 
-  async function api(method: string, urlPath: string, apiKey: string, body?: unknown) {
-    const response = await fetch(`${baseUrl}${urlPath}`, {
-      method,
-      headers: { 'x-api-key': apiKey, ...(body ? { 'content-type': 'application/json' } : {}) },
-      body: body ? JSON.stringify(body) : undefined,
-    });
-    // biome-ignore lint/suspicious/noExplicitAny: API responses are read loosely in this script
-    const json = (await response.json()) as { data: any };
-    if (response.status >= 300)
-      throw new Error(`${method} ${urlPath}: ${response.status} ${JSON.stringify(json)}`);
-    return json.data;
-  }
+  return { dir, devnets, chainA, chainB, a, b, app, baseUrl, mmKey, lp, usdcA, usdcB, journal, bot };
+}
+type Rig = Awaited<ReturnType<typeof startRig>>;
 
-  async function waitFor(orderId: string, status: string, until: number) {
-    while (Date.now() < until) {
-      const order = await api('GET', `/api/v1/orders/${orderId}`, mmKey);
-      if (order.status === status) return order;
-      if (['failed', 'refunded'].includes(order.status))
-        throw new Error(
-          `order ended ${order.status}${order.failureReason ? ` (${order.failureReason})` : ''}`,
-        );
-      await sleep(200);
-    }
-    const order = await api('GET', `/api/v1/orders/${orderId}`, mmKey);
-    throw new Error(`order ${orderId} did not reach ${status} (still ${order.status})`);
-  }
+async function api(rig: Rig, method: string, urlPath: string, apiKey: string, body?: unknown) {
+  const response = await fetch(`${rig.baseUrl}${urlPath}`, {
+    method,
+    headers: { 'x-api-key': apiKey, ...(body ? { 'content-type': 'application/json' } : {}) },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  // biome-ignore lint/suspicious/noExplicitAny: API responses are read loosely in this script
+  const json = (await response.json()) as { data: any };
+  if (response.status >= 300)
+    throw new Error(`${method} ${urlPath}: ${response.status} ${JSON.stringify(json)}`);
+  return json.data;
+}
 
-  /** The bot's active quote on the request (it polls every 500 ms and streams new requests). */
-  async function botQuote(quoteRequestId: string) {
-    for (const deadline = Date.now() + 60_000; Date.now() < deadline; await sleep(200)) {
-      const data = await api('GET', `/api/v1/quotes?quoteRequestId=${quoteRequestId}&status=active`, mmKey);
-      const quote = (data.quotes as { id: string; liquidityProviderId: string }[]).find(
-        (q) => q.liquidityProviderId === lp.id,
-      );
-      if (quote) return quote;
-    }
-    throw new Error(`the bot did not quote request ${quoteRequestId}`);
+async function waitFor(rig: Rig, orderId: string, status: string, until: number) {
+  while (Date.now() < until) {
+    const order = await api(rig, 'GET', `/api/v1/orders/${orderId}`, rig.mmKey);
+    if (order.status === status) return order;
+    if (['failed', 'refunded'].includes(order.status))
+      throw new Error(`order ended ${order.status}${order.failureReason ? ` (${order.failureReason})` : ''}`);
+    await sleep(200);
   }
+  const order = await api(rig, 'GET', `/api/v1/orders/${orderId}`, rig.mmKey);
+  throw new Error(`order ${orderId} did not reach ${status} (still ${order.status})`);
+}
 
-  async function depositTxs(orderId: string) {
-    return app.database.db
-      .selectFrom('chain_action_txs')
-      .innerJoin('chain_actions', 'chain_actions.id', 'chain_action_txs.action_id')
-      .select('chain_action_txs.tx_hash')
-      .where('chain_actions.order_id', '=', orderId)
-      .where('chain_actions.kind', '=', 'deposit')
-      .execute();
-  }
-
-  /** Every fill transaction the bot signed for the order: the attempts of its latest fill action. */
-  async function fillTxs(orderHash: Hex) {
-    const action = await journal.latestAction(orderHash, 'fill');
-    return action ? (await journal.ledger.attempts(action.id)).length : 0;
-  }
-
-  /**
-   * The fees each transaction of the order was signed at: the first attempt's maxFeePerGas and, when it was
-   * replaced, the mined one's (Ferry's deposit and settle from its database, the bot's fill from its journal).
-   */
-  async function feesOf(orderId: string) {
-    const ferryAttempts = async (kind: string) =>
-      (
-        await app.database.db
-          .selectFrom('chain_action_txs')
-          .innerJoin('chain_actions', 'chain_actions.id', 'chain_action_txs.action_id')
-          .select('chain_action_txs.max_fee_per_gas')
-          .where('chain_actions.order_id', '=', orderId)
-          .where('chain_actions.kind', '=', kind)
-          .orderBy('chain_actions.seq')
-          .orderBy('chain_action_txs.attempt')
-          .execute()
-      ).map((tx) => ({ maxFeePerGas: BigInt(tx.max_fee_per_gas) }));
-    const order = await api('GET', `/api/v1/orders/${orderId}`, mmKey);
-    const fill = await journal.latestAction(order.blockchainOrderId, 'fill');
-    const fillAttempts = fill ? await journal.ledger.attempts(fill.id) : [];
-    return `signed at: deposit ${feesText(await ferryAttempts('deposit'))}, settle ${feesText(await ferryAttempts('settle'))}, fill ${feesText(fillAttempts)}`;
-  }
-
-  /** Removes Ferry's deposit from the input chain as soon as it is in a block (once). */
-  function reorgDeposit(orderId: string) {
-    let done = false;
-    return repeat(
-      async () => {
-        if (done) return;
-        for (const tx of await depositTxs(orderId)) {
-          const receipt = await receiptOf(a, tx.tx_hash as Hex);
-          if (!receipt) continue;
-          const latest = await a.getBlockNumber({ cacheTime: 0 });
-          const depth = Number(latest - receipt.blockNumber + 1n);
-          await rpcOf(a)('anvil_reorg', [depth, []]);
-          notes.push(`deposit reorged out (depth ${depth})`);
-          done = true;
-        }
-      },
-      100,
-      60,
+/** The bot's active quote on the request (it polls every 500 ms and streams new requests). */
+async function botQuote(rig: Rig, quoteRequestId: string) {
+  for (const deadline = Date.now() + 60_000; Date.now() < deadline; await sleep(200)) {
+    const data = await api(
+      rig,
+      'GET',
+      `/api/v1/quotes?quoteRequestId=${quoteRequestId}&status=active`,
+      rig.mmKey,
     );
+    const quote = (data.quotes as { id: string; liquidityProviderId: string }[]).find(
+      (q) => q.liquidityProviderId === rig.lp.id,
+    );
+    if (quote) return quote;
   }
+  throw new Error(`the bot did not quote request ${quoteRequestId}`);
+}
 
-  /** Started right before `POST /api/v1/swaps` (the order id is known by then); returns its stop function. */
-  type Condition = (orderId: string) => Promise<() => Promise<void>>;
+async function depositTxs(rig: Rig, orderId: string) {
+  return rig.app.database.db
+    .selectFrom('chain_action_txs')
+    .innerJoin('chain_actions', 'chain_actions.id', 'chain_action_txs.action_id')
+    .select('chain_action_txs.tx_hash')
+    .where('chain_actions.order_id', '=', orderId)
+    .where('chain_actions.kind', '=', 'deposit')
+    .execute();
+}
 
-  async function timeOneSwap(condition: Condition) {
-    const wallet = createWalletClient({ account: offerer, transport: http(chainA.rpcUrl) });
-    const approval = await wallet.writeContract({
-      chain: null,
-      address: usdcA,
-      abi: erc20Abi,
-      functionName: 'approve',
-      args: [chainA.contracts.escrow, INPUT_AMOUNT],
+/** Every fill transaction the bot signed for the order: the attempts of its latest fill action. */
+async function fillTxs(rig: Rig, orderHash: Hex) {
+  const action = await rig.journal.latestAction(orderHash, 'fill');
+  return action ? (await rig.journal.ledger.attempts(action.id)).length : 0;
+}
+
+/**
+ * The fees each transaction of the order was signed at: the first attempt's maxFeePerGas and, when it was
+ * replaced, the mined one's (Ferry's deposit and settle from its database, the bot's fill from its journal).
+ */
+async function feesOf(rig: Rig, orderId: string) {
+  const ferryAttempts = async (kind: string) =>
+    (
+      await rig.app.database.db
+        .selectFrom('chain_action_txs')
+        .innerJoin('chain_actions', 'chain_actions.id', 'chain_action_txs.action_id')
+        .select('chain_action_txs.max_fee_per_gas')
+        .where('chain_actions.order_id', '=', orderId)
+        .where('chain_actions.kind', '=', kind)
+        .orderBy('chain_actions.seq')
+        .orderBy('chain_action_txs.attempt')
+        .execute()
+    ).map((tx) => ({ maxFeePerGas: BigInt(tx.max_fee_per_gas) }));
+  const order = await api(rig, 'GET', `/api/v1/orders/${orderId}`, rig.mmKey);
+  const fill = await rig.journal.latestAction(order.blockchainOrderId, 'fill');
+  const fillAttempts = fill ? await rig.journal.ledger.attempts(fill.id) : [];
+  return `signed at: deposit ${feesText(await ferryAttempts('deposit'))}, settle ${feesText(await ferryAttempts('settle'))}, fill ${feesText(fillAttempts)}`;
+}
+
+/** Started right before `POST /api/v1/swaps` (the order id is known by then); returns its stop function. */
+type Condition = (orderId: string) => Promise<() => Promise<void>>;
+
+async function timeOneSwap(rig: Rig, condition: Condition) {
+  const { chainA, chainB, a, b, mmKey, usdcA, usdcB } = rig;
+  const wallet = createWalletClient({ account: offerer, transport: http(chainA.rpcUrl) });
+  const approval = await wallet.writeContract({
+    chain: null,
+    address: usdcA,
+    abi: erc20Abi,
+    functionName: 'approve',
+    args: [chainA.contracts.escrow, INPUT_AMOUNT],
+  });
+  await a.waitForTransactionReceipt({ hash: approval });
+  const request = await api(rig, 'POST', '/api/v1/quote-requests', mmKey, {
+    recipient: recipient.address,
+    offerer: offerer.address,
+    inputToken: usdcA,
+    outputToken: usdcB,
+    inputAmount: INPUT_AMOUNT.toString(),
+    inputChain: chainA.name,
+    outputChain: chainB.name,
+  });
+  const quote = await botQuote(rig, request.quoteId);
+  const envelope = await api(rig, 'GET', `/api/v1/quotes/${quote.id}`, mmKey);
+  await api(rig, 'POST', `/api/v1/quotes/${quote.id}/accept`, mmKey);
+  const signature = await offerer.signTypedData(envelope.typedData);
+  const stop = await condition(envelope.orderId);
+  try {
+    const started = Date.now();
+    const swap = await api(rig, 'POST', '/api/v1/swaps', mmKey, {
+      orderId: envelope.orderId,
+      quoteId: quote.id,
+      signature,
     });
-    await a.waitForTransactionReceipt({ hash: approval });
-    const request = await api('POST', '/api/v1/quote-requests', mmKey, {
-      recipient: recipient.address,
-      offerer: offerer.address,
-      inputToken: usdcA,
-      outputToken: usdcB,
-      inputAmount: INPUT_AMOUNT.toString(),
-      inputChain: chainA.name,
-      outputChain: chainB.name,
-    });
-    const quote = await botQuote(request.quoteId);
-    const envelope = await api('GET', `/api/v1/quotes/${quote.id}`, mmKey);
-    await api('POST', `/api/v1/quotes/${quote.id}/accept`, mmKey);
-    const signature = await offerer.signTypedData(envelope.typedData);
-    const stop = await condition(envelope.orderId);
-    try {
-      const started = Date.now();
-      const swap = await api('POST', '/api/v1/swaps', mmKey, {
-        orderId: envelope.orderId,
-        quoteId: quote.id,
-        signature,
-      });
-      await waitFor(envelope.orderId, 'completed', started + SWAP_TIMEOUT_MS);
-      const seconds = (Date.now() - started) / 1000;
-      return {
-        seconds,
-        depositTxs: (await depositTxs(envelope.orderId)).length,
-        fillTxs: await fillTxs(swap.blockchainOrderId as Hex),
-      };
-    } finally {
-      await stop();
-      for (const client of [a, b])
-        await rpcOf(client)('anvil_setNextBlockBaseFeePerGas', [hex(parseGwei('1'))]);
-    }
+    await waitFor(rig, envelope.orderId, 'completed', started + SWAP_TIMEOUT_MS);
+    const seconds = (Date.now() - started) / 1000;
+    return {
+      seconds,
+      depositTxs: (await depositTxs(rig, envelope.orderId)).length,
+      fillTxs: await fillTxs(rig, swap.blockchainOrderId as Hex),
+    };
+  } finally {
+    await stop();
+    for (const client of [a, b])
+      await rpcOf(client)('anvil_setNextBlockBaseFeePerGas', [hex(parseGwei('1'))]);
   }
+}
 
-  const conditions: [string, Condition][] = [
+/** The conditions, in order; `note` records what happened, `onWipe` counts mempool wipes. */
+function conditionsOf(rig: Rig, note: (text: string) => void, onWipe: () => void): [string, Condition][] {
+  const { a, b } = rig;
+  return [
     ['2 s blocks', async () => async () => {}],
     [
       `wiped mempools (${WIPE_EVERY_MS} ms, ${WIPE_SECONDS} s)`,
-      async () => {
-        const stops = [a, b].map((c) =>
-          repeat(
-            async () => {
-              await rpcOf(c)('anvil_dropAllTransactions');
-              wipes++;
-            },
-            WIPE_EVERY_MS,
-            WIPE_SECONDS,
-          ),
-        );
-        return async () => {
-          await Promise.all(stops.map((stop) => stop()));
-        };
-      },
+      async () => wipeMempools([a, b], WIPE_EVERY_MS, WIPE_SECONDS, onWipe),
     ],
     [
       `fee spike (${SPIKE_GWEI} gwei, ${SPIKE_SECONDS} s)`,
       async (orderId) => {
-        // anvil's next-block base fee lasts one block: set again every 200 ms, on both chains.
-        const stops = [a, b].map((c) =>
-          repeat(
-            () => rpcOf(c)('anvil_setNextBlockBaseFeePerGas', [hex(parseGwei(SPIKE_GWEI))]),
-            200,
-            SPIKE_SECONDS,
-          ),
-        );
+        const stop = holdBaseFee([a, b], SPIKE_GWEI, SPIKE_SECONDS);
         return async () => {
-          await Promise.all(stops.map((stop) => stop()));
-          notes.push(await feesOf(orderId).catch((error) => `fees unknown: ${(error as Error).message}`));
+          await stop();
+          note(await feesOf(rig, orderId).catch((error) => `fees unknown: ${(error as Error).message}`));
         };
       },
     ],
     [
       `relayer outage (${OUTAGE_SECONDS} s)`,
-      async () => {
-        const previous = await a.getBalance({ address: relayer.address, blockTag: 'latest' });
-        await rpcOf(a)('anvil_setBalance', [relayer.address, hex(0n)]);
-        let restored = false;
-        const restore = async () => {
-          if (restored) return;
-          restored = true;
-          await rpcOf(a)('anvil_setBalance', [relayer.address, hex(previous)]);
-        };
-        const timer = setTimeout(() => {
-          restore()
-            .then(() => notes.push(`relayer funded again after ${OUTAGE_SECONDS} s`))
-            .catch((error) => notes.push(`restoring the relayer failed: ${(error as Error).message}`));
-        }, OUTAGE_SECONDS * 1000);
-        return async () => {
-          clearTimeout(timer);
-          await restore();
-        };
-      },
+      async () => drainBalance(a, relayer.address, 'relayer', OUTAGE_SECONDS, note),
     ],
-    ['reorg of the deposit', async (orderId) => reorgDeposit(orderId)],
+    [
+      'reorg of the deposit',
+      async (orderId) =>
+        reorgOnceMined(
+          a,
+          'deposit',
+          async () => (await depositTxs(rig, orderId)).map((tx) => tx.tx_hash as Hex),
+          note,
+        ),
+    ],
   ];
+}
 
+async function main() {
+  const logLevel = process.env.LOG_LEVEL ?? 'silent';
+  const notes: string[] = [];
+  let wipes = 0;
+  const rig = await startRig(logLevel);
+  const conditions = conditionsOf(
+    rig,
+    (text) => notes.push(text),
+    () => wipes++,
+  );
   const rows: string[] = [];
   const note = () => {
     const text = [...notes, ...(wipes ? [`${wipes} mempool wipes`] : [])].join('; ');
@@ -367,7 +348,7 @@ async function main() {
   try {
     for (const [name, condition] of conditions) {
       try {
-        const result = await timeOneSwap(condition);
+        const result = await timeOneSwap(rig, condition);
         rows.push(
           `| ${name} | ${result.seconds.toFixed(1)} s | ${result.depositTxs} | ${result.fillTxs} | ${note()} |`,
         );
@@ -377,11 +358,11 @@ async function main() {
       console.error(rows.at(-1));
     }
   } finally {
-    await bot.stop();
-    await journal.close();
-    await app.close();
-    await devnets.stop();
-    fs.rmSync(dir, { recursive: true, force: true });
+    await rig.bot.stop();
+    await rig.journal.close();
+    await rig.app.close();
+    await rig.devnets.stop();
+    fs.rmSync(rig.dir, { recursive: true, force: true });
   }
   console.log(
     `\nOne swap, POST /swaps → completed; ${BLOCK_SECONDS} s blocks, confirmations ${CONFIRMATIONS}, replaceAfterSeconds ${REPLACE_AFTER_SECONDS}; the reference LP bot (${SPREAD_BPS} bps, replaceAfterSeconds ${REPLACE_AFTER_SECONDS})\n`,

@@ -13,21 +13,18 @@
  *   - after the drain (bounded), no order outside a terminal state; filled ones completed, unfilled ones refunded;
  *   - the server's RSS does not keep growing (average of the last third of the traffic vs the middle third);
  *   - the SSE stream (GET /api/public/stream) delivered every order event of the event log exactly once.
- * Every loop is bounded by a count or a deadline; everything listens on 127.0.0.1 only.
+ * Every loop is bounded by a count or a deadline; everything listens on 127.0.0.1 only. The traffic mix is in
+ * soak-traffic.ts, the liquidity provider in soak-liquidity-provider.ts, the assertions in soak-verdict.ts.
  */
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import type { Hex } from 'viem';
-import { privateKeyToAccount } from 'viem/accounts';
-import { loadArtifact } from '../src/chains/contract-artifacts.ts';
-import { ANVIL_KEYS } from '../src/chains/devnet.ts';
 import { approveMax, chainClients } from './soak-chains.ts';
+import { lpWallet, startLiquidityProvider } from './soak-liquidity-provider.ts';
 import {
   createSoakHttp,
-  eventLog,
   followStream,
   freePort,
   orderStatuses,
@@ -35,6 +32,8 @@ import {
   rssBytes,
   type StreamLog,
 } from './soak-probes.ts';
+import { type Ctx, createTraffic, MAX_IN_FLIGHT, offerer, type SwapRecord, sleep } from './soak-traffic.ts';
+import { checkOrders, checkResponses, checkRss, checkStream, TERMINAL } from './soak-verdict.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const SHORT = process.argv.includes('--short');
@@ -43,8 +42,6 @@ const CALIBRATE_SECONDS = Number(process.env.SOAK_CALIBRATE_SECONDS ?? (SHORT ? 
 const CONFIGURED_RATE = process.env.SOAK_RATE ? Number(process.env.SOAK_RATE) : null;
 const LOAD_FACTOR = 0.8;
 const SWAPS_PER_SECOND = Number(process.env.SOAK_SWAPS_PER_SECOND ?? 3);
-const UNFILLED_SHARE = 0.15;
-const MAX_IN_FLIGHT = 64;
 const DRAIN_MS = Number(process.env.SOAK_DRAIN_MS ?? 120_000);
 // The last third may be up to 20% (plus 16 MiB) above the middle third. A 30 s short run is still inside V8's
 // warm-up (the heap grows towards its working size), so there the check only catches runaway growth; the full
@@ -54,11 +51,6 @@ const RSS_ALLOWANCE = (SHORT ? 64 : 16) * 1024 * 1024;
 const FILL_WINDOW_SECONDS = 60;
 const OPEN_WINDOW_SECONDS = 60;
 
-const offerer = privateKeyToAccount(ANVIL_KEYS[2]);
-const recipient = privateKeyToAccount(ANVIL_KEYS[3]);
-const lpWallet = privateKeyToAccount(ANVIL_KEYS[4]);
-const fillAbi = loadArtifact('FerryFill').abi;
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const failures: string[] = [];
 const fail = (message: string) => {
   failures.push(message);
@@ -73,7 +65,8 @@ const databaseUrl = `sqlite:${path.join(dataDir, 'ferry.sqlite')}`;
 const [port, portA, portB] = [await freePort(), await freePort(), await freePort()];
 const baseUrl = `http://127.0.0.1:${port}`;
 // Every request counted by status, with its latency; 5xx and transport errors kept for the verdict.
-const { stats, api } = createSoakHttp(baseUrl);
+const http = createSoakHttp(baseUrl);
+const { stats, api } = http;
 const serverEnv = {
   ...process.env,
   HOST: '127.0.0.1',
@@ -133,227 +126,16 @@ async function cli(args: string[]): Promise<any> {
 }
 
 // ---------------------------------------------------------------------------------------------------------------
-// The event stream: followStream (soak-probes.ts).
+// The event stream (followStream, soak-probes.ts) and the traffic (soak-traffic.ts).
 
 const stream: StreamLog = { events: [], error: null };
-const streamed = stream.events;
 const streamAbort = new AbortController();
-
-// ---------------------------------------------------------------------------------------------------------------
-// Traffic.
-
-interface Ctx {
-  mmKey: string;
-  lpKey: string;
-  chains: {
-    name: string;
-    chainId: number;
-    rpcUrl: string;
-    contracts: { escrow: Hex; fill: Hex };
-    tokens: { symbol: string; address: Hex }[];
-  }[];
-}
-interface SwapRecord {
-  orderId: string;
-  leaveUnfilled: boolean;
-  typedData: any;
-  filled: boolean;
-}
-const swaps = new Map<string, SwapRecord>();
-const knownOrderIds: string[] = [];
-
-function quoteRequestBody(ctx: Ctx, amount: string) {
-  const [a, b] = ctx.chains;
-  return {
-    recipient: recipient.address,
-    offerer: offerer.address,
-    inputToken: a!.tokens.find((t) => t.symbol === 'USDC')!.address,
-    outputToken: b!.tokens.find((t) => t.symbol === 'USDC')!.address,
-    inputAmount: amount,
-    inputChain: a!.name,
-    outputChain: b!.name,
-  };
-}
-
-const randomAmount = () => String(1_000_000 + Math.floor(Math.random() * 1_000_000));
-
-/** Creates a quote request, and optionally quotes, accepts and executes it. Returns how far it got. */
-async function flow(ctx: Ctx, depth: 'request' | 'quote' | 'accept' | 'swap'): Promise<void> {
-  const inputAmount = randomAmount();
-  const qr = await api('POST', '/api/v1/quote-requests', {
-    apiKey: ctx.mmKey,
-    body: quoteRequestBody(ctx, inputAmount),
-  });
-  if (qr.status !== 201 || depth === 'request') return;
-  const quote = await api('POST', '/api/v1/quotes', {
-    apiKey: ctx.lpKey,
-    body: { quoteRequestId: qr.body.data.quoteId, outputAmount: String(BigInt(inputAmount) - 10_000n) },
-  });
-  if (quote.status !== 201 || depth === 'quote') return;
-  const q = quote.body.data;
-  const accepted = await api('POST', `/api/v1/quotes/${q.quoteId}/accept`, { apiKey: ctx.mmKey });
-  if (accepted.status !== 200 || depth === 'accept') return;
-  const signature = await offerer.signTypedData(q.typedData);
-  const swap = await api('POST', '/api/v1/swaps', {
-    apiKey: ctx.mmKey,
-    body: { orderId: q.orderId, quoteId: q.quoteId, signature },
-  });
-  if (swap.status !== 201) {
-    fail(`swap ${q.orderId} -> ${swap.status} ${JSON.stringify(swap.body).slice(0, 200)}`);
-    return;
-  }
-  swaps.set(q.orderId, {
-    orderId: q.orderId,
-    leaveUnfilled: Math.random() < UNFILLED_SHARE,
-    typedData: q.typedData,
-    filled: false,
-  });
-  knownOrderIds.push(q.orderId);
-}
-
-async function publicRead(): Promise<void> {
-  const r = Math.random();
-  if (r < 0.5) await api('GET', `/api/public/orders?pageSize=${1 + Math.floor(Math.random() * 50)}`);
-  else if (r < 0.8) await api('GET', '/api/public/quotes/recent');
-  else if (r < 0.9) await api('GET', '/api/public/chains');
-  else await api('GET', `/api/public/orders?address=${offerer.address}`);
-}
-
-async function authenticatedRead(ctx: Ctx): Promise<void> {
-  const r = Math.random();
-  if (r < 0.35) await api('GET', '/api/v1/orders?pageSize=20', { apiKey: ctx.mmKey });
-  else if (r < 0.6)
-    await api('GET', '/api/v1/quote-requests?timeWindow=600&pageSize=20', { apiKey: ctx.mmKey });
-  else if (r < 0.8 && knownOrderIds.length > 0) {
-    const id = knownOrderIds[Math.floor(Math.random() * knownOrderIds.length)];
-    await api('GET', `/api/v1/orders/${id}`, { apiKey: ctx.mmKey });
-  } else await api('GET', '/api/v1/quote-requests?status=open&pageSize=20', { apiKey: ctx.lpKey });
-}
-
-/** One unit of traffic, drawn from the mix. Swaps are paced separately (each one costs three transactions). */
-async function action(ctx: Ctx, allowSwap: boolean): Promise<void> {
-  const r = Math.random();
-  if (allowSwap) return flow(ctx, 'swap');
-  if (r < 0.45) return publicRead();
-  if (r < 0.75) return authenticatedRead(ctx);
-  if (r < 0.87) return flow(ctx, 'request');
-  if (r < 0.95) return flow(ctx, 'quote');
-  return flow(ctx, 'accept');
-}
-
-/** Runs the mix for `seconds`: open loop at `rate` requests/s, or closed loop (as fast as it goes) when null. */
-async function drive(
-  ctx: Ctx,
-  seconds: number,
-  rate: number | null,
-  swapsPerSecond: number,
-  onTick?: () => void,
-) {
-  const started = performance.now();
-  const requestsAtStart = stats.requests;
-  const end = started + seconds * 1000;
-  const inFlight = new Set<Promise<void>>();
-  let skipped = 0;
-  let launchedSwaps = 0;
-  let launched = 0;
-  // Requests per action, learnt as we go, turn the request rate into an action rate.
-  const perAction = () => Math.max(1, (stats.requests - requestsAtStart) / Math.max(1, launched));
-  let lastTick = performance.now();
-  while (performance.now() < end) {
-    const now = performance.now();
-    const elapsed = (now - started) / 1000;
-    const wantSwaps = Math.floor(elapsed * swapsPerSecond);
-    const wantActions = rate === null ? Number.POSITIVE_INFINITY : Math.floor((elapsed * rate) / perAction());
-    while ((launchedSwaps < wantSwaps || launched < wantActions) && inFlight.size < MAX_IN_FLIGHT) {
-      const swap = launchedSwaps < wantSwaps;
-      if (swap) launchedSwaps++;
-      launched++;
-      const p: Promise<void> = action(ctx, swap)
-        .catch((error) => {
-          stats.transportErrors.push(String(error));
-        })
-        .finally(() => inFlight.delete(p));
-      inFlight.add(p);
-    }
-    if (rate !== null && launched < wantActions && inFlight.size >= MAX_IN_FLIGHT) skipped++;
-    if (onTick && now - lastTick >= 1000) {
-      lastTick = now;
-      onTick();
-    }
-    await (inFlight.size >= MAX_IN_FLIGHT || rate !== null
-      ? sleep(5)
-      : Promise.race([...inFlight, sleep(5)]));
-  }
-  await Promise.all(inFlight);
-  const elapsed = (performance.now() - started) / 1000;
-  return {
-    requestsPerSecond: (stats.requests - requestsAtStart) / elapsed,
-    saturatedTicks: skipped,
-    swaps: launchedSwaps,
-  };
-}
-
-// ---------------------------------------------------------------------------------------------------------------
-// The liquidity provider: fills deposited orders on the output chain, one transaction at a time.
-
-function startLiquidityProvider(ctx: Ctx) {
-  const out = ctx.chains[1]!;
-  const c = chainClients(out);
-  const wallet = c.wallet(lpWallet);
-  let running = true;
-  let fills = 0;
-  const loop = (async () => {
-    while (running) {
-      const deposited = await api('GET', '/api/v1/orders?status=deposited&pageSize=100', {
-        apiKey: ctx.lpKey,
-      });
-      for (const order of deposited.body?.data?.orders ?? []) {
-        const record = swaps.get(order.orderId);
-        if (!record || record.leaveUnfilled || record.filled) continue;
-        const m = record.typedData.message;
-        try {
-          const hash = await wallet.writeContract({
-            address: out.contracts.fill,
-            abi: fillAbi,
-            functionName: 'fill',
-            args: [
-              order.blockchainOrderId,
-              m.outputToken,
-              BigInt(m.outputAmount),
-              m.recipient,
-              BigInt(m.fillDeadline),
-            ],
-          });
-          await c.public.waitForTransactionReceipt({ hash });
-          record.filled = true;
-          fills++;
-        } catch (error) {
-          fail(`LP fill of ${order.orderId} failed: ${String(error).slice(0, 300)}`);
-          record.filled = true; // never retry a broken fill in a loop
-        }
-      }
-      await sleep(300);
-    }
-  })();
-  return {
-    get fills() {
-      return fills;
-    },
-    async stop() {
-      running = false;
-      await loop;
-    },
-  };
-}
+const { swaps, drive } = createTraffic(http, fail);
 
 // ---------------------------------------------------------------------------------------------------------------
 
-const TERMINAL = new Set(['completed', 'failed', 'refunded']);
-
-async function main(): Promise<void> {
-  console.log(`soak: ${SOAK_SECONDS} s of traffic${SHORT ? ' (short mode)' : ''}; data in ${dataDir}`);
-  await startServer();
-  const pid = server!.pid!;
+/** Accounts for both sides, the approvals the swaps and fills need, and the stream followed. */
+async function setUp(): Promise<Ctx> {
   const chains = (await api('GET', '/api/public/chains')).body.data.chains as Ctx['chains'];
   const [mm, lp] = [
     await cli(['accounts', 'create', '--type', 'moneyMover', '--name', 'soak-mm']),
@@ -373,8 +155,11 @@ async function main(): Promise<void> {
   await approveMax(a!, offerer, a!.tokens.find((t) => t.symbol === 'USDC')!.address, a!.contracts.escrow);
   await approveMax(b!, lpWallet, b!.tokens.find((t) => t.symbol === 'USDC')!.address, b!.contracts.fill);
   await followStream(baseUrl, stream, streamAbort.signal);
+  return ctx;
+}
 
-  // Capacity: the same mix, closed loop, no swaps (their pace is fixed separately).
+/** Capacity: the same mix, closed loop, no swaps (their pace is fixed separately). */
+async function targetRate(ctx: Ctx): Promise<{ target: number; measured: number | null }> {
   let target = CONFIGURED_RATE;
   let measured: number | null = null;
   if (target === null) {
@@ -385,9 +170,49 @@ async function main(): Promise<void> {
       `capacity ~${measured.toFixed(0)} req/s (closed loop, ${MAX_IN_FLIGHT} in flight); target ${target} req/s`,
     );
   }
+  return { target, measured };
+}
+
+/** Waits (bounded) until every swap has reached the point `settled` asks for; returns the last statuses. */
+async function waitForOrders(
+  deadline: number,
+  settled: (statuses: Awaited<ReturnType<typeof orderStatuses>>) => boolean,
+) {
+  let statuses = await orderStatuses(databaseUrl);
+  while (Date.now() < deadline) {
+    statuses = await orderStatuses(databaseUrl);
+    if (settled(statuses)) break;
+    await sleep(500);
+  }
+  return statuses;
+}
+
+const awaitingFill = (s: SwapRecord, status: string | undefined) =>
+  status === 'created' || status === 'filled' || (!s.leaveUnfilled && status === 'deposited');
+
+/** Moves both chains past every fill deadline (anvil time travel). */
+async function passFillDeadlines(ctx: Ctx): Promise<void> {
+  for (const chain of ctx.chains.slice(0, 2)) {
+    const client = chainClients(chain).public;
+    await client.request({
+      method: 'evm_increaseTime' as never,
+      params: [OPEN_WINDOW_SECONDS + FILL_WINDOW_SECONDS + 300] as never,
+    });
+    await client.request({ method: 'evm_mine' as never, params: [] as never });
+  }
+}
+
+const mib = (bytes: number) => +(bytes / 2 ** 20).toFixed(1);
+
+async function main(): Promise<void> {
+  console.log(`soak: ${SOAK_SECONDS} s of traffic${SHORT ? ' (short mode)' : ''}; data in ${dataDir}`);
+  await startServer();
+  const pid = server!.pid!;
+  const ctx = await setUp();
+  const { target, measured } = await targetRate(ctx);
   stats.latencies = [];
 
-  const lpBot = startLiquidityProvider(ctx);
+  const lpBot = startLiquidityProvider(ctx, api, swaps, fail);
   const rss: { t: number; bytes: number }[] = [];
   const sampleEvery = SHORT ? 1 : 3;
   let tick = 0;
@@ -401,109 +226,23 @@ async function main(): Promise<void> {
 
   // Drain 1: every order deposited (none left created), every order meant to be filled completed.
   const drainDeadline = Date.now() + DRAIN_MS;
-  let statuses = await orderStatuses(databaseUrl);
-  while (Date.now() < drainDeadline) {
-    statuses = await orderStatuses(databaseUrl);
-    const pending = [...swaps.values()].filter((s) => {
-      const st = statuses.get(s.orderId)?.status;
-      return st === 'created' || st === 'filled' || (!s.leaveUnfilled && st === 'deposited');
-    });
-    if (pending.length === 0) break;
-    await sleep(500);
-  }
+  await waitForOrders(
+    drainDeadline,
+    (statuses) => ![...swaps.values()].some((s) => awaitingFill(s, statuses.get(s.orderId)?.status)),
+  );
   await lpBot.stop();
 
-  // Drain 2: the unfilled ones pass their fill deadline on both chains (anvil time travel), and refund. The
-  // worker refunds only once the output chain, where fills are still possible until then, is past it too.
-  for (const chain of [a!, b!]) {
-    const client = chainClients(chain).public;
-    await client.request({
-      method: 'evm_increaseTime' as never,
-      params: [OPEN_WINDOW_SECONDS + FILL_WINDOW_SECONDS + 300] as never,
-    });
-    await client.request({ method: 'evm_mine' as never, params: [] as never });
-  }
-  while (Date.now() < drainDeadline) {
-    statuses = await orderStatuses(databaseUrl);
-    if ([...statuses.values()].every((s) => TERMINAL.has(s.status))) break;
-    await sleep(500);
-  }
+  // Drain 2: the unfilled ones pass their fill deadline on both chains, and refund. The worker refunds only
+  // once the output chain, where fills are still possible until then, is past it too.
+  await passFillDeadlines(ctx);
+  const statuses = await waitForOrders(drainDeadline, (statuses) =>
+    [...statuses.values()].every((s) => TERMINAL.has(s.status)),
+  );
 
-  // Assertions.
-  if (stats.serverErrors.length > 0)
-    fail(
-      `${stats.serverErrors.length} responses were 5xx, e.g. ${stats.serverErrors.slice(0, 3).join(' | ')}`,
-    );
-  if (stats.transportErrors.length > 0)
-    fail(
-      `${stats.transportErrors.length} transport errors, e.g. ${stats.transportErrors.slice(0, 3).join(' | ')}`,
-    );
-
-  const byStatus = new Map<string, number>();
-  for (const s of statuses.values()) byStatus.set(s.status, (byStatus.get(s.status) ?? 0) + 1);
-  const stuck = [...statuses.entries()].filter(([, s]) => !TERMINAL.has(s.status));
-  if (stuck.length > 0)
-    fail(
-      `${stuck.length} orders not terminal after the drain: ${stuck
-        .slice(0, 5)
-        .map(([id, s]) => `${id}=${s.status}`)
-        .join(', ')}`,
-    );
-  for (const s of swaps.values()) {
-    const got = statuses.get(s.orderId);
-    const want = s.leaveUnfilled ? 'refunded' : 'completed';
-    if (got?.status !== want)
-      fail(`order ${s.orderId} is ${got?.status} (${got?.failure ?? ''}), expected ${want}`);
-  }
-
-  const third = Math.floor(rss.length / 3);
-  const avg = (xs: { bytes: number }[]) => xs.reduce((sum, x) => sum + x.bytes, 0) / Math.max(1, xs.length);
-  const middle = avg(rss.slice(third, 2 * third));
-  const last = avg(rss.slice(2 * third));
-  if (third < 2) fail(`too few RSS samples (${rss.length})`);
-  else if (last > middle * RSS_SLACK + RSS_ALLOWANCE) {
-    fail(
-      `RSS keeps growing: middle third ${(middle / 2 ** 20).toFixed(1)} MiB, last third ${(last / 2 ** 20).toFixed(1)} MiB`,
-    );
-  }
-
-  // Every order event of the log, exactly once on the stream (wait, bounded, for the stream to catch up).
-  let log = await eventLog(databaseUrl);
-  const streamDeadline = Date.now() + 15_000;
-  while (Date.now() < streamDeadline && (streamed.at(-1)?.id ?? 0) < (log.at(-1)?.id ?? 0)) {
-    await sleep(200);
-    log = await eventLog(databaseUrl);
-  }
-  streamAbort.abort();
-  if (stream.error) fail(stream.error);
-  const counts = new Map<number, number>();
-  for (const e of streamed) counts.set(e.id, (counts.get(e.id) ?? 0) + 1);
-  const orderEvents = log.filter((e) => e.type.startsWith('order.'));
-  const missing = orderEvents.filter((e) => !counts.has(e.id));
-  const duplicated = [...counts.entries()].filter(([, n]) => n > 1);
-  const logIds = new Set(log.map((e) => e.id));
-  const unknown = streamed.filter((e) => !logIds.has(e.id));
-  if (missing.length > 0)
-    fail(
-      `${missing.length} order events never arrived on the stream, e.g. ${missing
-        .slice(0, 5)
-        .map((e) => e.id)
-        .join(', ')}`,
-    );
-  if (duplicated.length > 0)
-    fail(
-      `${duplicated.length} events arrived more than once, e.g. ${duplicated
-        .slice(0, 5)
-        .map(([id, n]) => `${id}x${n}`)
-        .join(', ')}`,
-    );
-  if (unknown.length > 0) fail(`${unknown.length} streamed events are not in the event log`);
-  for (let i = 1; i < streamed.length; i++) {
-    if (streamed[i]!.id <= streamed[i - 1]!.id) {
-      fail(`stream ids not increasing at ${streamed[i - 1]!.id} -> ${streamed[i]!.id}`);
-      break;
-    }
-  }
+  checkResponses(stats, fail);
+  const byStatus = checkOrders(statuses, swaps, fail);
+  const { middle, last } = checkRss(rss, RSS_SLACK, RSS_ALLOWANCE, fail);
+  const log = await checkStream(databaseUrl, stream, streamAbort, fail);
 
   const summary = {
     seconds: SOAK_SECONDS,
@@ -521,13 +260,17 @@ async function main(): Promise<void> {
     lpFills: lpBot.fills,
     orders: Object.fromEntries(byStatus),
     rssMiB: {
-      first: +((rss[0]?.bytes ?? 0) / 2 ** 20).toFixed(1),
-      middleThird: +(middle / 2 ** 20).toFixed(1),
-      lastThird: +(last / 2 ** 20).toFixed(1),
-      max: +(Math.max(...rss.map((r) => r.bytes)) / 2 ** 20).toFixed(1),
+      first: mib(rss[0]?.bytes ?? 0),
+      middleThird: mib(middle),
+      lastThird: mib(last),
+      max: mib(Math.max(...rss.map((r) => r.bytes))),
       samples: rss.length,
     },
-    events: { inLog: log.length, orderEventsInLog: orderEvents.length, streamed: streamed.length },
+    events: {
+      inLog: log.length,
+      orderEventsInLog: log.filter((e) => e.type.startsWith('order.')).length,
+      streamed: stream.events.length,
+    },
     failures: failures.length,
   };
   console.log(JSON.stringify(summary, null, 2));

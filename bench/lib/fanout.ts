@@ -42,6 +42,108 @@ function sseLatencies(chunks: readonly { at: number; text: string }[]): number[]
   return out;
 }
 
+/** Counting switches on once every client is connected; receipts are counted as they arrive. */
+interface Receipts {
+  counting: boolean;
+  count: number;
+}
+
+// Every phase is bounded: a server that stops answering must fail the scenario, not hang the bench.
+const bounded = (work: Promise<unknown>, ms: number) =>
+  Promise.race([work, new Promise((resolve) => setTimeout(resolve, ms).unref())]);
+
+/** `count` anonymous SSE streams; each keeps its chunks (with arrival times) once counting starts. */
+async function connectSse(base: URL, count: number, receipts: Receipts) {
+  const clients = {
+    chunks: [] as { at: number; text: string }[][],
+    requests: [] as http.ClientRequest[],
+    connected: 0,
+    agent: new http.Agent({ keepAlive: false, maxSockets: Infinity }),
+  };
+  const { agent } = clients;
+  await bounded(
+    Promise.all(
+      Array.from(
+        { length: count },
+        () =>
+          new Promise<void>((resolve) => {
+            const req = http.get(
+              {
+                host: base.hostname,
+                port: base.port,
+                path: '/api/public/stream',
+                agent,
+                headers: { accept: 'text/event-stream' },
+              },
+              (res) => {
+                if (res.statusCode !== 200) {
+                  res.resume();
+                  return resolve();
+                }
+                clients.connected++;
+                resolve();
+                const chunks: { at: number; text: string }[] = [];
+                clients.chunks.push(chunks);
+                res.setEncoding('utf8');
+                res.on('data', (chunk: string) => {
+                  if (!receipts.counting) return;
+                  chunks.push({ at: Date.now(), text: chunk });
+                  for (let i = chunk.indexOf(MARK); i >= 0; i = chunk.indexOf(MARK, i + 1)) receipts.count++;
+                });
+              },
+            );
+            req.on('error', () => resolve());
+            clients.requests.push(req);
+          }),
+      ),
+    ),
+    60_000,
+  );
+  return clients;
+}
+
+/** `count` WebSocket subscribers of channel `public`; each keeps its messages once counting starts. */
+async function connectWs(base: URL, count: number, apiKey: string, receipts: Receipts) {
+  const clients = {
+    messages: [] as { at: number; raw: unknown }[],
+    sockets: [] as WebSocket[],
+    connected: 0,
+  };
+  await bounded(
+    Promise.all(
+      Array.from(
+        { length: count },
+        () =>
+          new Promise<void>((resolve) => {
+            const socket = new WebSocket(`ws://${base.host}/ws`, {
+              headers: { 'x-api-key': apiKey },
+            });
+            clients.sockets.push(socket);
+            socket.on('open', () => socket.send(JSON.stringify({ op: 'subscribe', channels: ['public'] })));
+            socket.on('message', (raw) => {
+              if (receipts.counting) {
+                clients.messages.push({ at: Date.now(), raw });
+                receipts.count++;
+                return;
+              }
+              const message = JSON.parse(String(raw));
+              if (message.op === 'subscribed') {
+                clients.connected++;
+                resolve();
+              } else if (message.op === 'error') {
+                resolve();
+              }
+            });
+            socket.on('error', () => resolve());
+            socket.on('close', () => resolve());
+          }),
+      ),
+    ),
+    60_000,
+  );
+  return clients;
+}
+
 /**
  * Scenario 7: `sseClients` SSE streams (GET /api/public/stream, anonymous) and `wsClients` WebSocket subscribers
  * (GET /ws with an API key, channel `public`) stay connected while the driver writes `events` quote requests at
@@ -63,94 +165,13 @@ export async function driveFanout(
   // The driver is one process receiving every client's copy of each event, on the server's machine: its handlers
   // only stamp and keep what arrives (parsing 1,200 copies as they came in delayed the last ones by tens of ms,
   // which measured the driver, not Ferry). Frames are parsed after the run.
-  const sseChunks: { at: number; text: string }[][] = [];
-  const wsMessages: { at: number; raw: unknown }[] = [];
-  let receipts = 0;
-  const agent = new http.Agent({ keepAlive: false, maxSockets: Infinity });
-  const sseRequests: http.ClientRequest[] = [];
-  let connectedSse = 0;
-  let connectedWs = 0;
-  let counting = false;
-
-  // Every phase is bounded: a server that stops answering must fail the scenario, not hang the bench.
-  const bounded = (work: Promise<unknown>, ms: number) =>
-    Promise.race([work, new Promise((resolve) => setTimeout(resolve, ms).unref())]);
-  await bounded(
-    Promise.all(
-      Array.from(
-        { length: options.sseClients },
-        () =>
-          new Promise<void>((resolve) => {
-            const req = http.get(
-              {
-                host: base.hostname,
-                port: base.port,
-                path: '/api/public/stream',
-                agent,
-                headers: { accept: 'text/event-stream' },
-              },
-              (res) => {
-                if (res.statusCode !== 200) {
-                  res.resume();
-                  return resolve();
-                }
-                connectedSse++;
-                resolve();
-                const chunks: { at: number; text: string }[] = [];
-                sseChunks.push(chunks);
-                res.setEncoding('utf8');
-                res.on('data', (chunk: string) => {
-                  if (!counting) return;
-                  chunks.push({ at: Date.now(), text: chunk });
-                  for (let i = chunk.indexOf(MARK); i >= 0; i = chunk.indexOf(MARK, i + 1)) receipts++;
-                });
-              },
-            );
-            req.on('error', () => resolve());
-            sseRequests.push(req);
-          }),
-      ),
-    ),
-    60_000,
-  );
-
-  const sockets: WebSocket[] = [];
-  await bounded(
-    Promise.all(
-      Array.from(
-        { length: options.wsClients },
-        () =>
-          new Promise<void>((resolve) => {
-            const socket = new WebSocket(`ws://${base.host}/ws`, {
-              headers: { 'x-api-key': options.apiKey },
-            });
-            sockets.push(socket);
-            socket.on('open', () => socket.send(JSON.stringify({ op: 'subscribe', channels: ['public'] })));
-            socket.on('message', (raw) => {
-              if (counting) {
-                wsMessages.push({ at: Date.now(), raw });
-                receipts++;
-                return;
-              }
-              const message = JSON.parse(String(raw));
-              if (message.op === 'subscribed') {
-                connectedWs++;
-                resolve();
-              } else if (message.op === 'error') {
-                resolve();
-              }
-            });
-            socket.on('error', () => resolve());
-            socket.on('close', () => resolve());
-          }),
-      ),
-    ),
-    60_000,
-  );
+  const receipts: Receipts = { counting: false, count: 0 };
+  const sse = await connectSse(base, options.sseClients, receipts);
+  const ws = await connectWs(base, options.wsClients, options.apiKey, receipts);
 
   const window = startProcWindow(server.pid);
   const rssWithClients = rssBytes(server.pid);
-  counting = true;
+  receipts.counting = true;
   const interval = 1000 / options.ratePerSec;
   const t0 = Date.now();
   let written = 0;
@@ -163,23 +184,23 @@ export async function driveFanout(
     else if (status === 0) break; // the server stopped answering: report what arrived
   }
   // Let the last events arrive.
-  const expected = written * (connectedSse + connectedWs);
+  const expected = written * (sse.connected + ws.connected);
   const until = Date.now() + 5000;
-  while (receipts < expected && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+  while (receipts.count < expected && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
   const proc = window.stop();
-  counting = false;
+  receipts.counting = false;
   // SSE frames may arrive split over chunks: every event's frame was sent in one write, but it is cut here anyway.
-  const sseLat = sseChunks.flatMap(sseLatencies);
-  const wsLat = wsMessages.flatMap(({ at, raw }) => {
+  const sseLat = sse.chunks.flatMap(sseLatencies);
+  const wsLat = ws.messages.flatMap(({ at, raw }) => {
     const message = JSON.parse(String(raw));
     return message.op === 'event' && message.event?.type === 'quoteRequest.created'
       ? [LATENCY_OF(message.event, at)]
       : [];
   });
 
-  for (const req of sseRequests) req.destroy();
-  for (const socket of sockets) socket.terminate();
-  agent.destroy();
+  for (const req of sse.requests) req.destroy();
+  for (const socket of ws.sockets) socket.terminate();
+  sse.agent.destroy();
 
   const stats = (values: number[]) => {
     const sorted = [...values].sort((a, b) => a - b);
@@ -188,8 +209,8 @@ export async function driveFanout(
   return {
     sseClients: options.sseClients,
     wsClients: options.wsClients,
-    connectedSse,
-    connectedWs,
+    connectedSse: sse.connected,
+    connectedWs: ws.connected,
     events: written,
     expectedReceipts: expected,
     receipts: sseLat.length + wsLat.length,

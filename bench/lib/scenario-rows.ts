@@ -3,7 +3,7 @@ import type { LoadResult } from './load.ts';
 import { describeLocks, type MultiInstanceResult } from './multi-instance.ts';
 import type { RawWriteResult } from './pg-writes.ts';
 import type { BackendRun, ScenarioRow } from './report.ts';
-import { describeSteps, type SettlementResult } from './settlement.ts';
+import { describeSteps, type SettlementResult } from './settlement-breakdown.ts';
 
 const mb = (bytes: number) => bytes / 2 ** 20;
 const cpu = (l: LoadResult) => l.proc.cpuPercent;

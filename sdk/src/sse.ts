@@ -1,4 +1,5 @@
 import { errorFromResponse, type FerryApiError, networkError } from './ferry-error.js';
+import { createFrameParser, type Frame } from './sse-frames.js';
 import type { FerryEvent } from './types.js';
 
 export interface SubscribeEventsOptions {
@@ -31,12 +32,6 @@ export interface EventSubscription {
   readonly lastEventId: number | undefined;
   /** True while a stream is open. */
   readonly connected: boolean;
-}
-
-interface Frame {
-  id: string | undefined;
-  event: string;
-  data: string;
 }
 
 /**
@@ -85,36 +80,13 @@ export function subscribeEvents(options: SubscribeEventsOptions): EventSubscript
     // of that pair disagree, and consumers type-check this package under either.
     const reader = body.getReader();
     const decoder = new TextDecoder();
-    let buffer = '';
-    let frame: Frame = { id: undefined, event: 'message', data: '' };
-    let hasData = false;
+    const parser = createFrameParser(dispatch, (ms) => {
+      serverRetryMs = ms;
+    });
     for (;;) {
       const { value, done } = await reader.read();
       if (done) return;
-      buffer += decoder.decode(value, { stream: true });
-      let newline = buffer.search(/\r\n|\r|\n/);
-      while (newline >= 0) {
-        const line = buffer.slice(0, newline);
-        buffer = buffer.slice(newline + (buffer.startsWith('\r\n', newline) ? 2 : 1));
-        newline = buffer.search(/\r\n|\r|\n/);
-        if (line === '') {
-          if (hasData || frame.event !== 'message') dispatch(frame);
-          frame = { id: undefined, event: 'message', data: '' };
-          hasData = false;
-          continue;
-        }
-        if (line.startsWith(':')) continue;
-        const colon = line.indexOf(':');
-        const field = colon < 0 ? line : line.slice(0, colon);
-        let value = colon < 0 ? '' : line.slice(colon + 1);
-        if (value.startsWith(' ')) value = value.slice(1);
-        if (field === 'data') {
-          frame.data = hasData ? `${frame.data}\n${value}` : value;
-          hasData = true;
-        } else if (field === 'event') frame.event = value;
-        else if (field === 'id') frame.id = value;
-        else if (field === 'retry' && /^\d+$/.test(value)) serverRetryMs = Number(value);
-      }
+      parser.push(decoder.decode(value, { stream: true }));
     }
   }
 

@@ -1,8 +1,15 @@
-import { FerryApiError, type FerryErrorCode } from './ferry-error.js';
-import type { ErrorDetail, FerryEvent, WsChannel } from './types.js';
-
-/** Close code the server sends when the connection's credential ends (logout, revocation, session expiry). */
-const CREDENTIAL_ENDED = 4001;
+import { FerryApiError } from './ferry-error.js';
+import type { FerryEvent, WsChannel } from './types.js';
+import {
+  errorOfClose,
+  errorOfFrame,
+  onRefusedUpgrade,
+  openSocket,
+  parseFrame,
+  type SocketLike,
+  terminate,
+  type WsFrame,
+} from './ws-socket.js';
 
 export type WsStatus = 'connecting' | 'open' | 'subscribed' | 'closed';
 
@@ -42,27 +49,87 @@ export interface WsSubscription {
   readonly pongs: number;
 }
 
-/** The subset of a WebSocket this helper uses (the `ws` package's, or a browser's). */
-interface SocketLike {
-  readyState: number;
-  send(data: string): void;
-  close(code?: number, reason?: string): void;
-  addEventListener(type: string, listener: (event: never) => void): void;
+/**
+ * Application-level pings on an open socket every `pingMs`: a missing pong within a whole interval means the
+ * connection is dead even if TCP has not noticed, and `onDead` is told.
+ */
+function startPinging(ws: SocketLike, pingMs: number, onDead: () => void) {
+  let awaitingPong = false;
+  const interval = setInterval(() => {
+    if (awaitingPong) {
+      onDead();
+      return;
+    }
+    awaitingPong = true;
+    ws.send(JSON.stringify({ op: 'ping' }));
+  }, pingMs);
+  return {
+    pong() {
+      awaitingPong = false;
+    },
+    stop() {
+      clearInterval(interval);
+    },
+  };
 }
-type SocketCtor = new (url: string, options?: { headers: Record<string, string> }) => SocketLike;
 
-async function socketConstructor(): Promise<{ Ctor: SocketCtor; headers: boolean }> {
-  const Global = (globalThis as { WebSocket?: SocketCtor }).WebSocket;
-  const inNode = typeof process !== 'undefined' && Boolean(process.versions?.node);
-  // In Node the `ws` package, which can send the credential in a header; in a browser its own WebSocket.
-  if (inNode) {
-    try {
-      const mod = (await import('ws')) as unknown as { WebSocket: SocketCtor };
-      return { Ctor: mod.WebSocket, headers: true };
-    } catch {}
-  }
-  if (!Global) throw new Error('no WebSocket implementation: install the `ws` package');
-  return { Ctor: Global, headers: false };
+const noPong = () =>
+  new FerryApiError({
+    status: 0,
+    code: 'NETWORK_ERROR',
+    summary: 'no pong: reconnecting',
+    request: 'GET /ws',
+  });
+
+/** What one connection tells its subscription. */
+interface SocketEvents {
+  open(): void;
+  frame(frame: WsFrame): void;
+  /** The upgrade was refused (`ws` only); the close that follows says so with `refused`. */
+  refused(error: FerryApiError, status: number): void;
+  /** No pong within a ping interval; the socket is terminated right after. */
+  dead(): void;
+  close(event: { code?: number; reason?: string }, refused: boolean): void;
+}
+
+/** Subscribes `channels` once `ws` opens, pings it, and reports what happens on it. */
+function attachSocket(ws: SocketLike, channels: WsChannel[], pingMs: number, on: SocketEvents) {
+  let pinger: ReturnType<typeof startPinging> | null = null;
+  let refused = false;
+  const stopPing = () => {
+    pinger?.stop();
+    pinger = null;
+  };
+  onRefusedUpgrade(
+    ws,
+    () => {
+      refused = true;
+    },
+    on.refused,
+  );
+  ws.addEventListener('open', () => {
+    on.open();
+    ws.send(JSON.stringify({ op: 'subscribe', channels }));
+    stopPing();
+    pinger = startPinging(ws, pingMs, () => {
+      on.dead();
+      terminate(ws, 4000, 'no pong');
+    });
+  });
+  ws.addEventListener('message', (event: { data: unknown }) => {
+    const frame = parseFrame(event.data);
+    if (!frame) return;
+    if (frame.op === 'pong') pinger?.pong();
+    on.frame(frame);
+  });
+  ws.addEventListener('close', (event: { code?: number; reason?: string }) => {
+    stopPing();
+    on.close(event, refused);
+  });
+  ws.addEventListener('error', () => {
+    // The close event follows and reconnects.
+  });
+  return { stopPing };
 }
 
 /**
@@ -76,12 +143,11 @@ export function subscribeWs(options: WsSubscribeOptions): WsSubscription {
   const url = `${base.protocol}//${base.host}/ws`;
   const pingMs = options.pingIntervalMs ?? 15_000;
   const maxDelay = options.maxReconnectDelayMs ?? 30_000;
-  const credential = options.apiKey ?? options.sessionToken;
   let status: WsStatus = 'connecting';
   let closed = false;
   let socket: SocketLike | null = null;
+  let connection: { stopPing(): void } | null = null;
   let timer: ReturnType<typeof setTimeout> | null = null;
-  let pingTimer: ReturnType<typeof setInterval> | null = null;
   let failures = 0;
   let pongs = 0;
   let settled = false;
@@ -108,13 +174,9 @@ export function subscribeWs(options: WsSubscribeOptions): WsSubscription {
       stop();
     }
   };
-  const stopPing = () => {
-    if (pingTimer) clearInterval(pingTimer);
-    pingTimer = null;
-  };
   function stop(): void {
     closed = true;
-    stopPing();
+    connection?.stopPing();
     if (timer) clearTimeout(timer);
     socket?.close(1000, 'client closed');
     setStatus('closed');
@@ -128,153 +190,46 @@ export function subscribeWs(options: WsSubscribeOptions): WsSubscription {
     timer = setTimeout(() => void connect(), delay);
   }
 
+  function onFrame(frame: WsFrame): void {
+    if (frame.op === 'pong') pongs++;
+    else if (frame.op === 'subscribed') {
+      failures = 0;
+      setStatus('subscribed');
+      if (!settled) {
+        settled = true;
+        resolveReady();
+      }
+    } else if (frame.op === 'event' && frame.event && frame.channel) {
+      options.onEvent(frame.event, frame.channel);
+    } else if (frame.op === 'error') {
+      const { error, fatal } = errorOfFrame(frame);
+      fail(error, fatal);
+    }
+  }
+
   async function connect(): Promise<void> {
     if (closed) return;
     setStatus('connecting');
-    const { Ctor, headers: canSendHeaders } = await socketConstructor();
-    const headers: Record<string, string> = {};
-    if (options.apiKey) headers['x-api-key'] = options.apiKey;
-    else if (options.sessionToken) headers.authorization = `Bearer ${options.sessionToken}`;
-    const target = !canSendHeaders && credential ? `${url}?token=${encodeURIComponent(credential)}` : url;
-    const ws = canSendHeaders ? new Ctor(target, { headers }) : new Ctor(target);
+    const ws = await openSocket(url, options);
     socket = ws;
-    let awaitingPong = false;
-    let refused = false;
-
-    // `ws` reports a refused upgrade (401, 429, 503) with the HTTP response; read Ferry's error body from it.
-    const nodeSocket = ws as unknown as {
-      on?(event: 'unexpected-response', cb: (req: unknown, res: NodeResponse) => void): void;
-    };
-    nodeSocket.on?.('unexpected-response', (_req, res) => {
-      refused = true;
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => {
-        text += chunk;
-      });
-      res.on('end', () => {
-        const status = res.statusCode ?? 0;
-        let body: { error?: string; code?: FerryErrorCode; details?: ErrorDetail[] } = {};
-        try {
-          body = JSON.parse(text);
-        } catch {}
-        const retry = Number(res.headers['retry-after']);
-        const error = new FerryApiError({
-          status,
-          code: body.code ?? 'UNEXPECTED_RESPONSE',
-          summary: body.error ?? `WebSocket upgrade refused with ${status}`,
-          details: body.details ?? [],
-          ...(Number.isFinite(retry) && retry > 0 ? { retryAfter: retry } : {}),
-          request: 'GET /ws',
-        });
-        (ws as unknown as { terminate(): void }).terminate();
+    connection = attachSocket(ws, options.channels, pingMs, {
+      open: () => setStatus('open'),
+      frame: onFrame,
+      refused(error, status) {
         if (status === 401 || status === 403 || status === 400) fail(error, true);
         else {
           fail(error, false);
           scheduleReconnect();
         }
-      });
-    });
-
-    ws.addEventListener('open', () => {
-      setStatus('open');
-      ws.send(JSON.stringify({ op: 'subscribe', channels: options.channels }));
-      awaitingPong = false;
-      stopPing();
-      pingTimer = setInterval(() => {
-        if (awaitingPong) {
-          // No pong within a whole interval: the connection is dead even if TCP has not noticed.
-          fail(
-            new FerryApiError({
-              status: 0,
-              code: 'NETWORK_ERROR',
-              summary: 'no pong: reconnecting',
-              request: 'GET /ws',
-            }),
-            false,
-          );
-          const t = ws as unknown as { terminate?(): void };
-          if (t.terminate) t.terminate();
-          else ws.close(4000, 'no pong');
-          return;
-        }
-        awaitingPong = true;
-        ws.send(JSON.stringify({ op: 'ping' }));
-      }, pingMs);
-    });
-
-    ws.addEventListener('message', (event: { data: unknown }) => {
-      let frame: {
-        op?: string;
-        channel?: WsChannel;
-        event?: FerryEvent;
-        code?: FerryErrorCode;
-        error?: string;
-        details?: ErrorDetail[];
-      };
-      try {
-        frame = JSON.parse(String(event.data));
-      } catch {
-        return;
-      }
-      if (frame.op === 'pong') {
-        awaitingPong = false;
-        pongs++;
-      } else if (frame.op === 'subscribed') {
-        failures = 0;
-        setStatus('subscribed');
-        if (!settled) {
-          settled = true;
-          resolveReady();
-        }
-      } else if (frame.op === 'event' && frame.event && frame.channel) {
-        options.onEvent(frame.event, frame.channel);
-      } else if (frame.op === 'error') {
-        const error = new FerryApiError({
-          status: 0,
-          code: frame.code ?? 'UNEXPECTED_RESPONSE',
-          summary: frame.error ?? 'error frame',
-          details: frame.details ?? [],
-          request: 'WS /ws',
-        });
-        // A refused channel stays refused on every reconnect: stop rather than loop.
-        fail(
-          error,
-          frame.code === 'UNAUTHORIZED' || frame.code === 'FORBIDDEN' || frame.code === 'VALIDATION_ERROR',
-        );
-      }
-    });
-
-    ws.addEventListener('close', (event: { code?: number; reason?: string }) => {
-      stopPing();
-      if (socket === ws) socket = null;
-      if (closed || refused) return;
-      if (event.code === CREDENTIAL_ENDED) {
-        // Logout, revocation or expiry: the same credential would be refused on every reconnect.
-        fail(
-          new FerryApiError({
-            status: 401,
-            code: 'UNAUTHORIZED',
-            summary: `the credential ended (${event.reason || 'logged out, expired or revoked'})`,
-            request: 'GET /ws',
-          }),
-          true,
-        );
-        return;
-      }
-      fail(
-        new FerryApiError({
-          status: 0,
-          code: 'NETWORK_ERROR',
-          summary: `the WebSocket closed (${event.code ?? 'no code'}${event.reason ? `: ${event.reason}` : ''})`,
-          request: 'GET /ws',
-        }),
-        false,
-      );
-      scheduleReconnect();
-    });
-    ws.addEventListener('error', () => {
-      // The close event follows and reconnects.
+      },
+      dead: () => fail(noPong(), false),
+      close(event, refused) {
+        if (socket === ws) socket = null;
+        if (closed || refused) return;
+        const { error, fatal } = errorOfClose(event);
+        fail(error, fatal);
+        if (!fatal) scheduleReconnect();
+      },
     });
   }
 
@@ -292,12 +247,4 @@ export function subscribeWs(options: WsSubscribeOptions): WsSubscription {
       return pongs;
     },
   };
-}
-
-interface NodeResponse {
-  statusCode?: number;
-  headers: Record<string, string | string[] | undefined>;
-  setEncoding(encoding: string): void;
-  on(event: 'data', cb: (chunk: string) => void): void;
-  on(event: 'end', cb: () => void): void;
 }

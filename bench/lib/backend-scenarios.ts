@@ -1,0 +1,240 @@
+/**
+ * The scenarios measured on each backend's seeded Ferry (2-7 and 10), each recording its rows through the
+ * context; bench/run.ts runs them in its fixed order.
+ */
+
+import { CONNECTIONS, DURATION, LP_COUNT, mb, QUICK, say, WARMUP } from './bench-settings.ts';
+import { driveFlow } from './flow.ts';
+import { drive } from './load.ts';
+import { row } from './load-row.ts';
+import { driveLpStream } from './lp-stream.ts';
+import type { ScenarioRow } from './report.ts';
+import type { BenchAccounts, Seeder, SeedSummary } from './seed.ts';
+import type { RunningServer } from './server.ts';
+
+/** What every scenario of one backend shares: the server, its seed, the load shapes, and where rows go. */
+export interface ScenarioContext {
+  readonly backend: string;
+  readonly server: RunningServer;
+  readonly seeder: Seeder;
+  readonly seed: SeedSummary;
+  readonly accounts: BenchAccounts;
+  readonly route: { inputChain: string; outputChain: string; inputToken: string; outputToken: string };
+  readonly quoteRequestBody: Record<string, string>;
+  readonly mmKey: { 'x-api-key': string };
+  readonly load: { connections: number; durationSeconds: number };
+  readonly warm: { connections: number; durationSeconds: number };
+  readonly postgres: boolean;
+  readonly record: (row: ScenarioRow) => void;
+  /** Measures the baseline again right after a scenario, so each ratio compares two adjacent measurements. */
+  readonly nextBaseline: () => Promise<ScenarioRow>;
+}
+
+/** 2: a page of the public order list. */
+export async function publicOrdersPage({
+  server,
+  load,
+  warm,
+  record,
+  nextBaseline,
+}: ScenarioContext): Promise<void> {
+  const spec = { path: '/api/public/orders?pageSize=50', ...load };
+  await drive(server, { ...spec, ...warm });
+  record(
+    row('2', 'GET /api/public/orders (page of 50)', await drive(server, spec), await nextBaseline(), {
+      ratio: 0.35,
+    }),
+  );
+}
+
+/** 3: one of the money mover's orders by id, with its API key. */
+export async function ownOrder({
+  server,
+  seed,
+  mmKey,
+  load,
+  warm,
+  record,
+  nextBaseline,
+}: ScenarioContext): Promise<void> {
+  const ids = seed.moneyMoverOrderIds;
+  let i = 0;
+  const spec = {
+    path: '/api/v1/orders/x',
+    headers: mmKey,
+    next: () => ({ path: `/api/v1/orders/${ids[i++ % ids.length]}` }),
+    ...load,
+  };
+  await drive(server, { ...spec, ...warm });
+  record(row('3', 'GET /api/v1/orders/{id} (API key)', await drive(server, spec), await nextBaseline()));
+}
+
+/** 10: quote requests fanned out to LP WebSockets. */
+export async function lpStream({
+  backend,
+  server,
+  seeder,
+  accounts,
+  quoteRequestBody,
+  record,
+}: ScenarioContext): Promise<void> {
+  const lpKeys = await seeder.extraLiquidityProviders(100);
+  const rate = 200;
+  const r = await driveLpStream(server, {
+    lpKeys,
+    moneyMoverKey: accounts.moneyMover.apiKey,
+    body: quoteRequestBody,
+    ratePerSec: rate,
+    seconds: DURATION,
+  });
+  record({
+    id: '10',
+    name: `quote request → ${r.sockets} LP WebSockets (quoteRequests)`,
+    unit: 'req/s',
+    rate: r.achievedRatePerSec,
+    p50Ms: r.fromOccurredAt.p50Ms,
+    p99Ms: r.fromOccurredAt.p99Ms,
+    cpuPercent: r.cpuPercent,
+    peakRssMb: mb(r.peakRssBytes),
+    ratio: null,
+    target: backend.startsWith('embedded') ? 'p99 < 10 ms' : null,
+    pass: backend.startsWith('embedded')
+      ? r.connected === r.sockets && r.receipts === r.expectedReceipts && r.fromOccurredAt.p99Ms < 10
+      : null,
+    notes: `${r.created}/${r.requests} quote requests created at ${rate}/s (open loop, ${r.achievedRatePerSec.toFixed(0)}/s achieved); ${r.connected}/${r.sockets} sockets subscribed; ${r.receipts}/${r.expectedReceipts} receipts; latency from the event's occurredAt (stamped before the write commits, so an upper bound on commit → receipt), max ${r.fromOccurredAt.maxMs} ms. From the POST's 201 at the driver instead: p50/p99 ${r.fromResponse.p50Ms}/${r.fromResponse.p99Ms} ms (${r.fromResponse.earlierThanResponse} receipts came before their 201).`,
+    raw: r,
+  });
+}
+
+/** 4: quote requests, one offerer. */
+export async function createQuoteRequests({
+  server,
+  mmKey,
+  quoteRequestBody,
+  load,
+  warm,
+  record,
+  nextBaseline,
+}: ScenarioContext): Promise<void> {
+  const spec = {
+    method: 'POST' as const,
+    path: '/api/v1/quote-requests',
+    headers: mmKey,
+    body: quoteRequestBody,
+    ...load,
+  };
+  await drive(server, { ...spec, ...warm });
+  const r = await drive(server, spec);
+  record(
+    row(
+      '4',
+      'POST /api/v1/quote-requests',
+      r,
+      await nextBaseline(),
+      { ratio: 0.2 },
+      `one offerer, every amount covered: its balance is read from the devnet RPC about once per BALANCE_CACHE_MS (1 s), the other checks use that reading (anvil CPU ${r.proc.helperCpuPercent.toFixed(0)} %).`,
+    ),
+  );
+}
+
+/** 5: quotes on open requests, spread over the LPs. */
+export async function createQuotes({
+  server,
+  seeder,
+  accounts,
+  postgres,
+  load,
+  warm,
+  record,
+  nextBaseline,
+}: ScenarioContext): Promise<void> {
+  const lps = accounts.liquidityProviders;
+  const capacity = Math.ceil(((DURATION + WARMUP) * 4000) / LP_COUNT);
+  const open = await seeder.seedOpenRequests(capacity);
+  let i = 0;
+  const spec = {
+    method: 'POST' as const,
+    path: '/api/v1/quotes',
+    next: () => {
+      const n = i++;
+      const lp = lps[Math.floor(n / open.length) % lps.length];
+      return {
+        headers: { 'x-api-key': lp?.apiKey ?? '' },
+        body: { quoteRequestId: open[n % open.length], outputAmount: '249500000' },
+      };
+    },
+    ...load,
+  };
+  await drive(server, { ...spec, ...warm });
+  record(
+    row(
+      '5',
+      'POST /api/v1/quotes',
+      await drive(server, spec),
+      await nextBaseline(),
+      postgres ? {} : { rate: 3000 },
+      `${open.length} open requests × ${LP_COUNT} LPs.`,
+    ),
+  );
+}
+
+/** 6a: the whole flow, concurrent; 6b: swaps of accepted, signed quotes. */
+export async function swapFlow({
+  server,
+  seeder,
+  accounts,
+  route,
+  mmKey,
+  record,
+  nextBaseline,
+}: ScenarioContext): Promise<void> {
+  const concurrency = 16;
+  const flow = await driveFlow(server, {
+    moneyMoverKey: accounts.moneyMover.apiKey,
+    lpKeys: accounts.liquidityProviders.map((lp) => lp.apiKey),
+    route,
+    concurrency,
+    durationSeconds: DURATION,
+  });
+  const s6a: ScenarioRow = {
+    id: '6a',
+    name: 'whole flow: request → quote → accept → sign → swap',
+    unit: 'flows/s',
+    rate: flow.flowsPerSec,
+    p50Ms: flow.p50Ms,
+    p99Ms: flow.p99Ms,
+    cpuPercent: flow.cpuPercent,
+    peakRssMb: mb(flow.peakRssBytes),
+    ratio: null,
+    target: null,
+    pass: null,
+    notes: `${concurrency} concurrent flows, 4 requests each (${(flow.flowsPerSec * 4).toFixed(0)} req/s); the offerer's signature is made in the driver.${
+      flow.failures ? ` ${flow.failures} failed flows, e.g. ${flow.failureSample}` : ''
+    }`,
+    raw: flow,
+  };
+  record(s6a);
+
+  const count = QUICK ? 4_000 : Math.max(5_000, DURATION * 3_000);
+  say(`   preparing ${count} accepted, signed quotes for 6b`);
+  const swaps = await seeder.prepareSwaps(count, 3600);
+  let i = 0;
+  const r = await drive(server, {
+    method: 'POST',
+    path: '/api/v1/swaps',
+    headers: mmKey,
+    next: () => ({ body: swaps[i++ % swaps.length] }),
+    connections: CONNECTIONS,
+    amount: swaps.length,
+  });
+  record(
+    row(
+      '6b',
+      'POST /api/v1/swaps (signature verified)',
+      r,
+      await nextBaseline(),
+      { rate: 1000 },
+      `${swaps.length} distinct accepted quotes, each executed once (201 expected).`,
+    ),
+  );
+}
