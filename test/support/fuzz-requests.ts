@@ -248,6 +248,54 @@ export interface FuzzContext {
   credentials: Record<string, string>[];
 }
 
+/** Credentials (mostly good ones, so requests get past authentication), content types, idempotency keys, noise. */
+function headersArbitrary(credentials: Record<string, string>[]) {
+  return fc.record({
+    credentials: fc.oneof(
+      { weight: 4, arbitrary: fc.constant(credentials[1]!) },
+      { weight: 3, arbitrary: fc.constant(credentials[2]!) },
+      { weight: 3, arbitrary: fc.constantFrom(...credentials) },
+    ),
+    contentType: fc.oneof(
+      { weight: 6, arbitrary: fc.constant('application/json') },
+      {
+        weight: 3,
+        arbitrary: fc.constantFrom(
+          'application/json; charset=utf-8',
+          'APPLICATION/JSON',
+          'text/plain',
+          'application/x-www-form-urlencoded',
+          'multipart/form-data; boundary=x',
+          'application/jsonx',
+          'application/json; charset=latin1',
+          '',
+          'none',
+        ),
+      },
+      { weight: 1, arbitrary: headerSafe(60) },
+    ),
+    idempotencyKey: fc.option(
+      fc.oneof(fc.uuid(), headerSafe(300), fc.constantFrom('', ' ', 'a b', 'k'.repeat(256))),
+      { freq: 3 },
+    ),
+    extra: fc.dictionary(
+      fc.constantFrom(
+        'accept',
+        'x-forwarded-for',
+        'last-event-id',
+        'accept-encoding',
+        'x-request-id',
+        'origin',
+        'cookie',
+        'if-none-match',
+        'range',
+      ),
+      headerSafe(120),
+      { maxKeys: 3 },
+    ),
+  });
+}
+
 /** The generators of one operation's path values, query string, body and headers. */
 export function requestArbitraries(method: string, path: string, op: Operation, context: FuzzContext) {
   const { known, seeds, credentials } = context;
@@ -323,49 +371,6 @@ export function requestArbitraries(method: string, path: string, op: Operation, 
           { weight: 2, arbitrary: garbageBody },
           { weight: 1, arbitrary: fc.constant(undefined) },
         );
-  const headersArb = fc.record({
-    credentials: fc.oneof(
-      { weight: 4, arbitrary: fc.constant(credentials[1]!) },
-      { weight: 3, arbitrary: fc.constant(credentials[2]!) },
-      { weight: 3, arbitrary: fc.constantFrom(...credentials) },
-    ),
-    contentType: fc.oneof(
-      { weight: 6, arbitrary: fc.constant('application/json') },
-      {
-        weight: 3,
-        arbitrary: fc.constantFrom(
-          'application/json; charset=utf-8',
-          'APPLICATION/JSON',
-          'text/plain',
-          'application/x-www-form-urlencoded',
-          'multipart/form-data; boundary=x',
-          'application/jsonx',
-          'application/json; charset=latin1',
-          '',
-          'none',
-        ),
-      },
-      { weight: 1, arbitrary: headerSafe(60) },
-    ),
-    idempotencyKey: fc.option(
-      fc.oneof(fc.uuid(), headerSafe(300), fc.constantFrom('', ' ', 'a b', 'k'.repeat(256))),
-      { freq: 3 },
-    ),
-    extra: fc.dictionary(
-      fc.constantFrom(
-        'accept',
-        'x-forwarded-for',
-        'last-event-id',
-        'accept-encoding',
-        'x-request-id',
-        'origin',
-        'cookie',
-        'if-none-match',
-        'range',
-      ),
-      headerSafe(120),
-      { maxKeys: 3 },
-    ),
-  });
+  const headersArb = headersArbitrary(credentials);
   return { pathArb, queryArb, bodyArb, headersArb };
 }
