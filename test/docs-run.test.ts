@@ -1,6 +1,5 @@
 import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { createPublicClient, http } from 'viem';
@@ -8,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type DocBlock, describeBlock, extractBlocks, savedName } from './support/doc-blocks.ts';
 import { WORKER_ON } from './support/fixtures.ts';
 import { type Harness, startHarness } from './support/harness.ts';
+import { alive, freePort, leftRunning, type Outcome, readNulPairs, tail } from './support/processes.ts';
 import { createSdkProject, runProcess } from './support/sdk-project.ts';
 
 /**
@@ -42,16 +42,6 @@ const RUNNER_FILE = /^(\.docs-run|bin$|node_modules$|package(-lock)?\.json$|ferr
 
 const blocksOf = (doc: string) => extractBlocks(doc, fs.readFileSync(path.join(repoRoot, doc), 'utf8'));
 
-const freePort = (): Promise<number> =>
-  new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-
 const gitStatus = (): string | undefined => {
   try {
     return execFileSync('git', ['status', '--porcelain'], { cwd: repoRoot, encoding: 'utf8' });
@@ -60,61 +50,7 @@ const gitStatus = (): string | undefined => {
   }
 };
 
-/** A process is gone when it has exited, or exited and is waiting to be reaped. */
-const alive = (pid: number): boolean => {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
-  } catch {
-    return false;
-  }
-};
-
-/** The command lines of a process group's live members, once they have had 3 s to exit. */
-async function leftRunning(group: number): Promise<string[]> {
-  const members = () =>
-    fs.readdirSync('/proc').flatMap((entry) => {
-      if (!/^\d+$/.test(entry)) return [];
-      try {
-        const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
-        const [state, , pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-        if (Number(pgrp) !== group || state === 'Z') return [];
-        return [fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8').replaceAll('\0', ' ').trim()];
-      } catch {
-        return []; // exited meanwhile
-      }
-    });
-  for (let waited = 0; waited < 3000; waited += 100) {
-    if (members().length === 0) return [];
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  return members();
-}
-
-const readNulPairs = (file: string): Record<string, string> => {
-  const pairs: Record<string, string> = {};
-  if (!fs.existsSync(file)) return pairs;
-  for (const pair of fs.readFileSync(file, 'utf8').split('\0')) {
-    const eq = pair.indexOf('=');
-    if (eq > 0) pairs[pair.slice(0, eq)] = pair.slice(eq + 1);
-  }
-  return pairs;
-};
-
-/** The variables a fresh non-interactive bash defines (BASH_*, PIPESTATUS, …): not the doc's own. */
 const baselineVars = execFileSync('bash', ['-c', 'compgen -v'], { encoding: 'utf8' }).split('\n').join(' ');
-
-const tail = (text: string, max = 6000) => (text.length > max ? `…${text.slice(-max)}` : text);
-
-interface Outcome {
-  /** The process group of the block: what it started in the background stays in it. */
-  group: number;
-  code: number | null;
-  stdout: string;
-  stderr: string;
-  /** Why the runner stopped the block, if it did. */
-  stopped?: string;
-}
 
 describe('the docs run as written', () => {
   let h: Harness;

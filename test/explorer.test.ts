@@ -1,168 +1,40 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ANVIL_KEYS } from '../src/chains/devnet.ts';
 import { approveEscrow, catchUpClock, fillSwap, setChainTime } from './support/chain-actors.ts';
-import { findChromium } from './support/chromium.ts';
-import { WORKER_ON } from './support/fixtures.ts';
-import { type Harness, startHarness } from './support/harness.ts';
+import {
+  ARTIFACTS,
+  EXPLORER_URL,
+  type ExplorerSession,
+  focusedId,
+  HAS_CHROMIUM,
+  lpWallet,
+  openPage,
+  pageWidth,
+  row,
+  rowIds,
+  type SettledSwap,
+  startExplorerSession,
+  swapVia,
+} from './support/explorer-browser.ts';
 import { executeSwap, waitForStatus } from './support/swap-steps.ts';
 
-const chromiumLookup = await findChromium();
-const CHROMIUM = chromiumLookup.path;
-const HAS_CHROMIUM = CHROMIUM !== undefined;
-const ARTIFACTS = path.resolve('test-artifacts');
-const EXPLORER_URL = 'https://explorer.chain-a.test';
-const lpWallet = privateKeyToAccount(ANVIL_KEYS[4]);
-
-if (!HAS_CHROMIUM) console.warn(`explorer browser tests SKIPPED: ${chromiumLookup.missing}`);
-
 describe.skipIf(!HAS_CHROMIUM)('explorer at GET / in a real browser', () => {
-  let h: Harness;
-  let browser: Browser;
-  let context: BrowserContext;
-  let page: Page;
-  let mm: { id: string; apiKey: string };
-  let lp: { id: string; apiKey: string };
-  const consoleErrors: string[] = [];
+  let { h, browser, context, page, mm, lp, consoleErrors } = {} as ExplorerSession; // set by beforeAll
   /** The swap settled in the detail test, for the search and stats tests. */
-  let settled: {
-    orderId: string;
-    orderHash: string;
-    openDeadline: bigint;
-    fillDeadline: bigint;
-    txs: { srcChainTxHash: string; dstChainTxHash: string; settlementTxHash: string };
-  };
+  let settled: SettledSwap;
 
-  /** request → quote → accept → sign → swap, like executeSwap, with the recipient chosen by the test. */
-  async function swapTo(recipient: `0x${string}`, input: bigint, output: bigint): Promise<string> {
-    const created = await h.http('POST', '/api/v1/quote-requests', {
-      apiKey: mm.apiKey,
-      body: {
-        recipient,
-        offerer: h.offerer.address,
-        inputToken: h.usdcA,
-        outputToken: h.usdcB,
-        inputAmount: input.toString(),
-        inputChain: h.chainA,
-        outputChain: h.chainB,
-      },
-    });
-    expect(created.status).toBe(201);
-    const quote = await h.http('POST', '/api/v1/quotes', {
-      apiKey: lp.apiKey,
-      body: { quoteRequestId: created.body.data.quoteId, outputAmount: output.toString() },
-    });
-    expect(quote.status).toBe(201);
-    const q = quote.body.data;
-    expect((await h.http('POST', `/api/v1/quotes/${q.quoteId}/accept`, { apiKey: mm.apiKey })).status).toBe(
-      200,
-    );
-    const signature = await h.offerer.signTypedData(q.typedData);
-    const swap = await h.http('POST', '/api/v1/swaps', {
-      apiKey: mm.apiKey,
-      body: { orderId: q.orderId, quoteId: q.quoteId, signature },
-    });
-    expect(swap.status).toBe(201);
-    return q.orderId;
-  }
-
-  async function newPage(viewport = { width: 1280, height: 800 }): Promise<Page> {
-    const p = await context.newPage();
-    await p.setViewportSize(viewport);
-    return p;
-  }
-
-  // Expressions evaluated in the page (this project's TypeScript has no DOM library).
-  const focusedId = (p: Page) => p.evaluate<string | undefined>('document.activeElement?.id');
-  const pageWidth = (p: Page) => p.evaluate<number>('document.documentElement.scrollWidth');
-  const row = (p: Page, orderId: string) => p.locator(`#orders-body tr[data-order-id="${orderId}"]`);
-  const rowIds = (p: Page) =>
-    p.locator('#orders-body tr').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-order-id')));
+  const swapTo = (recipient: `0x${string}`, input: bigint, output: bigint) =>
+    swapVia({ h, mm, lp }, recipient, input, output);
+  const newPage = (viewport?: { width: number; height: number }) => openPage(context, viewport);
 
   beforeAll(async () => {
-    h = await startHarness({
-      worker: WORKER_ON,
-      rateLimits: { apiKey: 100_000, session: 60, ip: 100_000 },
-    });
-    // The devnet registry has no block explorer. Give chain A one (the registry object is the server's own), so
-    // the page must link chain A's transactions and show chain B's as plain text.
-    (h.registry.chain(h.chainA) as { explorerUrl: string | null }).explorerUrl = EXPLORER_URL;
-    mm = await h.createAccount('moneyMover');
-    lp = await h.createAccount('liquidityProvider', 'lp', lpWallet.address);
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-dev-shm-usage',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        '--no-first-run',
-      ],
-    });
-    context = await browser.newContext({ baseURL: h.baseUrl, reducedMotion: 'reduce' });
-    page = await newPage();
-    page.on('console', (message) => {
-      if (message.type() === 'error') consoleErrors.push(message.text());
-    });
-    page.on('pageerror', (error) => consoleErrors.push(String(error)));
-    fs.mkdirSync(ARTIFACTS, { recursive: true });
+    ({ h, browser, context, page, mm, lp, consoleErrors } = await startExplorerSession());
   });
   afterAll(async () => {
     await browser?.close();
     await h?.close();
-  });
-
-  it('serves the page and its assets from memory, outside the OpenAPI document, counted in the rate limit', async () => {
-    const index = await fetch(`${h.baseUrl}/`);
-    expect(index.status).toBe(200);
-    expect(index.headers.get('content-type')).toBe('text/html; charset=utf-8');
-    expect(index.headers.get('content-security-policy')).toContain("default-src 'none'");
-    expect(index.headers.get('ratelimit-limit')).not.toBeNull();
-    expect(await index.text()).toContain('<script type="module" src="/explorer/app.js"></script>');
-
-    const script = await fetch(`${h.baseUrl}/explorer/app.js`);
-    expect(script.status).toBe(200);
-    expect(script.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
-    const etag = script.headers.get('etag');
-    expect(etag).toMatch(/^"[\w-]{22}"$/);
-    const again = await fetch(`${h.baseUrl}/explorer/app.js`, { headers: { 'if-none-match': etag! } });
-    expect(again.status).toBe(304);
-    expect((await fetch(`${h.baseUrl}/explorer/explorer.css`)).headers.get('content-type')).toBe(
-      'text/css; charset=utf-8',
-    );
-
-    const missing = await h.http('GET', '/explorer/secrets.json');
-    expect(missing.status).toBe(404);
-    expect(missing.body).toEqual({
-      error: 'no such explorer file',
-      code: 'NOT_FOUND',
-      details: [{ path: 'params.file', message: 'is not an explorer file' }],
-    });
-    expect((await h.http('GET', '/explorer/..%2Fhttp%2Fserver.ts')).status).toBe(404);
-
-    const doc = await h.http('GET', '/openapi.json');
-    expect(Object.keys(doc.body.paths)).not.toContain('/');
-    expect(Object.keys(doc.body.paths).some((p) => p.startsWith('/explorer'))).toBe(false);
-    expect(doc.body.paths['/api/public/orders/{id}'].get.summary).toBe('One order (public)');
-  });
-
-  it('GET /api/public/orders/{id}: an unknown id is 404 ORDER_NOT_FOUND', async () => {
-    const res = await h.http('GET', '/api/public/orders/ord_missing');
-    expect(res.status).toBe(404);
-    expect(res.body).toEqual({
-      error: 'order ord_missing does not exist',
-      code: 'ORDER_NOT_FOUND',
-      details: [{ path: 'params.id', message: 'order ord_missing does not exist' }],
-    });
-    const bad = await h.http('GET', '/api/public/orders/ord%20bad');
-    expect(bad.status).toBe(400);
-    expect(bad.body.details[0].path).toBe('params.id');
   });
 
   it('loads with the empty states, the chains and their tokens, and a live stream', async () => {
@@ -524,105 +396,5 @@ describe.skipIf(!HAS_CHROMIUM)('explorer at GET / in a real browser', () => {
       expect(fs.statSync(path.join(ARTIFACTS, `explorer-${name}.png`)).size).toBeGreaterThan(10_000);
     }
     expect(consoleErrors).toEqual([]);
-  });
-
-  it('the API reference at /docs is titled Ferry API and leads back to the explorer and the guides', async () => {
-    const docs = await newPage();
-    await docs.goto('/docs');
-    await docs.locator('.swagger-ui .info .title').waitFor();
-    expect(await docs.title()).toBe('Ferry API');
-    const bar = docs.locator('header.ferry-bar');
-    expect(await bar.locator('.ferry-brand').getAttribute('href')).toBe('/');
-    expect(
-      await bar.locator('nav a').evaluateAll((links) => links.map((a) => a.getAttribute('href'))),
-    ).toEqual(['/', '/#/stats', '/guides/', '/openapi.json']);
-    // The stock Swagger top bar is hidden; the stats operation is listed under Public.
-    expect(await docs.locator('.swagger-ui .topbar').isVisible()).toBe(false);
-    await docs.locator('#operations-Public-getPublicStats').waitFor();
-    await docs.screenshot({ path: path.join(ARTIFACTS, 'explorer-docs-desktop.png') });
-
-    await bar.getByRole('link', { name: 'Guides' }).click();
-    await docs.waitForURL('**/guides/');
-    expect(await docs.title()).toBe('Guides · Ferry');
-    const guide = docs.locator('a[href="/guides/api-conventions.md"]');
-    expect(await guide.textContent()).toBe('API conventions');
-    const text = await fetch(`${h.baseUrl}/guides/api-conventions.md`);
-    expect(text.headers.get('content-type')).toBe('text/plain; charset=utf-8');
-    expect(await text.text()).toContain('# API conventions');
-    expect((await h.http('GET', '/guides/nope.md')).status).toBe(404);
-    expect((await h.http('GET', '/guides/..%2Fpackage.json')).status).toBe(404);
-    await docs.close();
-  });
-
-  it('an unknown order id has its own message', async () => {
-    await page.goto('/#/orders/ord_does_not_exist');
-    await expect.poll(() => page.locator('#detail-body').textContent()).toContain('No order has this id');
-    expect(await page.locator('#detail-body [role="alert"]').count()).toBe(1);
-  });
-
-  it('when the API is unreachable it says so, and recovers on Retry and reconnects the stream', async () => {
-    const p = await newPage();
-    await p.route('**/api/public/**', (route) => route.abort('connectionrefused'));
-    await p.goto('/');
-    await expect
-      .poll(() => p.locator('#orders-status').textContent())
-      .toContain('The Ferry API is unreachable');
-    // EventSource keeps retrying by itself; after the second failure in a row the indicator says offline.
-    await expect
-      .poll(() => p.locator('#conn').getAttribute('data-state'), { timeout: 10_000 })
-      .toBe('offline');
-    expect(await p.locator('#orders-status [role="alert"] button').textContent()).toBe('Retry');
-
-    await p.unroute('**/api/public/**');
-    await p.locator('#orders-status button').click();
-    await p.locator('#orders-body tr').first().waitFor();
-    await expect.poll(() => p.locator('#conn').getAttribute('data-state'), { timeout: 10_000 }).toBe('live');
-    await p.close();
-  });
-
-  it('after a dropped stream it reconnects with Last-Event-ID and receives what it missed', async () => {
-    const p = await newPage();
-    await p.goto('/');
-    await p.locator('#orders-count:not(:empty)').waitFor();
-    await expect.poll(() => p.locator('#conn').getAttribute('data-state')).toBe('live');
-    // One event seen on this stream, so it has an id to resume from.
-    const seenId = await swapTo(h.otherWallet.address, 1_000_000n, 990_000n);
-    await row(p, seenId).waitFor({ timeout: 2000 });
-    const lastSeen = Number(await p.locator('#feed li').first().getAttribute('data-event-id'));
-
-    // Hold the reconnect until an order has been created while the page was away.
-    let release!: () => void;
-    const gate = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    const held: string[] = [];
-    await p.route('**/api/public/stream**', async (route) => {
-      held.push(route.request().url());
-      await gate;
-      await route.continue();
-    });
-    h.app.server.server.closeAllConnections();
-    await expect.poll(() => held.length, { timeout: 10_000 }).toBe(1);
-    expect(await p.locator('#conn').getAttribute('data-state')).toBe('reconnecting');
-    const missedId = await swapTo(h.otherWallet.address, 1_100_000n, 1_090_000n);
-    expect(await row(p, missedId).count()).toBe(0);
-    release();
-
-    await row(p, missedId).waitFor({ timeout: 5000 });
-    // The missed order was committed before the reconnect reached the server, and the page does not refetch the
-    // list on reconnect: only the replay from Last-Event-ID can have brought it (the URL carries no id: it is the
-    // header, which EventSource sets itself and the browser does not show to the route).
-    expect(held).toEqual([`${h.baseUrl}/api/public/stream`]);
-    await expect.poll(() => p.locator('#conn').getAttribute('data-state')).toBe('live');
-    // The replay carried the missed order once, and the feed holds every event once, newest first.
-    const created = p.locator(`#feed li[data-type="order.created"]:has(a[href="#/orders/${missedId}"])`);
-    expect(await created.count()).toBe(1);
-    expect(Number(await created.getAttribute('data-event-id'))).toBeGreaterThan(lastSeen);
-    const ids = await p
-      .locator('#feed li')
-      .evaluateAll((items) => items.map((i) => Number(i.dataset.eventId)));
-    expect(ids).toEqual([...ids].sort((a, b) => b - a));
-    expect(new Set(ids).size).toBe(ids.length);
-    await p.close();
   });
 });

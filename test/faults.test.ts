@@ -1,15 +1,24 @@
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import fs from 'node:fs';
-import net from 'node:net';
-import os from 'node:os';
+import type { ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AnvilInstance, startAnvil } from '../src/chains/anvil-process.ts';
 import { ANVIL_KEYS } from '../src/chains/devnet.ts';
 import { approveEscrow, fillOrder } from './support/chain-actors.ts';
+import {
+  anvilPid,
+  killProcess,
+  PG_BIN,
+  REDIS_SERVER,
+  startPrivateCluster,
+  startRedis,
+  waitFor,
+  waitForExit,
+} from './support/fault-processes.ts';
 import { quoteRequestBody, WORKER_ON } from './support/fixtures.ts';
 import { type Harness, type HttpResponse, startHarness } from './support/harness.ts';
+import { sleep } from './support/polling.ts';
+import { freePort } from './support/processes.ts';
 import { waitForStatus } from './support/swap-steps.ts';
 
 /**
@@ -22,115 +31,10 @@ import { waitForStatus } from './support/swap-steps.ts';
 const lpWallet = privateKeyToAccount(ANVIL_KEYS[4]);
 const HIGH_LIMITS = { apiKey: 1_000_000, session: 1_000_000, ip: 1_000_000 };
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-async function waitFor<T>(
-  what: string,
-  ms: number,
-  probe: () => Promise<T | null | undefined | false>,
-): Promise<T> {
-  const deadline = Date.now() + ms;
-  let lastError: unknown;
-  while (Date.now() < deadline) {
-    try {
-      const value = await probe();
-      if (value) return value;
-    } catch (error) {
-      lastError = error;
-    }
-    await sleep(100);
-  }
-  throw new Error(`${what} not within ${ms} ms${lastError ? `: ${String(lastError)}` : ''}`);
-}
-
 function expectUnavailable(res: HttpResponse, context: string) {
   expect(res.status, context).toBe(503);
   expect(res.body, context).toEqual({ error: expect.any(String), code: 'SERVICE_UNAVAILABLE', details: [] });
   expect(res.headers.get('retry-after'), context).toMatch(/^\d+$/);
-}
-
-// ---------------------------------------------------------------------------------------------------------------
-// A private PostgreSQL cluster (never the machine's shared one on 5432).
-
-const PG_BIN = [
-  '/usr/lib/postgresql/15/bin',
-  ...safeList('/usr/lib/postgresql').map((v) => `/usr/lib/postgresql/${v}/bin`),
-].find((dir) => fs.existsSync(path.join(dir, 'initdb')) && fs.existsSync(path.join(dir, 'pg_ctl')));
-
-function safeList(dir: string): string[] {
-  try {
-    return fs.readdirSync(dir).sort().reverse();
-  } catch {
-    return [];
-  }
-}
-
-/** initdb refuses root: as root, the cluster belongs to the postgres user and its tools run as that user. */
-function pgUser(): { uid: number; gid: number } | null {
-  if (process.getuid?.() !== 0) return null;
-  const uid = Number(execFileSync('id', ['-u', 'postgres']).toString().trim());
-  const gid = Number(execFileSync('id', ['-g', 'postgres']).toString().trim());
-  return { uid, gid };
-}
-
-function pgTool(tool: string, args: string[]): string {
-  const binary = path.join(PG_BIN!, tool);
-  const asPostgres = pgUser() !== null;
-  return execFileSync(
-    asPostgres ? 'runuser' : binary,
-    asPostgres ? ['-u', 'postgres', '--', binary, ...args] : args,
-    {
-      stdio: ['ignore', 'pipe', 'pipe'],
-      timeout: 60_000,
-    },
-  ).toString();
-}
-
-async function startPrivateCluster() {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ferry-faults-pg-'));
-  const user = pgUser();
-  if (user) fs.chownSync(dir, user.uid, user.gid);
-  const data = path.join(dir, 'data');
-  const port = await freePort();
-  pgTool('initdb', ['-A', 'trust', '-U', 'postgres', '-D', data, '--no-sync']);
-  const start = () =>
-    pgTool('pg_ctl', [
-      '-D',
-      data,
-      '-l',
-      path.join(dir, 'server.log'),
-      '-w',
-      '-t',
-      '30',
-      '-o',
-      `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off`,
-      'start',
-    ]);
-  start();
-  return {
-    url: `postgres://postgres@127.0.0.1:${port}/postgres`,
-    start,
-    stop: () => pgTool('pg_ctl', ['-D', data, '-m', 'fast', '-w', 'stop']),
-    destroy() {
-      try {
-        pgTool('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']);
-      } catch {
-        // already stopped
-      }
-      fs.rmSync(dir, { recursive: true, force: true });
-    },
-  };
 }
 
 describe.skipIf(!PG_BIN)('the database is unavailable for a moment', () => {
@@ -241,43 +145,6 @@ describe.skipIf(!PG_BIN)('the database is unavailable for a moment', () => {
   }, 90_000);
 });
 
-// ---------------------------------------------------------------------------------------------------------------
-// A private redis-server.
-
-const REDIS_SERVER = ['/usr/bin/redis-server', '/usr/local/bin/redis-server'].find((p) => fs.existsSync(p));
-
-async function startRedis(port: number): Promise<ChildProcess> {
-  const child = spawn(
-    REDIS_SERVER!,
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'no'],
-    {
-      stdio: 'ignore',
-    },
-  );
-  await waitFor('redis-server to listen', 10_000, async () => {
-    const ok = await new Promise<boolean>((resolve) => {
-      const socket = net.connect(port, '127.0.0.1');
-      socket.once('connect', () => {
-        socket.write('PING\r\n');
-      });
-      socket.once('data', (data) => {
-        socket.destroy();
-        resolve(data.toString().startsWith('+PONG'));
-      });
-      socket.once('error', () => resolve(false));
-    });
-    return ok;
-  });
-  return child;
-}
-
-async function killProcess(child: ChildProcess, signal: NodeJS.Signals = 'SIGKILL') {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill(signal);
-  await exited;
-}
-
 describe.skipIf(!REDIS_SERVER)('Redis goes away', () => {
   let redis: ChildProcess;
   let port: number;
@@ -350,29 +217,6 @@ describe.skipIf(!REDIS_SERVER)('Redis goes away', () => {
 
 // ---------------------------------------------------------------------------------------------------------------
 // A chain RPC goes away: chain A's anvil is stopped and restarted on the same port and state file.
-
-/** The harness's anvil child of one devnet, found by its state file on its command line (Linux /proc). */
-function anvilPid(stateFile: string): number {
-  for (const entry of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const cmdline = fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0');
-      if (cmdline[0]?.endsWith('anvil') && cmdline.includes(stateFile)) return Number(entry);
-    } catch {}
-  }
-  throw new Error(`no anvil process with state file ${stateFile}`);
-}
-
-async function waitForExit(pid: number, ms: number) {
-  await waitFor(`anvil ${pid} to exit`, ms, async () => {
-    try {
-      process.kill(pid, 0);
-      return false;
-    } catch {
-      return true;
-    }
-  });
-}
 
 describe.skipIf(process.platform !== 'linux')('a chain RPC goes away', () => {
   let h: Harness;

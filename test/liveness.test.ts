@@ -13,6 +13,7 @@ import { type AnvilKnobs, anvilKnobs } from './support/anvil-knobs.ts';
 import { approveEscrow, depositAs, increaseChainTime } from './support/chain-actors.ts';
 import { createQuoteRequest, WORKER_ON } from './support/fixtures.ts';
 import { type Harness, startHarness } from './support/harness.ts';
+import { sleep, until } from './support/polling.ts';
 import { executeSwap, waitForStatus } from './support/swap-steps.ts';
 
 const lpKey = ANVIL_KEYS[4];
@@ -20,17 +21,6 @@ const lpWallet = privateKeyToAccount(lpKey);
 const relayer = privateKeyToAccount(DEVNET_RELAYER_KEY);
 const SPREAD = 25;
 const ferryBin = fileURLToPath(new URL('../bin/ferry.js', import.meta.url));
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function until<T>(what: string, probe: () => Promise<T | null | undefined | false>, ms = 60_000) {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(200);
-  }
-}
 
 /**
  * Liveness under real-chain faults, as an operator runs Ferry: blocks every 2 s on both chains, a registry with

@@ -1,6 +1,5 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { Address } from './address.ts';
 import { canTransitionOrder, ORDER_STATUSES, type OrderStatus } from './lifecycle.ts';
 import {
   actionForbiddingMove,
@@ -12,62 +11,23 @@ import {
   type SettlementObservation,
   validFillAtDepth,
 } from './settlement-decision.ts';
-
-const FILLER = '0x00000000000000000000000000000000000000f1' as Address;
-const RECIPIENT = '0x00000000000000000000000000000000000000a1' as Address;
-const TOKEN = '0x00000000000000000000000000000000000000b1' as Address;
-const OTHER = '0x00000000000000000000000000000000000000c1' as Address;
-const OPEN = 1_000n;
-const FILL_BY = 2_000n;
-const GRACE = 10n;
-const tx = (n: number) => `0x${n.toString(16).padStart(64, '0')}` as const;
-
-const terms = {
-  recipient: RECIPIENT,
-  outputToken: TOKEN,
-  outputAmount: 990n,
-  filler: FILLER,
-  openDeadline: OPEN,
-  fillDeadline: FILL_BY,
-};
-
-const goodFill: ObservedFill = {
-  txHash: tx(0xf),
-  filler: FILLER,
-  recipient: RECIPIENT,
-  token: TOKEN,
-  amount: 990n,
-  blockTimestamp: FILL_BY,
-  depth: 1,
-};
-
-function observation(overrides: Partial<SettlementObservation> = {}): SettlementObservation {
-  return {
-    status: 'created',
-    terms,
-    escrow: 'none',
-    inputTime: 500n,
-    outputTime: 500n,
-    settleGrace: GRACE,
-    outputConfirmations: 1,
-    actions: { deposit: null, settle: null, refund: null },
-    fill: null,
-    escrowAtLatest: 'none',
-    depositCheck: { balance: 1_000n, allowance: 1_000n, inputAmount: 1_000n, revert: null },
-    ...overrides,
-  };
-}
-
-const open = (overrides: Partial<SettlementObservation> = {}) =>
-  observation({ status: 'deposited', escrow: 'active', depositCheck: null, ...overrides });
-const actions = (a: Partial<SettlementObservation['actions']>) => ({
-  deposit: null,
-  settle: null,
-  refund: null,
-  ...a,
-});
-const confirmed = (n: number): RecordedAction => ({ status: 'confirmed', txHash: tx(n) });
-const recorded = (n: number): RecordedAction => ({ status: 'recorded', txHash: tx(n) });
+import {
+  actions,
+  confirmed,
+  FILL_BY,
+  FILLER,
+  GRACE,
+  goodFill,
+  OPEN,
+  OTHER,
+  observation,
+  open,
+  RECIPIENT,
+  recorded,
+  TOKEN,
+  terms,
+  tx,
+} from './settlement-observation-fixtures.ts';
 
 describe('decideSettlement: created', () => {
   it('deposits when the funds are there and the deposit would not revert', () => {
