@@ -12,7 +12,7 @@ import { type ChainInfo, type FerryApi, FerryApiError, type OrderView } from './
 import { DEFAULT_FILL_MARGIN_SECONDS } from './fill-margin.ts';
 import { createFiller } from './lp-filler.ts';
 import { createPollLoop } from './lp-poll-loop.ts';
-import { createQuoter } from './lp-quoter.ts';
+import { createQuoter, type Quoter } from './lp-quoter.ts';
 import { checkLpSetup } from './lp-setup-check.ts';
 import { quoteOutputAmount } from './pricing.ts';
 
@@ -146,6 +146,66 @@ async function driveTransactions(
   }
 }
 
+type Failed = (subject: string, error: unknown) => void;
+
+/** Writes a pass's failure down (a 429 sets when the next pass may run); the next poll retries it. */
+function recordFailure(report: PassReport, log: BotLog): Failed {
+  return (subject, error) => {
+    const message = error instanceof Error ? error.message : String(error);
+    if (error instanceof FerryApiError && error.status === 429) {
+      report.retryAfterMs = Math.max(report.retryAfterMs ?? 0, (error.retryAfter ?? 5) * 1000);
+    }
+    report.errors.push({ subject, message });
+    log.warn({ subject, err: message }, 'will retry next poll');
+  };
+}
+
+/** Fills the deposited orders the bot is not done with, until Ferry asks it to back off. */
+async function fillDeposited(
+  api: FerryApi,
+  settledOrders: ReadonlySet<Hex>,
+  fillOne: (order: OrderView) => Promise<void>,
+  report: PassReport,
+  failed: Failed,
+): Promise<void> {
+  try {
+    for (const order of await api.orders('deposited')) {
+      if (report.retryAfterMs !== null) break;
+      if (settledOrders.has(hex(order.blockchainOrderId))) continue;
+      try {
+        await fillOne(order);
+      } catch (error) {
+        failed(order.orderId, error);
+      }
+    }
+  } catch (error) {
+    failed('list orders', error);
+  }
+}
+
+/** Quotes the open requests of the last `timeWindow` seconds not handled yet, until Ferry asks it to back off. */
+async function quoteOpen(
+  api: FerryApi,
+  quoter: Quoter,
+  timeWindow: number,
+  report: PassReport,
+  failed: Failed,
+): Promise<void> {
+  try {
+    for (const qr of await api.openQuoteRequests(timeWindow)) {
+      if (report.retryAfterMs !== null) break;
+      if (quoter.handled(qr.id) || qr.status !== 'open') continue;
+      try {
+        await quoter.quoteOne(qr, report);
+      } catch (error) {
+        failed(qr.id, error);
+      }
+    }
+  } catch (error) {
+    failed('list quote requests', error);
+  }
+}
+
 export function createLpBot(options: LpBotOptions): LpBot {
   const { api, log, spreadBps } = options;
   const account: PrivateKeyAccount = privateKeyToAccount(options.privateKey);
@@ -223,14 +283,7 @@ export function createLpBot(options: LpBotOptions): LpBot {
 
   async function pass(): Promise<PassReport> {
     const report: PassReport = { quoted: [], filled: [], errors: [], retryAfterMs: null };
-    const failed = (subject: string, error: unknown) => {
-      const message = error instanceof Error ? error.message : String(error);
-      if (error instanceof FerryApiError && error.status === 429) {
-        report.retryAfterMs = Math.max(report.retryAfterMs ?? 0, (error.retryAfter ?? 5) * 1000);
-      }
-      report.errors.push({ subject, message });
-      log.warn({ subject, err: message }, 'will retry next poll');
-    };
+    const failed = recordFailure(report, log);
 
     if (chains.size === 0) {
       try {
@@ -241,35 +294,9 @@ export function createLpBot(options: LpBotOptions): LpBot {
     }
     await driveTransactions(transactions, chains.keys(), account, log, report);
     // Fills first: an accepted order is money waiting, a quote is only an offer.
-    try {
-      for (const order of await api.orders('deposited')) {
-        if (report.retryAfterMs !== null) break;
-        if (settledOrders.has(hex(order.blockchainOrderId))) continue;
-        try {
-          await fillOne(order, report);
-        } catch (error) {
-          failed(order.orderId, error);
-        }
-      }
-    } catch (error) {
-      failed('list orders', error);
-    }
+    await fillDeposited(api, settledOrders, (order) => fillOne(order, report), report, failed);
 
-    if (report.retryAfterMs === null) {
-      try {
-        for (const qr of await api.openQuoteRequests(timeWindow)) {
-          if (report.retryAfterMs !== null) break;
-          if (quoter.handled(qr.id) || qr.status !== 'open') continue;
-          try {
-            await quoter.quoteOne(qr, report);
-          } catch (error) {
-            failed(qr.id, error);
-          }
-        }
-      } catch (error) {
-        failed('list quote requests', error);
-      }
-    }
+    if (report.retryAfterMs === null) await quoteOpen(api, quoter, timeWindow, report, failed);
     return report;
   }
 
