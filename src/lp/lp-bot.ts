@@ -206,6 +206,17 @@ async function quoteOpen(
   }
 }
 
+/** How the bot's transaction client treats its transactions on chain `name`. */
+function txSettings(options: LpBotOptions, name: string, info: ChainInfo | undefined) {
+  if (!info) throw new Error(`chain ${name} is not known to the bot`);
+  return {
+    chainId: info.chainId,
+    confirmations: options.confirmations ?? 1,
+    replaceAfterSeconds: options.replaceAfterSeconds ?? 10,
+    maxFeePerGas: BigInt(options.maxFeePerGasGwei ?? DEFAULT_MAX_FEE_PER_GAS_GWEI) * 10n ** 9n,
+  };
+}
+
 export function createLpBot(options: LpBotOptions): LpBot {
   const { api, log, spreadBps } = options;
   const account: PrivateKeyAccount = privateKeyToAccount(options.privateKey);
@@ -219,19 +230,9 @@ export function createLpBot(options: LpBotOptions): LpBot {
   let chains = new Map<string, ChainInfo>();
   const clients = new Map<string, ChainClients>();
   let running: Promise<PassReport> | null = null;
-  const settingsOf = (name: string) => {
-    const info = chains.get(name);
-    if (!info) throw new Error(`chain ${name} is not known to the bot`);
-    return {
-      chainId: info.chainId,
-      confirmations: options.confirmations ?? 1,
-      replaceAfterSeconds: options.replaceAfterSeconds ?? 10,
-      maxFeePerGas: BigInt(options.maxFeePerGasGwei ?? DEFAULT_MAX_FEE_PER_GAS_GWEI) * 10n ** 9n,
-    };
-  };
   const transactions = createTransactionClient({
     ledger: options.journal.ledger,
-    chains: settingsOf,
+    chains: (name) => txSettings(options, name, chains.get(name)),
     rpc: (name) => clientsFor(chains.get(name) as ChainInfo).public as never,
     log,
     ...(options.faults ? { faults: options.faults } : {}),
