@@ -1,17 +1,18 @@
-import { type Address, type Hex, keccak256, type PublicClient, parseTransaction } from 'viem';
+import type { Address, Hex, PublicClient } from 'viem';
 import type { PrivateKeyAccount } from 'viem/accounts';
-import { type Fees, initialFees, replacementFees } from '../domain/fee-bump.ts';
+import { initialFees } from '../domain/fee-bump.ts';
 import { createNonceGapRepair } from './nonce-gap-repair.ts';
-import type { TxAction, TxAttempt, TxLedger } from './tx-ledger.ts';
+import type { TxAction, TxLedger } from './tx-ledger.ts';
+import { createTxReplacer, type TxReplacer } from './tx-replacer.ts';
 import {
   createTxSender,
   estimateFees,
   NonceConflictError,
-  TRANSFER_GAS,
   type TxChainSettings,
   type TxLog,
   type TxMetrics,
   type TxOutcome,
+  type TxSender,
   type TxStats,
 } from './tx-sender.ts';
 
@@ -28,12 +29,6 @@ export interface TxCall {
   readonly to: Address;
   readonly data: Hex;
 }
-
-const REPLACING = {
-  cancel: 'cancelling: spending the nonce on a zero-value self-transfer',
-  underpriced: 'replacing a transaction the node refused as underpriced',
-  slow: 'replacing a transaction that was not mined in time',
-} as const;
 
 /** One new action: what it is for (`subject`, `kind`, `seq`), the call, and the sender's key. */
 export interface SubmitInput<Guard> {
@@ -76,6 +71,81 @@ export interface TransactionClient<Guard> {
   }): Promise<{ driven: number; gapFilled: number }>;
 }
 
+/** What one look at a recorded action (step) works with. */
+interface StepParts<Guard> {
+  readonly ledger: TxLedger<Guard>;
+  readonly chains: (name: string) => TxChainSettings;
+  readonly log: TxLog;
+  readonly now: () => number;
+  readonly stats: TxStats;
+  readonly metrics?: TxMetrics;
+  readonly faults: { at(point: TxCrashPoint): void };
+  readonly sender: TxSender;
+  readonly replace: TxReplacer;
+}
+
+/**
+ * One look at a recorded action: an outcome once a recorded transaction is mined at depth; otherwise the newest
+ * is broadcast again (a wiped mempool, a reorg), or replaced with higher fees when it waited `replaceAfterSeconds`
+ * or was refused as too cheap, or replaced by a cancel when `cancel` and it is not one yet.
+ */
+async function step<Guard>(
+  parts: StepParts<Guard>,
+  action: TxAction,
+  account: PrivateKeyAccount,
+  cancel: boolean,
+): Promise<TxOutcome> {
+  const { ledger, chains, log, now, stats, metrics, faults, replace } = parts;
+  const { findMined, broadcast, conclude, waitForReceipt, nonceConsumed } = parts.sender;
+  switch (action.status) {
+    case 'confirmed':
+      return { status: 'success', txHash: action.txHash };
+    case 'reverted':
+      return { status: 'reverted', txHash: action.txHash };
+    case 'cancelled':
+      return { status: 'cancelled', txHash: action.txHash };
+    case 'nonce-conflict':
+      throw new NonceConflictError(action.id, action.chain, action.nonce);
+    case 'recorded':
+      break;
+  }
+  const txs = await ledger.attempts(action.id);
+  const newest = txs.at(-1);
+  if (!newest) throw new Error(`chain action ${action.id} has no recorded transaction`);
+  const mined = await findMined(action.chain, txs);
+  if (mined) return conclude(action, mined);
+
+  let waitingSince = action.waitingSince ?? newest.createdAt;
+  const reorged = txs.find((tx) => tx.status === 'mined');
+  if (reorged) {
+    // It was in a block and no longer is: not done; broadcast again and give it a full wait.
+    waitingSince = now();
+    await ledger.restartWait(action.id, reorged.txHash, waitingSince);
+    stats.reorged++;
+    log.warn(
+      { actionId: action.id, kind: action.kind, chain: action.chain, txHash: reorged.txHash },
+      'a mined transaction left the canonical chain (reorg); broadcasting it again',
+    );
+  }
+  const replaceAfterMs = chains(action.chain).replaceAfterSeconds * 1000;
+  const toCancel = cancel && newest.purpose !== 'cancel';
+  // A transaction no node has taken yet (the sender could not pay, the node was down) is not slow: it is only sent
+  // again, or fees would compound for as long as the outage lasts.
+  const slow = newest.status !== 'recorded' && now() - waitingSince >= replaceAfterMs;
+  const why = toCancel ? 'cancel' : newest.status === 'underpriced' ? 'underpriced' : slow ? 'slow' : null;
+  const replacement = why ? await replace(action, newest, account, why) : null;
+  const current = replacement ?? newest;
+  const answer = await broadcast(action, current);
+  if (replacement) faults.at(`after-replace-send:${action.kind}`);
+  else {
+    stats.rebroadcasts++;
+    metrics?.chainActionRetries.inc({ chain: action.chain, kind: action.kind });
+  }
+  if (answer === 'nonce-too-low') return nonceConsumed(action, replacement ? [...txs, replacement] : txs);
+  if (replacement && answer === 'accepted') return waitForReceipt(action, replacement);
+  return { status: 'pending', txHash: current.txHash };
+}
+
 /**
  * One client per sender process (Ferry's worker, the LP bot) for its transactions on every chain: nonces, fees,
  * signing, broadcast, replacement, cancellation and nonce-gap repair. Every transaction is written to the ledger
@@ -116,142 +186,10 @@ export function createTransactionClient<Guard>(deps: {
   };
   /** Gaps already reported, per chain and sender: logged once, counted once. */
   const io = { ledger, chains: deps.chains, rpc, log, now, stats, ...(metrics ? { metrics } : {}) };
-  const { findMined, broadcast, conclude, waitForReceipt, nonceConsumed } = createTxSender({
-    ...io,
-    receiptWaitMs,
-  });
+  const sender = createTxSender({ ...io, receiptWaitMs });
+  const { broadcast, waitForReceipt, nonceConsumed } = sender;
   const repairGap = createNonceGapRepair({ ...io, broadcast });
-
-  /**
-   * Signs and writes down a successor of `newest` at the same nonce with higher fees: the same call, or a
-   * zero-value self-transfer when `cancel`. Null when the fee cap leaves no room or another writer won.
-   */
-  async function replace(
-    action: TxAction,
-    newest: TxAttempt,
-    account: PrivateKeyAccount,
-    why: 'slow' | 'underpriced' | 'cancel',
-  ): Promise<TxAttempt | null> {
-    const cancel = why === 'cancel';
-    const chain = deps.chains(action.chain);
-    const estimate = await estimateFees(rpc(action.chain));
-    const previous: Fees = newest;
-    const fees = replacementFees(previous, estimate, chain.maxFeePerGas);
-    if (!fees) {
-      if (await ledger.markFeeCapped(action.id, now())) {
-        stats.feeCapped++;
-        log.warn(
-          {
-            actionId: action.id,
-            subject: action.subject,
-            kind: action.kind,
-            chain: action.chain,
-            maxFeePerGas: String(newest.maxFeePerGas),
-            estimate: String(estimate.maxFeePerGas),
-          },
-          "transaction is at the chain's fee cap (maxFeePerGasGwei); waiting for fees to fall",
-        );
-      }
-      return null;
-    }
-    faults.at(`before-replace:${action.kind}`);
-    const signed = parseTransaction(newest.rawTx);
-    const body = cancel
-      ? { to: account.address, data: undefined, value: 0n, gas: TRANSFER_GAS }
-      : { to: signed.to ?? undefined, data: signed.data, value: signed.value, gas: signed.gas };
-    const raw = await account.signTransaction({
-      chainId: chain.chainId,
-      type: 'eip1559',
-      nonce: action.nonce,
-      ...body,
-      ...fees,
-    });
-    const tx: TxAttempt = {
-      txHash: keccak256(raw),
-      actionId: action.id,
-      attempt: newest.attempt + 1,
-      rawTx: raw,
-      ...fees,
-      status: 'recorded',
-      purpose: cancel ? 'cancel' : newest.purpose,
-      createdAt: now(),
-    };
-    if (!(await ledger.recordReplacement(tx, newest.attempt))) return null;
-    faults.at(`after-replace-record:${action.kind}`);
-    if (!cancel) {
-      stats.replacements++;
-      metrics?.feeReplacements.inc({ chain: action.chain, kind: action.kind });
-    }
-    log.info(
-      {
-        actionId: action.id,
-        kind: action.kind,
-        chain: action.chain,
-        nonce: action.nonce,
-        attempt: tx.attempt,
-        replaces: newest.txHash,
-        txHash: tx.txHash,
-        maxFeePerGas: String(tx.maxFeePerGas),
-      },
-      REPLACING[why],
-    );
-    return tx;
-  }
-
-  /**
-   * One look at a recorded action: an outcome once a recorded transaction is mined at depth; otherwise the newest
-   * is broadcast again (a wiped mempool, a reorg), or replaced with higher fees when it waited `replaceAfterSeconds`
-   * or was refused as too cheap, or replaced by a cancel when `cancel` and it is not one yet.
-   */
-  async function step(action: TxAction, account: PrivateKeyAccount, cancel: boolean): Promise<TxOutcome> {
-    switch (action.status) {
-      case 'confirmed':
-        return { status: 'success', txHash: action.txHash };
-      case 'reverted':
-        return { status: 'reverted', txHash: action.txHash };
-      case 'cancelled':
-        return { status: 'cancelled', txHash: action.txHash };
-      case 'nonce-conflict':
-        throw new NonceConflictError(action.id, action.chain, action.nonce);
-      case 'recorded':
-        break;
-    }
-    const txs = await ledger.attempts(action.id);
-    const newest = txs.at(-1);
-    if (!newest) throw new Error(`chain action ${action.id} has no recorded transaction`);
-    const mined = await findMined(action.chain, txs);
-    if (mined) return conclude(action, mined);
-
-    let waitingSince = action.waitingSince ?? newest.createdAt;
-    const reorged = txs.find((tx) => tx.status === 'mined');
-    if (reorged) {
-      // It was in a block and no longer is: not done; broadcast again and give it a full wait.
-      waitingSince = now();
-      await ledger.restartWait(action.id, reorged.txHash, waitingSince);
-      stats.reorged++;
-      log.warn(
-        { actionId: action.id, kind: action.kind, chain: action.chain, txHash: reorged.txHash },
-        'a mined transaction left the canonical chain (reorg); broadcasting it again',
-      );
-    }
-    const replaceAfterMs = deps.chains(action.chain).replaceAfterSeconds * 1000;
-    const toCancel = cancel && newest.purpose !== 'cancel';
-    // A transaction no node has taken yet (the sender could not pay, the node was down) is not slow: it is only sent
-    // again, or fees would compound for as long as the outage lasts.
-    const slow = newest.status !== 'recorded' && now() - waitingSince >= replaceAfterMs;
-    const why = toCancel ? 'cancel' : newest.status === 'underpriced' ? 'underpriced' : slow ? 'slow' : null;
-    const replacement = why ? await replace(action, newest, account, why) : null;
-    const current = replacement ?? newest;
-    const answer = await broadcast(action, current);
-    if (replacement) faults.at(`after-replace-send:${action.kind}`);
-    else {
-      stats.rebroadcasts++;
-      metrics?.chainActionRetries.inc({ chain: action.chain, kind: action.kind });
-    }
-    if (answer === 'nonce-too-low') return nonceConsumed(action, replacement ? [...txs, replacement] : txs);
-    if (replacement && answer === 'accepted') return waitForReceipt(action, replacement);
-    return { status: 'pending', txHash: current.txHash };
-  }
+  const stepParts: StepParts<Guard> = { ...io, faults, sender, replace: createTxReplacer({ ...io, faults }) };
 
   return {
     stats: (): Readonly<TxStats> => ({ ...stats }),
@@ -303,9 +241,9 @@ export function createTransactionClient<Guard>(deps: {
       return { action, outcome: await waitForReceipt(action, attempt) };
     },
 
-    advance: (action: TxAction, account: PrivateKeyAccount) => step(action, account, false),
+    advance: (action: TxAction, account: PrivateKeyAccount) => step(stepParts, action, account, false),
 
-    cancel: (action: TxAction, account: PrivateKeyAccount) => step(action, account, true),
+    cancel: (action: TxAction, account: PrivateKeyAccount) => step(stepParts, action, account, true),
 
     async drive(input: {
       chain: string;
@@ -318,7 +256,7 @@ export function createTransactionClient<Guard>(deps: {
       const abandoned = open.length > 0 ? await input.abandoned(open) : new Set<string>();
       for (const action of open) {
         try {
-          await step(action, input.account, abandoned.has(action.id));
+          await step(stepParts, action, input.account, abandoned.has(action.id));
         } catch (error) {
           input.onError(action, error);
         }

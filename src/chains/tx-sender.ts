@@ -106,6 +106,29 @@ export interface TxSender {
   nonceConsumed(action: TxAction, txs: readonly TxAttempt[]): Promise<TxOutcome>;
 }
 
+/** The transaction's receipt, or null while it is in no block. */
+async function receiptOn(client: PublicClient, hash: Hex): Promise<TransactionReceipt | null> {
+  try {
+    return await client.getTransactionReceipt({ hash });
+  } catch (error) {
+    if (error instanceof TransactionReceiptNotFoundError) return null;
+    throw error;
+  }
+}
+
+function warnUnfunded(log: TxLog, action: TxAction): void {
+  log.warn(
+    {
+      actionId: action.id,
+      kind: action.kind,
+      chain: action.chain,
+      from: action.from,
+      nonce: action.nonce,
+    },
+    'the sender cannot pay for this transaction (insufficient funds); it stays recorded and is sent again',
+  );
+}
+
 export function createTxSender(deps: {
   ledger: TxLedger<unknown>;
   chains: (name: string) => TxChainSettings;
@@ -120,14 +143,7 @@ export function createTxSender(deps: {
   /** Actions whose sender could not pay, warned about once each (they are broadcast again on every pass). */
   const unfundedWarned = new Set<string>();
 
-  async function receiptOf(chain: string, hash: Hex): Promise<TransactionReceipt | null> {
-    try {
-      return await rpc(chain).getTransactionReceipt({ hash });
-    } catch (error) {
-      if (error instanceof TransactionReceiptNotFoundError) return null;
-      throw error;
-    }
-  }
+  const receiptOf = (chain: string, hash: Hex) => receiptOn(rpc(chain), hash);
 
   /** The recorded transaction that is in a block now, if any (at most one can be: they share a nonce). */
   async function findMined(chain: string, txs: readonly TxAttempt[]) {
@@ -156,16 +172,7 @@ export function createTxSender(deps: {
     }
     if (answer === 'unfunded' && !unfundedWarned.has(action.id)) {
       unfundedWarned.add(action.id);
-      log.warn(
-        {
-          actionId: action.id,
-          kind: action.kind,
-          chain: action.chain,
-          from: action.from,
-          nonce: action.nonce,
-        },
-        'the sender cannot pay for this transaction (insufficient funds); it stays recorded and is sent again',
-      );
+      warnUnfunded(log, action);
     }
     return answer;
   }

@@ -47,166 +47,174 @@ interface LpFlags {
 }
 
 export function registerLpCommand(program: Command): void {
-  program
-    .command('lp')
-    .description('run the reference liquidity provider bot: quote open requests, fill accepted orders')
-    // Each flag falls back to its environment variable (a flag given on the command line wins).
-    .addOption(
-      new Option('--api-url <url>', 'Ferry base URL')
-        .env('FERRY_API_URL')
-        .default(
-          `http://127.0.0.1:${process.env.PORT || 8080}`,
-          'http://127.0.0.1:$PORT, PORT defaulting to 8080',
-        ),
-    )
-    .addOption(new Option('--api-key <key>', "the liquidity provider's API key").env('FERRY_API_KEY'))
-    .addOption(
-      new Option('--private-key <hex>', 'private key of the fill address')
-        .env('LP_PRIVATE_KEY')
-        .argParser(parseKey),
-    )
-    .addOption(
-      new Option('--spread-bps <n>', `spread in basis points, 0-${MAX_SPREAD_BPS}`)
-        .env('LP_SPREAD_BPS')
-        .argParser(parseSpread),
-    )
-    .addOption(
-      new Option('--poll-ms <n>', 'poll interval in ms').env('LP_POLL_MS').argParser(parsePoll).default(2000),
-    )
-    .addOption(
-      new Option(
-        '--fill-margin-seconds <n>',
-        "do not fill an order this close to its fillDeadline (on the output chain's clock)",
-      )
-        .env('LP_FILL_MARGIN_SECONDS')
-        .argParser(parseMargin)
-        .default(DEFAULT_FILL_MARGIN_SECONDS),
-    )
-    .addOption(
-      new Option(
-        '--rpc-url <name=url>',
-        'RPC URL of a chain without a public one; repeatable, comma-separated in the env',
-      )
-        .env('LP_RPC_URLS')
-        .argParser(parseRpc),
-    )
-    .addOption(
-      new Option(
-        '--journal <file>',
-        'SQLite file of what the bot quoted and every transaction it signed (kept across restarts)',
-      )
-        .env('LP_JOURNAL')
-        .default(undefined, '$DATA_DIR/lp-journal-<fill address>.sqlite, DATA_DIR defaulting to ./data'),
-    )
-    .addOption(
-      new Option('--confirmations <n>', 'blocks after which its own transactions count as mined')
-        .env('LP_CONFIRMATIONS')
-        .argParser(intIn('confirmations', 1, 1000))
-        .default(1),
-    )
-    .addOption(
-      new Option(
-        '--replace-after-seconds <n>',
-        'a transaction not mined after this long is replaced at the same nonce with higher fees',
-      )
-        .env('LP_REPLACE_AFTER_SECONDS')
-        .argParser(intIn('replace-after-seconds', 1, 3600))
-        .default(10),
-    )
-    .option('--once', 'run one pass and exit (non-zero if anything failed)')
-    .option('--no-stream', 'poll only: do not listen for new quote requests on the WebSocket')
-    .action(async (flags: LpFlags) => {
-      const { apiKey, privateKey, spreadBps, pollMs } = flags;
-      const missing = [
-        !apiKey && '--api-key (or FERRY_API_KEY)',
-        !privateKey && '--private-key (or LP_PRIVATE_KEY)',
-        spreadBps === undefined && '--spread-bps (or LP_SPREAD_BPS)',
-      ].filter(Boolean);
-      if (missing.length > 0 || !privateKey || spreadBps === undefined) {
-        console.error(`ferry lp: missing ${missing.join(', ')}`);
-        process.exit(2);
-      }
+  withLpOptions(
+    program
+      .command('lp')
+      .description('run the reference liquidity provider bot: quote open requests, fill accepted orders'),
+  ).action(runLpBot);
+}
 
-      const logFormat = process.env.LOG_FORMAT || 'auto';
-      if (!isLogFormatSetting(logFormat)) {
-        console.error(`ferry lp: LOG_FORMAT must be one of ${LOG_FORMATS.join(', ')}`);
-        process.exit(2);
-      }
-      const [
-        { createFerryApi },
-        { createLpBot },
-        { createProcessLogger },
-        { openLpJournal },
-        { privateKeyToAccount },
-      ] = await Promise.all([
-        import('../lp/ferry-api.ts'),
-        import('../lp/lp-bot.ts'),
-        import('../process/logger.ts'),
-        import('../store/lp-journal.ts'),
-        import('viem/accounts'),
-      ]);
-      const { createFaultInjector } = await import('../process/fault-injector.ts');
-      const log = createProcessLogger(
-        { level: process.env.LOG_LEVEL || 'info', base: { component: 'lp' } },
-        logFormat,
-      );
-      const journalFile =
-        flags.journal ??
-        path.join(
-          process.env.DATA_DIR || 'data',
-          `lp-journal-${privateKeyToAccount(privateKey).address}.sqlite`,
-        );
-      const journal = openLpJournal(journalFile);
-      const bot = createLpBot({
-        journal,
-        confirmations: flags.confirmations,
-        replaceAfterSeconds: flags.replaceAfterSeconds,
-        faults: createFaultInjector((process.env.LP_FAULT_INJECT ?? '').split(',').filter(Boolean)),
-        api: createFerryApi({ baseUrl: flags.apiUrl, apiKey }),
-        privateKey,
-        spreadBps,
-        log,
-        rpcUrls: flags.rpcUrl,
-        stream: flags.stream,
-        fillMarginSeconds: flags.fillMarginSeconds,
-      });
-      const problem = await bot.checkSetup();
-      if (problem) {
-        console.error(`ferry lp: ${problem}`);
-        process.exit(1);
-      }
-      log.info(
-        {
-          api: flags.apiUrl,
-          fillAddress: bot.address,
-          spreadBps,
-          pollMs,
-          stream: flags.stream,
-          journal: journalFile,
-        },
-        'liquidity provider bot started',
-      );
+/** The bot's flags. */
+function withLpOptions(command: Command): Command {
+  return (
+    command
+      // Each flag falls back to its environment variable (a flag given on the command line wins).
+      .addOption(
+        new Option('--api-url <url>', 'Ferry base URL')
+          .env('FERRY_API_URL')
+          .default(
+            `http://127.0.0.1:${process.env.PORT || 8080}`,
+            'http://127.0.0.1:$PORT, PORT defaulting to 8080',
+          ),
+      )
+      .addOption(new Option('--api-key <key>', "the liquidity provider's API key").env('FERRY_API_KEY'))
+      .addOption(
+        new Option('--private-key <hex>', 'private key of the fill address')
+          .env('LP_PRIVATE_KEY')
+          .argParser(parseKey),
+      )
+      .addOption(
+        new Option('--spread-bps <n>', `spread in basis points, 0-${MAX_SPREAD_BPS}`)
+          .env('LP_SPREAD_BPS')
+          .argParser(parseSpread),
+      )
+      .addOption(
+        new Option('--poll-ms <n>', 'poll interval in ms')
+          .env('LP_POLL_MS')
+          .argParser(parsePoll)
+          .default(2000),
+      )
+      .addOption(
+        new Option(
+          '--fill-margin-seconds <n>',
+          "do not fill an order this close to its fillDeadline (on the output chain's clock)",
+        )
+          .env('LP_FILL_MARGIN_SECONDS')
+          .argParser(parseMargin)
+          .default(DEFAULT_FILL_MARGIN_SECONDS),
+      )
+      .addOption(
+        new Option(
+          '--rpc-url <name=url>',
+          'RPC URL of a chain without a public one; repeatable, comma-separated in the env',
+        )
+          .env('LP_RPC_URLS')
+          .argParser(parseRpc),
+      )
+      .addOption(
+        new Option(
+          '--journal <file>',
+          'SQLite file of what the bot quoted and every transaction it signed (kept across restarts)',
+        )
+          .env('LP_JOURNAL')
+          .default(undefined, '$DATA_DIR/lp-journal-<fill address>.sqlite, DATA_DIR defaulting to ./data'),
+      )
+      .addOption(
+        new Option('--confirmations <n>', 'blocks after which its own transactions count as mined')
+          .env('LP_CONFIRMATIONS')
+          .argParser(intIn('confirmations', 1, 1000))
+          .default(1),
+      )
+      .addOption(
+        new Option(
+          '--replace-after-seconds <n>',
+          'a transaction not mined after this long is replaced at the same nonce with higher fees',
+        )
+          .env('LP_REPLACE_AFTER_SECONDS')
+          .argParser(intIn('replace-after-seconds', 1, 3600))
+          .default(10),
+      )
+      .option('--once', 'run one pass and exit (non-zero if anything failed)')
+      .option('--no-stream', 'poll only: do not listen for new quote requests on the WebSocket')
+  );
+}
 
-      if (flags.once) {
-        const report = await bot.runOnce();
-        log.info(
-          { quoted: report.quoted.length, filled: report.filled.length, errors: report.errors.length },
-          'pass done',
-        );
-        await journal.close();
-        process.exit(report.errors.length > 0 ? 1 : 0);
-      }
-      bot.start(pollMs);
-      const stop = async (signal: string) => {
-        log.info(
-          { signal },
-          'stopping (the pass in progress gets a few seconds; the journal holds the rest)',
-        );
-        await bot.stop();
-        await journal.close();
-        process.exit(0);
-      };
-      process.once('SIGINT', () => void stop('SIGINT'));
-      process.once('SIGTERM', () => void stop('SIGTERM'));
-    });
+/** Runs the bot with `flags` until a signal (or one pass with --once). */
+async function runLpBot(flags: LpFlags): Promise<void> {
+  const { apiKey, privateKey, spreadBps, pollMs } = flags;
+  const missing = [
+    !apiKey && '--api-key (or FERRY_API_KEY)',
+    !privateKey && '--private-key (or LP_PRIVATE_KEY)',
+    spreadBps === undefined && '--spread-bps (or LP_SPREAD_BPS)',
+  ].filter(Boolean);
+  if (missing.length > 0 || !privateKey || spreadBps === undefined) {
+    console.error(`ferry lp: missing ${missing.join(', ')}`);
+    process.exit(2);
+  }
+
+  const logFormat = process.env.LOG_FORMAT || 'auto';
+  if (!isLogFormatSetting(logFormat)) {
+    console.error(`ferry lp: LOG_FORMAT must be one of ${LOG_FORMATS.join(', ')}`);
+    process.exit(2);
+  }
+  const [
+    { createFerryApi },
+    { createLpBot },
+    { createProcessLogger },
+    { openLpJournal },
+    { privateKeyToAccount },
+  ] = await Promise.all([
+    import('../lp/ferry-api.ts'),
+    import('../lp/lp-bot.ts'),
+    import('../process/logger.ts'),
+    import('../store/lp-journal.ts'),
+    import('viem/accounts'),
+  ]);
+  const { createFaultInjector } = await import('../process/fault-injector.ts');
+  const log = createProcessLogger(
+    { level: process.env.LOG_LEVEL || 'info', base: { component: 'lp' } },
+    logFormat,
+  );
+  const journalFile =
+    flags.journal ??
+    path.join(process.env.DATA_DIR || 'data', `lp-journal-${privateKeyToAccount(privateKey).address}.sqlite`);
+  const journal = openLpJournal(journalFile);
+  const bot = createLpBot({
+    journal,
+    confirmations: flags.confirmations,
+    replaceAfterSeconds: flags.replaceAfterSeconds,
+    faults: createFaultInjector((process.env.LP_FAULT_INJECT ?? '').split(',').filter(Boolean)),
+    api: createFerryApi({ baseUrl: flags.apiUrl, apiKey }),
+    privateKey,
+    spreadBps,
+    log,
+    rpcUrls: flags.rpcUrl,
+    stream: flags.stream,
+    fillMarginSeconds: flags.fillMarginSeconds,
+  });
+  const problem = await bot.checkSetup();
+  if (problem) {
+    console.error(`ferry lp: ${problem}`);
+    process.exit(1);
+  }
+  log.info(
+    {
+      api: flags.apiUrl,
+      fillAddress: bot.address,
+      spreadBps,
+      pollMs,
+      stream: flags.stream,
+      journal: journalFile,
+    },
+    'liquidity provider bot started',
+  );
+
+  if (flags.once) {
+    const report = await bot.runOnce();
+    log.info(
+      { quoted: report.quoted.length, filled: report.filled.length, errors: report.errors.length },
+      'pass done',
+    );
+    await journal.close();
+    process.exit(report.errors.length > 0 ? 1 : 0);
+  }
+  bot.start(pollMs);
+  const stop = async (signal: string) => {
+    log.info({ signal }, 'stopping (the pass in progress gets a few seconds; the journal holds the rest)');
+    await bot.stop();
+    await journal.close();
+    process.exit(0);
+  };
+  process.once('SIGINT', () => void stop('SIGINT'));
+  process.once('SIGTERM', () => void stop('SIGTERM'));
 }

@@ -10,6 +10,7 @@ import {
   redactUrl,
 } from '../config/config.ts';
 import { AppError } from '../domain/app-error.ts';
+import { FerryError } from '../domain/ferry-error.ts';
 import { ACCOUNT_TYPES, type AccountType } from '../domain/principal.ts';
 import type { AccountService } from '../services/account-service.ts';
 import { registerDemoCommand } from './demo-command.ts';
@@ -19,7 +20,13 @@ import { registerLpCommand } from './lp-command.ts';
 // imports what it runs (the server, viem, the database drivers) when it runs.
 
 /** A problem the operator can fix, said in one line (no stack trace). */
-class CliError extends Error {}
+class CliError extends FerryError {
+  override readonly name = 'CliError';
+  constructor(message: string) {
+    // The same command with the same options fails the same way until the operator changes something.
+    super(message, { retryable: false });
+  }
+}
 
 function config(): Config {
   return loadConfig();

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { FerryError } from '../domain/ferry-error.ts';
 import { LOG_FORMATS, type LogFormatSetting } from '../process/log-format.ts';
 import { bool, int, oneOf, privateKey, type Setting, text, trustProxySetting } from './setting-parsers.ts';
 
@@ -91,10 +92,11 @@ export interface Config {
   };
 }
 
-export class ConfigError extends Error {
+/** Settings Ferry refuses to start with: the same environment fails the same way, so it is not retryable. */
+export class ConfigError extends FerryError {
+  override readonly name = 'ConfigError';
   constructor(readonly problems: readonly string[]) {
-    super(`Invalid configuration:\n  - ${problems.join('\n  - ')}`);
-    this.name = 'ConfigError';
+    super(`Invalid configuration:\n  - ${problems.join('\n  - ')}`, { retryable: false });
   }
 }
 

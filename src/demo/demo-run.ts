@@ -1,10 +1,15 @@
 import type { FerryAppInstance } from '../app.ts';
 import type { Devnets } from '../chains/devnet.ts';
+import { FerryError } from '../domain/ferry-error.ts';
 import type { BotLog, LpBot } from '../lp/lp-bot.ts';
 import type { LpJournal } from '../store/lp-journal.ts';
 
-export class DemoError extends Error {
-  override name = 'DemoError';
+/** A demo step that failed. `retryable` for a timeout only (a loaded machine); the rest fail the same again. */
+export class DemoError extends FerryError {
+  override readonly name = 'DemoError';
+  constructor(message: string, options: { readonly cause?: unknown; readonly retryable?: boolean } = {}) {
+    super(message, { cause: options.cause, retryable: options.retryable ?? false });
+  }
 }
 
 export interface DemoOptions {

@@ -37,7 +37,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
       running,
       new Promise<never>((_, reject) => {
         timer = setTimeout(
-          () => reject(new DemoError(`timed out after ${options.timeoutMs / 1000} s`)),
+          () => reject(new DemoError(`timed out after ${options.timeoutMs / 1000} s`, { retryable: true })),
           options.timeoutMs,
         );
       }),
@@ -46,7 +46,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
     const message =
       error instanceof FerryApiError ? `${error.code}: ${error.message}` : (error as Error).message;
     options.print(`  ✗ ${run.step.padEnd(14)} ${message}`);
-    throw new DemoError(`step "${run.step}" failed: ${message}`);
+    throw new DemoError(`step "${run.step}" failed: ${message}`, { cause: error });
   } finally {
     run.aborted = true;
     clearTimeout(timer);

@@ -2,6 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { WebSocket } from 'ws';
 import type { ErrorCode, ErrorDetail } from '../domain/app-error.ts';
 import { CHANNELS, type Channel, channelsOf } from '../domain/events.ts';
+import { FerryError } from '../domain/ferry-error.ts';
 import type { Principal } from '../domain/principal.ts';
 import type { FerryMetrics } from '../metrics/ferry-metrics.ts';
 import type { StoredEvent } from '../store/events-store.ts';
@@ -40,13 +41,16 @@ function messageBucket({ messagesPerSecond, messageBurst }: MessageRate): () => 
 
 type Message = { op: 'ping' } | { op: 'subscribe' | 'unsubscribe'; channels: Channel[] };
 
-class MessageError extends Error {
+/** A client message refused (invalid, or a channel it may not open): answered with an error frame. */
+class MessageError extends FerryError<readonly ErrorDetail[]> {
+  override readonly name = 'MessageError';
   constructor(
     readonly code: ErrorCode,
     message: string,
-    readonly details: ErrorDetail[],
+    details: readonly ErrorDetail[],
   ) {
-    super(message);
+    // The same message on the same connection is refused the same way.
+    super(message, { details, retryable: false });
   }
 }
 

@@ -3,12 +3,15 @@
  * hand-written HTTP here. The bot depends on this narrow surface only (and tests may pass their own).
  */
 import {
+  type Account,
   type ChainInfo,
   createFerryClient,
   type FerryApiError,
+  type FerryClient,
   type FerryEvent,
   type Order,
   type OrderStatus,
+  type QuoteEnvelope,
   type QuoteRequest,
   subscribeWs,
   type WsStatus,
@@ -32,9 +35,33 @@ export interface StreamHandlers {
   onError(error: FerryApiError): void;
 }
 
+/** The narrow surface the bot calls Ferry through (createFerryApi's, or a test's own). */
+export interface FerryApi {
+  readonly baseUrl: string;
+  /** The whole SDK client, for what the surface below does not cover. */
+  readonly client: FerryClient;
+  /** The account behind the API key (its type and fill address). */
+  account(): Promise<Account>;
+  chains(): Promise<ChainInfo[]>;
+  /** Open quote requests created within `timeWindowSeconds` (a liquidity provider sees everyone's). */
+  openQuoteRequests(timeWindowSeconds: number): Promise<QuoteRequest[]>;
+  createQuote(input: {
+    quoteRequestId: string;
+    outputAmount: string;
+    validFor?: number;
+  }): Promise<QuoteEnvelope>;
+  /** The caller's orders in `status`, each with its quote (and so its typed data). */
+  orders(status: OrderStatus): Promise<Order[]>;
+  /**
+   * Live quote requests (`quoteRequests` channel) and the bot's own order updates (`account`) over the
+   * WebSocket, reconnecting by itself. The bot still polls as the fallback.
+   */
+  watch(handlers: StreamHandlers): { close(): void };
+}
+
 const MAX_PAGES = 20;
 
-export function createFerryApi(options: { baseUrl: string; apiKey?: string; timeoutMs?: number }) {
+export function createFerryApi(options: { baseUrl: string; apiKey?: string; timeoutMs?: number }): FerryApi {
   const client = createFerryClient(options);
 
   /** Walks every page of a paginated list (bounded, so a huge backlog cannot stall one poll). */
@@ -106,5 +133,3 @@ export function createFerryApi(options: { baseUrl: string; apiKey?: string; time
     },
   };
 }
-
-export type FerryApi = ReturnType<typeof createFerryApi>;

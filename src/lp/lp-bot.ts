@@ -2,12 +2,17 @@ import type { Hex } from 'viem';
 import { type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts';
 import { DEFAULT_MAX_FEE_PER_GAS_GWEI } from '../chains/chain-registry.ts';
 import { type ChainClients, chainClients } from '../chains/lp-chain-clients.ts';
-import { createTransactionClient, type TxCrashPoint } from '../chains/transaction-client.ts';
+import {
+  createTransactionClient,
+  type TransactionClient,
+  type TxCrashPoint,
+} from '../chains/transaction-client.ts';
 import type { LpJournal } from '../store/lp-journal.ts';
 import { type ChainInfo, type FerryApi, FerryApiError, type OrderView } from './ferry-api.ts';
 import { DEFAULT_FILL_MARGIN_SECONDS } from './fill-margin.ts';
 import { createFiller } from './lp-filler.ts';
-import { createQuoter } from './lp-quoter.ts';
+import { createPollLoop } from './lp-poll-loop.ts';
+import { createQuoter, type Quoter } from './lp-quoter.ts';
 import { checkLpSetup } from './lp-setup-check.ts';
 import { quoteOutputAmount } from './pricing.ts';
 
@@ -55,9 +60,6 @@ export interface LpBotOptions {
   faults?: { at(point: TxCrashPoint): void };
 }
 
-/** The most stop() waits for the pass in progress: everything the bot sends is in its journal already. */
-const STOP_GRACE_MS = 3_000;
-
 export interface PassReport {
   quoted: { quoteRequestId: string; quoteId: string; outputAmount: string }[];
   filled: { orderId: string; orderHash: Hex; txHash: Hex }[];
@@ -84,6 +86,137 @@ export interface LpBot {
   stop(): Promise<void>;
 }
 
+/** Nudges the bot on a new quote request or a deposited order of its own, over the WebSocket. */
+function watchStream(api: FerryApi, log: BotLog, nudge: () => void): { close(): void } {
+  let streaming = false;
+  return api.watch({
+    onQuoteRequest(event) {
+      log.debug({ quoteRequestId: (event.data as { id: string }).id }, 'quote request streamed');
+      nudge();
+    },
+    onOrderUpdate(event) {
+      if ((event.data as { status: string }).status === 'deposited') nudge();
+    },
+    onStatus(status) {
+      if (status === 'subscribed' && !streaming) {
+        log.info(
+          {},
+          'streaming quote requests and order updates over WebSocket; polling stays as the fallback',
+        );
+      }
+      streaming = status === 'subscribed';
+    },
+    onError(error) {
+      const fatal = error.status === 401 || error.code === 'UNAUTHORIZED' || error.code === 'FORBIDDEN';
+      if (fatal) log.warn({ err: error.message }, 'WebSocket stream refused; polling only');
+      else log.debug({ err: error.message }, 'WebSocket stream interrupted; reconnecting');
+    },
+  });
+}
+
+/**
+ * Every transaction in the journal is driven to its end before anything new is sent: broadcast again after a
+ * wiped mempool, replaced when slow, and a nonce gap below them filled.
+ */
+async function driveTransactions(
+  transactions: TransactionClient<Parameters<LpJournal['ledger']['record']>[0]['guard']>,
+  chainNames: Iterable<string>,
+  account: PrivateKeyAccount,
+  log: BotLog,
+  report: PassReport,
+): Promise<void> {
+  for (const name of chainNames) {
+    try {
+      await transactions.drive({
+        chain: name,
+        account,
+        abandoned: async () => new Set<string>(),
+        guard: async () => true,
+        onError(action, error) {
+          report.errors.push({ subject: action?.id ?? name, message: (error as Error).message });
+          log.warn(
+            { chain: name, actionId: action?.id, err: (error as Error).message },
+            'driving a transaction failed; will retry',
+          );
+        },
+      });
+    } catch (error) {
+      report.errors.push({ subject: name, message: (error as Error).message });
+    }
+  }
+}
+
+type Failed = (subject: string, error: unknown) => void;
+
+/** Writes a pass's failure down (a 429 sets when the next pass may run); the next poll retries it. */
+function recordFailure(report: PassReport, log: BotLog): Failed {
+  return (subject, error) => {
+    const message = error instanceof Error ? error.message : String(error);
+    if (error instanceof FerryApiError && error.status === 429) {
+      report.retryAfterMs = Math.max(report.retryAfterMs ?? 0, (error.retryAfter ?? 5) * 1000);
+    }
+    report.errors.push({ subject, message });
+    log.warn({ subject, err: message }, 'will retry next poll');
+  };
+}
+
+/** Fills the deposited orders the bot is not done with, until Ferry asks it to back off. */
+async function fillDeposited(
+  api: FerryApi,
+  settledOrders: ReadonlySet<Hex>,
+  fillOne: (order: OrderView) => Promise<void>,
+  report: PassReport,
+  failed: Failed,
+): Promise<void> {
+  try {
+    for (const order of await api.orders('deposited')) {
+      if (report.retryAfterMs !== null) break;
+      if (settledOrders.has(hex(order.blockchainOrderId))) continue;
+      try {
+        await fillOne(order);
+      } catch (error) {
+        failed(order.orderId, error);
+      }
+    }
+  } catch (error) {
+    failed('list orders', error);
+  }
+}
+
+/** Quotes the open requests of the last `timeWindow` seconds not handled yet, until Ferry asks it to back off. */
+async function quoteOpen(
+  api: FerryApi,
+  quoter: Quoter,
+  timeWindow: number,
+  report: PassReport,
+  failed: Failed,
+): Promise<void> {
+  try {
+    for (const qr of await api.openQuoteRequests(timeWindow)) {
+      if (report.retryAfterMs !== null) break;
+      if (quoter.handled(qr.id) || qr.status !== 'open') continue;
+      try {
+        await quoter.quoteOne(qr, report);
+      } catch (error) {
+        failed(qr.id, error);
+      }
+    }
+  } catch (error) {
+    failed('list quote requests', error);
+  }
+}
+
+/** How the bot's transaction client treats its transactions on chain `name`. */
+function txSettings(options: LpBotOptions, name: string, info: ChainInfo | undefined) {
+  if (!info) throw new Error(`chain ${name} is not known to the bot`);
+  return {
+    chainId: info.chainId,
+    confirmations: options.confirmations ?? 1,
+    replaceAfterSeconds: options.replaceAfterSeconds ?? 10,
+    maxFeePerGas: BigInt(options.maxFeePerGasGwei ?? DEFAULT_MAX_FEE_PER_GAS_GWEI) * 10n ** 9n,
+  };
+}
+
 export function createLpBot(options: LpBotOptions): LpBot {
   const { api, log, spreadBps } = options;
   const account: PrivateKeyAccount = privateKeyToAccount(options.privateKey);
@@ -97,24 +230,9 @@ export function createLpBot(options: LpBotOptions): LpBot {
   let chains = new Map<string, ChainInfo>();
   const clients = new Map<string, ChainClients>();
   let running: Promise<PassReport> | null = null;
-  let stopped = true;
-  let timer: NodeJS.Timeout | null = null;
-  let wake: (() => void) | null = null;
-  let loopDone: Promise<void> | null = null;
-  let stream: { close(): void } | null = null;
-  const settingsOf = (name: string) => {
-    const info = chains.get(name);
-    if (!info) throw new Error(`chain ${name} is not known to the bot`);
-    return {
-      chainId: info.chainId,
-      confirmations: options.confirmations ?? 1,
-      replaceAfterSeconds: options.replaceAfterSeconds ?? 10,
-      maxFeePerGas: BigInt(options.maxFeePerGasGwei ?? DEFAULT_MAX_FEE_PER_GAS_GWEI) * 10n ** 9n,
-    };
-  };
   const transactions = createTransactionClient({
     ledger: options.journal.ledger,
-    chains: settingsOf,
+    chains: (name) => txSettings(options, name, chains.get(name)),
     rpc: (name) => clientsFor(chains.get(name) as ChainInfo).public as never,
     log,
     ...(options.faults ? { faults: options.faults } : {}),
@@ -139,41 +257,6 @@ export function createLpBot(options: LpBotOptions): LpBot {
     chain,
     clientsFor,
   });
-  /** A streamed event asked for a pass now; honoured unless the server asked us to back off (429). */
-  let nudged = false;
-  let backingOff = false;
-  const nudge = () => {
-    nudged = true;
-    if (!backingOff) wake?.();
-  };
-
-  function openStream(): void {
-    let streaming = false;
-    stream = api.watch({
-      onQuoteRequest(event) {
-        log.debug({ quoteRequestId: (event.data as { id: string }).id }, 'quote request streamed');
-        nudge();
-      },
-      onOrderUpdate(event) {
-        if ((event.data as { status: string }).status === 'deposited') nudge();
-      },
-      onStatus(status) {
-        if (status === 'subscribed' && !streaming) {
-          log.info(
-            {},
-            'streaming quote requests and order updates over WebSocket; polling stays as the fallback',
-          );
-        }
-        streaming = status === 'subscribed';
-      },
-      onError(error) {
-        const fatal = error.status === 401 || error.code === 'UNAUTHORIZED' || error.code === 'FORBIDDEN';
-        if (fatal) log.warn({ err: error.message }, 'WebSocket stream refused; polling only');
-        else log.debug({ err: error.message }, 'WebSocket stream interrupted; reconnecting');
-      },
-    });
-  }
-
   async function chain(name: string): Promise<ChainInfo | null> {
     if (!chains.has(name)) chains = new Map((await api.chains()).map((c) => [c.name, c]));
     return chains.get(name) ?? null;
@@ -199,42 +282,9 @@ export function createLpBot(options: LpBotOptions): LpBot {
     });
   }
 
-  /**
-   * Every transaction in the journal is driven to its end before anything new is sent: broadcast again after a
-   * wiped mempool, replaced when slow, and a nonce gap below them filled.
-   */
-  async function driveTransactions(report: PassReport): Promise<void> {
-    for (const name of chains.keys()) {
-      try {
-        await transactions.drive({
-          chain: name,
-          account,
-          abandoned: async () => new Set<string>(),
-          guard: async () => true,
-          onError(action, error) {
-            report.errors.push({ subject: action?.id ?? name, message: (error as Error).message });
-            log.warn(
-              { chain: name, actionId: action?.id, err: (error as Error).message },
-              'driving a transaction failed; will retry',
-            );
-          },
-        });
-      } catch (error) {
-        report.errors.push({ subject: name, message: (error as Error).message });
-      }
-    }
-  }
-
   async function pass(): Promise<PassReport> {
     const report: PassReport = { quoted: [], filled: [], errors: [], retryAfterMs: null };
-    const failed = (subject: string, error: unknown) => {
-      const message = error instanceof Error ? error.message : String(error);
-      if (error instanceof FerryApiError && error.status === 429) {
-        report.retryAfterMs = Math.max(report.retryAfterMs ?? 0, (error.retryAfter ?? 5) * 1000);
-      }
-      report.errors.push({ subject, message });
-      log.warn({ subject, err: message }, 'will retry next poll');
-    };
+    const failed = recordFailure(report, log);
 
     if (chains.size === 0) {
       try {
@@ -243,41 +293,20 @@ export function createLpBot(options: LpBotOptions): LpBot {
         failed('list chains', error);
       }
     }
-    await driveTransactions(report);
+    await driveTransactions(transactions, chains.keys(), account, log, report);
     // Fills first: an accepted order is money waiting, a quote is only an offer.
-    try {
-      for (const order of await api.orders('deposited')) {
-        if (report.retryAfterMs !== null) break;
-        if (settledOrders.has(hex(order.blockchainOrderId))) continue;
-        try {
-          await fillOne(order, report);
-        } catch (error) {
-          failed(order.orderId, error);
-        }
-      }
-    } catch (error) {
-      failed('list orders', error);
-    }
+    await fillDeposited(api, settledOrders, (order) => fillOne(order, report), report, failed);
 
-    if (report.retryAfterMs === null) {
-      try {
-        for (const qr of await api.openQuoteRequests(timeWindow)) {
-          if (report.retryAfterMs !== null) break;
-          if (quoter.handled(qr.id) || qr.status !== 'open') continue;
-          try {
-            await quoter.quoteOne(qr, report);
-          } catch (error) {
-            failed(qr.id, error);
-          }
-        }
-      } catch (error) {
-        failed('list quote requests', error);
-      }
-    }
+    if (report.retryAfterMs === null) await quoteOpen(api, quoter, timeWindow, report, failed);
     return report;
   }
 
-  return {
+  const loop = createPollLoop({
+    runOnce: () => bot.runOnce(),
+    running: () => running,
+    openNudger: () => (options.stream === false ? null : watchStream(api, log, () => loop.nudge())),
+  });
+  const bot: LpBot = {
     address: account.address,
     /**
      * What would otherwise fail on every pass, checked once before the first (lp-setup-check.ts): the first problem
@@ -298,45 +327,8 @@ export function createLpBot(options: LpBotOptions): LpBot {
       return running;
     },
 
-    /** Polls every `pollMs` until stop() (and runs a pass at once on streamed events); honours Retry-After on a 429. */
-    start(pollMs: number): void {
-      if (!stopped) return;
-      stopped = false;
-      if (options.stream !== false) openStream();
-      loopDone = (async () => {
-        while (!stopped) {
-          nudged = false;
-          const report = await this.runOnce();
-          if (stopped) break;
-          const waitMs = Math.max(pollMs, report.retryAfterMs ?? 0);
-          backingOff = report.retryAfterMs !== null;
-          if (nudged && !backingOff) continue;
-          await new Promise<void>((resolve) => {
-            wake = resolve;
-            timer = setTimeout(resolve, waitMs);
-          });
-          if (timer) clearTimeout(timer);
-          wake = null;
-          backingOff = false;
-        }
-      })();
-    },
-
-    /** Stops polling and waits for the pass in progress, at most STOP_GRACE_MS. */
-    async stop(): Promise<void> {
-      stopped = true;
-      stream?.close();
-      stream = null;
-      if (timer) clearTimeout(timer);
-      wake?.();
-      // A pass waiting on an RPC (up to its timeout) is not waited out: what it sent is in the journal already,
-      // and the next start drives it on.
-      let grace: NodeJS.Timeout | undefined;
-      const elapsed = new Promise<void>((resolve) => {
-        grace = setTimeout(resolve, STOP_GRACE_MS);
-      });
-      await Promise.race([Promise.all([loopDone, running]), elapsed]);
-      clearTimeout(grace);
-    },
+    start: (pollMs) => loop.start(pollMs),
+    stop: () => loop.stop(),
   };
+  return bot;
 }

@@ -69,62 +69,68 @@ export function fillRefusal(
   return null;
 }
 
+/** Approves the fill contract for ~APPROVAL_FILLS fills when the allowance falls short; true once it covers. */
+async function allowanceCovers(
+  deps: FillerDeps,
+  info: ChainInfo,
+  c: ChainClients,
+  token: Hex,
+  amount: bigint,
+): Promise<boolean> {
+  const { account, journal, transactions, log } = deps;
+  const spender = hex(info.fill);
+  if ((await allowanceOf(c, token, account.address, spender)) >= amount) return true;
+  const subject = `${info.name}:${token}:${spender}`.toLowerCase();
+  const previous = await journal.latestAction(subject, 'approve');
+  if (previous?.status === 'recorded') return false;
+  const sent = await transactions.submit({
+    subject,
+    kind: 'approve',
+    seq: previous ? previous.seq + 1 : 0,
+    // Not unlimited: the fill contract's address comes from the Ferry API the bot is pointed at, and a wrong
+    // address must not be able to take the wallet's whole balance.
+    call: { chain: info.name, to: token, data: approveData(spender, amount * APPROVAL_FILLS) },
+    account,
+    guard: (trx) => journal.hasAction(trx, subject, 'approve', ['recorded']).then((open) => !open),
+  });
+  log.info({ chain: info.name, token, spender, txHash: sent?.outcome.txHash }, 'approving the fill contract');
+  return sent?.outcome.status === 'success';
+}
+
+/** Submits the order's fill (the next try after `previous`), guarded against a second fill of one order. */
+function sendFill(
+  deps: FillerDeps,
+  order: OrderView,
+  info: ChainInfo,
+  previous: TxAction | null,
+): Promise<TxOutcome | null> {
+  const { account, journal, transactions } = deps;
+  const orderHash = hex(order.blockchainOrderId);
+  const d = order.details;
+  const data = fillData({
+    orderHash,
+    outputToken: hex(d.outputToken),
+    outputAmount: BigInt(d.outputAmount),
+    recipient: hex(d.recipient),
+    fillDeadline: deadlineOf(order),
+  });
+  return transactions
+    .submit({
+      subject: orderHash,
+      kind: 'fill',
+      seq: previous ? previous.seq + 1 : 0,
+      call: { chain: info.name, to: hex(info.fill), data },
+      account,
+      // Never a second fill of one order: not while one is in flight, not after one took effect.
+      guard: (trx) =>
+        journal.hasAction(trx, orderHash, 'fill', ['recorded', 'confirmed']).then((found) => !found),
+    })
+    .then((sent) => sent?.outcome ?? null);
+}
+
 /** The order's fill, from the journal check to a fill mined at depth, one pass at a time. */
 export function createFiller(deps: FillerDeps) {
-  const { account, journal, transactions, log } = deps;
-
-  /** Approves the fill contract for ~APPROVAL_FILLS fills when the allowance falls short; true once it covers. */
-  async function allowanceCovers(
-    info: ChainInfo,
-    c: ChainClients,
-    token: Hex,
-    amount: bigint,
-  ): Promise<boolean> {
-    const spender = hex(info.fill);
-    if ((await allowanceOf(c, token, account.address, spender)) >= amount) return true;
-    const subject = `${info.name}:${token}:${spender}`.toLowerCase();
-    const previous = await journal.latestAction(subject, 'approve');
-    if (previous?.status === 'recorded') return false;
-    const sent = await transactions.submit({
-      subject,
-      kind: 'approve',
-      seq: previous ? previous.seq + 1 : 0,
-      // Not unlimited: the fill contract's address comes from the Ferry API the bot is pointed at, and a wrong
-      // address must not be able to take the wallet's whole balance.
-      call: { chain: info.name, to: token, data: approveData(spender, amount * APPROVAL_FILLS) },
-      account,
-      guard: (trx) => journal.hasAction(trx, subject, 'approve', ['recorded']).then((open) => !open),
-    });
-    log.info(
-      { chain: info.name, token, spender, txHash: sent?.outcome.txHash },
-      'approving the fill contract',
-    );
-    return sent?.outcome.status === 'success';
-  }
-
-  function sendFill(order: OrderView, info: ChainInfo, previous: TxAction | null): Promise<TxOutcome | null> {
-    const orderHash = hex(order.blockchainOrderId);
-    const d = order.details;
-    const data = fillData({
-      orderHash,
-      outputToken: hex(d.outputToken),
-      outputAmount: BigInt(d.outputAmount),
-      recipient: hex(d.recipient),
-      fillDeadline: deadlineOf(order),
-    });
-    return transactions
-      .submit({
-        subject: orderHash,
-        kind: 'fill',
-        seq: previous ? previous.seq + 1 : 0,
-        call: { chain: info.name, to: hex(info.fill), data },
-        account,
-        // Never a second fill of one order: not while one is in flight, not after one took effect.
-        guard: (trx) =>
-          journal.hasAction(trx, orderHash, 'fill', ['recorded', 'confirmed']).then((found) => !found),
-      })
-      .then((sent) => sent?.outcome ?? null);
-  }
+  const { account, journal, log } = deps;
 
   return {
     async fillOne(
@@ -201,12 +207,12 @@ export function createFiller(deps: FillerDeps) {
       if (held < outputAmount) {
         throw new Error(`fill wallet holds ${held} of ${order.details.outputToken}, needs ${outputAmount}`);
       }
-      if (!(await allowanceCovers(info, c, hex(order.details.outputToken), outputAmount))) return;
+      if (!(await allowanceCovers(deps, info, c, hex(order.details.outputToken), outputAmount))) return;
       log.info(
         { orderId: order.orderId, orderHash, chain: info.name, outputAmount: order.details.outputAmount },
         'filling',
       );
-      const outcome = await sendFill(order, info, previous);
+      const outcome = await sendFill(deps, order, info, previous);
       if (!outcome) return;
       if (outcome.status === 'success') {
         await journal.setQuoteStatus(quote.quoteId, 'filled');

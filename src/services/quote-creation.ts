@@ -42,6 +42,54 @@ interface QuoteBasis {
   readonly now: Date;
 }
 
+/** The quote on `basis`: its times on both chains' clocks and the order's typed data, with a fresh nonce. */
+function buildQuote(
+  basis: QuoteBasis,
+  chainClock: ServiceDeps['chainClock'],
+  config: Pick<ServiceDeps['config'], 'openWindowSeconds' | 'fillWindowSeconds'>,
+): Quote {
+  const { request, now, validFor } = basis;
+  const times = quoteTimes({
+    now,
+    validForSeconds: validFor,
+    inputChainNow: chainClock.now(request.inputChain),
+    outputChainNow: chainClock.now(request.outputChain),
+    openWindowSeconds: config.openWindowSeconds,
+    fillWindowSeconds: config.fillWindowSeconds,
+  });
+  const typedData = buildOrderTypedData(
+    {
+      offerer: request.offerer,
+      recipient: request.recipient,
+      inputToken: request.inputToken,
+      outputToken: request.outputToken,
+      inputAmount: request.inputAmount,
+      outputAmount: basis.outputAmount,
+      inputChainId: BigInt(basis.inputChain.chainId),
+      outputChainId: BigInt(basis.outputChain.chainId),
+      filler: basis.filler,
+      nonce: BigInt(`0x${randomBytes(16).toString('hex')}`),
+      openDeadline: BigInt(times.openDeadline),
+      fillDeadline: BigInt(times.fillDeadline),
+    },
+    basis.inputChain.contracts.escrow,
+  );
+  return {
+    id: newId('q', now),
+    quoteRequestId: request.id,
+    liquidityProviderId: basis.principal.accountId,
+    orderId: newId('ord', now),
+    outputAmount: basis.outputAmount,
+    startTime: times.startTime,
+    endTime: times.endTime,
+    signingHash: hashOrderTypedData(typedData),
+    typedData,
+    status: 'active',
+    createdAt: now,
+    updatedAt: now,
+  };
+}
+
 export function createQuoteCreation(deps: ServiceDeps & { readonly limits: QuoteLimits }): QuoteCreation {
   const { database, clock, registry, config, chains, chainClock, limits } = deps;
 
@@ -82,49 +130,6 @@ export function createQuoteCreation(deps: ServiceDeps & { readonly limits: Quote
       );
     }
     return { inputChain, outputChain };
-  }
-
-  function buildQuote(basis: QuoteBasis): Quote {
-    const { request, now, validFor } = basis;
-    const times = quoteTimes({
-      now,
-      validForSeconds: validFor,
-      inputChainNow: chainClock.now(request.inputChain),
-      outputChainNow: chainClock.now(request.outputChain),
-      openWindowSeconds: config.openWindowSeconds,
-      fillWindowSeconds: config.fillWindowSeconds,
-    });
-    const typedData = buildOrderTypedData(
-      {
-        offerer: request.offerer,
-        recipient: request.recipient,
-        inputToken: request.inputToken,
-        outputToken: request.outputToken,
-        inputAmount: request.inputAmount,
-        outputAmount: basis.outputAmount,
-        inputChainId: BigInt(basis.inputChain.chainId),
-        outputChainId: BigInt(basis.outputChain.chainId),
-        filler: basis.filler,
-        nonce: BigInt(`0x${randomBytes(16).toString('hex')}`),
-        openDeadline: BigInt(times.openDeadline),
-        fillDeadline: BigInt(times.fillDeadline),
-      },
-      basis.inputChain.contracts.escrow,
-    );
-    return {
-      id: newId('q', now),
-      quoteRequestId: request.id,
-      liquidityProviderId: basis.principal.accountId,
-      orderId: newId('ord', now),
-      outputAmount: basis.outputAmount,
-      startTime: times.startTime,
-      endTime: times.endTime,
-      signingHash: hashOrderTypedData(typedData),
-      typedData,
-      status: 'active',
-      createdAt: now,
-      updatedAt: now,
-    };
   }
 
   /** Writes the quote with its event, and expires the LP's stale quote on the request that would block it. */
@@ -188,7 +193,7 @@ export function createQuoteCreation(deps: ServiceDeps & { readonly limits: Quote
       }
       const validFor = input.validFor ?? config.quoteValiditySeconds;
       const basis = { principal, request, inputChain, outputChain, filler, outputAmount, validFor, now };
-      const quote = buildQuote(basis);
+      const quote = buildQuote(basis, chainClock, config);
       await insert(quote, basis, held);
       return { quote, request };
     },

@@ -5,6 +5,7 @@ import type { ChainRegistry } from '../chains/chain-registry.ts';
 import { fillAttestationTypedData } from '../chains/fill-attestation.ts';
 import { type ContractCall, RevertError, type SettlementChain } from '../chains/settlement-chain.ts';
 import type { Clock } from '../domain/clock.ts';
+import { FerryError } from '../domain/ferry-error.ts';
 import type { OrderChange } from '../domain/lifecycle.ts';
 import type { OrderTerms } from '../domain/order-typed-data.ts';
 import { publicOrderView } from '../domain/public-views.ts';
@@ -23,10 +24,14 @@ import type { ActionOutcome, ChainActionExecutor } from './chain-action-executor
 export type StepResult = { readonly again: 'now' | 'soon' | 'later' };
 
 /** A settle or refund that would revert again when retried: the order waits with backoff, the reason on it. */
-export class RetryLaterError extends Error {
-  constructor(readonly reason: string) {
-    super(reason);
-    this.name = 'RetryLaterError';
+export class RetryLaterError extends FerryError {
+  override readonly name = 'RetryLaterError';
+  constructor(
+    readonly reason: string,
+    cause: RevertError,
+  ) {
+    // Retryable by definition: the order is tried again after its backoff.
+    super(reason, { cause, retryable: true });
   }
 }
 
@@ -117,7 +122,7 @@ export function createDecisionExecutor(deps: {
             `${kind} keeps reverting`,
           );
         }
-        throw new RetryLaterError(reason);
+        throw new RetryLaterError(reason, error);
       }
       deps.metrics?.settlementReverts.inc({ chain: call.chain, kind });
       log.warn({ orderId: order.id, kind, txHash: retryOf }, `${kind} reverted; sending it again`);

@@ -1,6 +1,8 @@
 import type { Kysely, Selectable, Transaction } from 'kysely';
 import { type Hex, keccak256 } from 'viem';
 import type {
+  NewTxAction,
+  SignAt,
   TxAction,
   TxActionStatus,
   TxAttempt,
@@ -93,6 +95,151 @@ async function allocateNonce(db: LedgerDb, chain: string, address: string, chain
   return nonce;
 }
 
+type SignedTx = Awaited<ReturnType<SignAt>>;
+
+/** The action's row and its first transaction's, as `record` writes them. */
+function firstRows(
+  draft: NewTxAction,
+  nonce: number,
+  signed: SignedTx,
+  purpose: TxPurpose | undefined,
+): { row: Selectable<ChainActionsTable>; attempt: Selectable<ChainActionTxsTable> } {
+  const txHash = keccak256(signed.rawTx);
+  const row: Selectable<ChainActionsTable> = {
+    id: newId('act', new Date(draft.at)),
+    order_id: draft.subject,
+    kind: draft.kind,
+    seq: draft.seq,
+    chain: draft.chain,
+    from_address: draft.from,
+    nonce,
+    tx_hash: txHash,
+    raw_tx: signed.rawTx,
+    status: 'recorded',
+    created_at: draft.at,
+    updated_at: draft.at,
+    waiting_since: draft.at,
+    fee_capped_at: null,
+  };
+  const attempt: Selectable<ChainActionTxsTable> = {
+    tx_hash: txHash,
+    action_id: row.id,
+    attempt: 0,
+    raw_tx: signed.rawTx,
+    max_fee_per_gas: signed.maxFeePerGas.toString(),
+    max_priority_fee_per_gas: signed.maxPriorityFeePerGas.toString(),
+    status: 'recorded',
+    purpose: purpose ?? 'call',
+    created_at: draft.at,
+    broadcast_at: null,
+  };
+  return { row, attempt };
+}
+
+type RecordInput<DB> = Parameters<TxLedger<LedgerGuard<DB>>['record']>[0];
+
+/** TxLedger.record over `database`: guard, nonce, signature and the two rows in one write. */
+function recordAction<DB extends LedgerTables>(
+  database: LedgerDatabase<DB>,
+  { action: draft, chainNonce, nonce: fixed, guard, sign, purpose }: RecordInput<DB>,
+): Promise<{ action: TxAction; attempt: TxAttempt } | null> {
+  // Another writer recorded this action (subject, kind, seq) first: refused, like a guard that says no.
+  const refusedIfTaken = (error: unknown) => {
+    const typed = storeError(error);
+    if (typed instanceof UniqueViolationError) return null;
+    throw typed;
+  };
+  return database
+    .transaction(async (trx) => {
+      if (!(await guard(trx))) return null;
+      const tx = trx as unknown as LedgerDb;
+      const nonce = fixed ?? (await allocateNonce(tx, draft.chain, draft.from, chainNonce));
+      const { row, attempt } = firstRows(draft, nonce, await sign(nonce), purpose);
+      await tx.insertInto('chain_actions').values(row).execute();
+      await tx.insertInto('chain_action_txs').values(attempt).execute();
+      return { action: toTxAction(row), attempt: toTxAttempt(attempt) };
+    })
+    .catch(refusedIfTaken);
+}
+
+/** TxLedger.recordReplacement over `database`. */
+function recordReplacement<DB extends LedgerTables>(
+  database: LedgerDatabase<DB>,
+  attempt: TxAttempt,
+  previousAttempt: number,
+): Promise<boolean> {
+  return database.transaction(async (trx) => {
+    const tx = trx as unknown as LedgerDb;
+    let lock = tx.selectFrom('chain_actions').select('status').where('id', '=', attempt.actionId);
+    if (database.dialect === 'postgres') lock = lock.forUpdate();
+    const action = await lock.executeTakeFirst();
+    if (action?.status !== 'recorded') return false;
+    const newest = await tx
+      .selectFrom('chain_action_txs')
+      .select((eb) => eb.fn.max('attempt').as('attempt'))
+      .where('action_id', '=', attempt.actionId)
+      .executeTakeFirst();
+    if (Number(newest?.attempt ?? -1) !== previousAttempt) return false;
+    await tx
+      .insertInto('chain_action_txs')
+      .values({
+        tx_hash: attempt.txHash,
+        action_id: attempt.actionId,
+        attempt: attempt.attempt,
+        raw_tx: attempt.rawTx,
+        max_fee_per_gas: attempt.maxFeePerGas.toString(),
+        max_priority_fee_per_gas: attempt.maxPriorityFeePerGas.toString(),
+        status: 'recorded',
+        purpose: attempt.purpose,
+        created_at: attempt.createdAt,
+        broadcast_at: null,
+      })
+      .execute();
+    await tx
+      .updateTable('chain_actions')
+      .set({
+        tx_hash: attempt.txHash,
+        raw_tx: attempt.rawTx,
+        waiting_since: attempt.createdAt,
+        updated_at: attempt.createdAt,
+      })
+      .where('id', '=', attempt.actionId)
+      .execute();
+    return true;
+  });
+}
+
+/** TxLedger.finish over `db`: the mined transaction's outcome on it and on its action. */
+async function finishAction(
+  db: LedgerDb,
+  actionId: string,
+  mined: { readonly txHash: Hex; readonly status: 'confirmed' | 'reverted' | 'cancelled' },
+  now: number,
+): Promise<void> {
+  const attemptStatus = mined.status === 'reverted' ? 'reverted' : 'confirmed';
+  await db
+    .updateTable('chain_action_txs')
+    .set({ status: attemptStatus })
+    .where('tx_hash', '=', mined.txHash)
+    .execute();
+  const raw = await db
+    .selectFrom('chain_action_txs')
+    .select('raw_tx')
+    .where('tx_hash', '=', mined.txHash)
+    .executeTakeFirst();
+  await db
+    .updateTable('chain_actions')
+    .set({
+      status: mined.status,
+      tx_hash: mined.txHash,
+      ...(raw ? { raw_tx: raw.raw_tx } : {}),
+      updated_at: now,
+    })
+    .where('id', '=', actionId)
+    .where('status', '=', 'recorded')
+    .execute();
+}
+
 /** The transaction client's ledger (src/chains/tx-ledger.ts) over the ledger tables of `database`. */
 export function createStoreTxLedger<DB extends LedgerTables>(
   database: LedgerDatabase<DB>,
@@ -100,54 +247,7 @@ export function createStoreTxLedger<DB extends LedgerTables>(
   const db = database.db as unknown as LedgerDb;
 
   return {
-    async record({ action: draft, chainNonce, nonce: fixed, guard, sign, purpose }) {
-      // Another writer recorded this action (subject, kind, seq) first: refused, like a guard that says no.
-      const refusedIfTaken = (error: unknown) => {
-        const typed = storeError(error);
-        if (typed instanceof UniqueViolationError) return null;
-        throw typed;
-      };
-      return database
-        .transaction(async (trx) => {
-          if (!(await guard(trx))) return null;
-          const tx = trx as unknown as LedgerDb;
-          const nonce = fixed ?? (await allocateNonce(tx, draft.chain, draft.from, chainNonce));
-          const signed = await sign(nonce);
-          const txHash = keccak256(signed.rawTx);
-          const row: Selectable<ChainActionsTable> = {
-            id: newId('act', new Date(draft.at)),
-            order_id: draft.subject,
-            kind: draft.kind,
-            seq: draft.seq,
-            chain: draft.chain,
-            from_address: draft.from,
-            nonce,
-            tx_hash: txHash,
-            raw_tx: signed.rawTx,
-            status: 'recorded',
-            created_at: draft.at,
-            updated_at: draft.at,
-            waiting_since: draft.at,
-            fee_capped_at: null,
-          };
-          const attempt: Selectable<ChainActionTxsTable> = {
-            tx_hash: txHash,
-            action_id: row.id,
-            attempt: 0,
-            raw_tx: signed.rawTx,
-            max_fee_per_gas: signed.maxFeePerGas.toString(),
-            max_priority_fee_per_gas: signed.maxPriorityFeePerGas.toString(),
-            status: 'recorded',
-            purpose: purpose ?? 'call',
-            created_at: draft.at,
-            broadcast_at: null,
-          };
-          await tx.insertInto('chain_actions').values(row).execute();
-          await tx.insertInto('chain_action_txs').values(attempt).execute();
-          return { action: toTxAction(row), attempt: toTxAttempt(attempt) };
-        })
-        .catch(refusedIfTaken);
-    },
+    record: (input) => recordAction(database, input),
 
     async attempts(actionId) {
       const rows = await db
@@ -159,47 +259,7 @@ export function createStoreTxLedger<DB extends LedgerTables>(
       return rows.map(toTxAttempt);
     },
 
-    async recordReplacement(attempt, previousAttempt) {
-      return database.transaction(async (trx) => {
-        const tx = trx as unknown as LedgerDb;
-        let lock = tx.selectFrom('chain_actions').select('status').where('id', '=', attempt.actionId);
-        if (database.dialect === 'postgres') lock = lock.forUpdate();
-        const action = await lock.executeTakeFirst();
-        if (action?.status !== 'recorded') return false;
-        const newest = await tx
-          .selectFrom('chain_action_txs')
-          .select((eb) => eb.fn.max('attempt').as('attempt'))
-          .where('action_id', '=', attempt.actionId)
-          .executeTakeFirst();
-        if (Number(newest?.attempt ?? -1) !== previousAttempt) return false;
-        await tx
-          .insertInto('chain_action_txs')
-          .values({
-            tx_hash: attempt.txHash,
-            action_id: attempt.actionId,
-            attempt: attempt.attempt,
-            raw_tx: attempt.rawTx,
-            max_fee_per_gas: attempt.maxFeePerGas.toString(),
-            max_priority_fee_per_gas: attempt.maxPriorityFeePerGas.toString(),
-            status: 'recorded',
-            purpose: attempt.purpose,
-            created_at: attempt.createdAt,
-            broadcast_at: null,
-          })
-          .execute();
-        await tx
-          .updateTable('chain_actions')
-          .set({
-            tx_hash: attempt.txHash,
-            raw_tx: attempt.rawTx,
-            waiting_since: attempt.createdAt,
-            updated_at: attempt.createdAt,
-          })
-          .where('id', '=', attempt.actionId)
-          .execute();
-        return true;
-      });
-    },
+    recordReplacement: (attempt, previousAttempt) => recordReplacement(database, attempt, previousAttempt),
 
     async setAttemptStatus(txHash, status, now) {
       await db
@@ -222,30 +282,7 @@ export function createStoreTxLedger<DB extends LedgerTables>(
         .execute();
     },
 
-    async finish(actionId, mined, now) {
-      const attemptStatus = mined.status === 'reverted' ? 'reverted' : 'confirmed';
-      await db
-        .updateTable('chain_action_txs')
-        .set({ status: attemptStatus })
-        .where('tx_hash', '=', mined.txHash)
-        .execute();
-      const raw = await db
-        .selectFrom('chain_action_txs')
-        .select('raw_tx')
-        .where('tx_hash', '=', mined.txHash)
-        .executeTakeFirst();
-      await db
-        .updateTable('chain_actions')
-        .set({
-          status: mined.status,
-          tx_hash: mined.txHash,
-          ...(raw ? { raw_tx: raw.raw_tx } : {}),
-          updated_at: now,
-        })
-        .where('id', '=', actionId)
-        .where('status', '=', 'recorded')
-        .execute();
-    },
+    finish: (actionId, mined, now) => finishAction(db, actionId, mined, now),
 
     async markFeeCapped(actionId, now) {
       const result = await db

@@ -12,12 +12,17 @@ import {
   type WalletClient,
 } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
+import { FerryError } from '../../domain/ferry-error.ts';
 import { devnetChain } from '../devnet.ts';
 import { lzErrorAbi } from './lz-artifacts.ts';
 
 /** A LayerZero devnet step that failed: a transaction reverted, timed out or was refused by the node. */
-export class LayerZeroDevnetError extends Error {
+export class LayerZeroDevnetError extends FerryError {
   override readonly name = 'LayerZeroDevnetError';
+  /** `retryable`: only a missing receipt (a timeout, a node that went away) may go otherwise the next time. */
+  constructor(message: string, options: { readonly cause?: unknown; readonly retryable?: boolean } = {}) {
+    super(message, { cause: options.cause, retryable: options.retryable ?? false });
+  }
 }
 
 /** One chain as the LayerZero deployer and the relay see it: a read client and one signing key. */
@@ -57,7 +62,10 @@ async function awaitSuccess(client: LzChainClient, hash: Hex, what: string): Pro
   try {
     receipt = await client.publicClient.waitForTransactionReceipt({ hash, timeout: client.timeoutMs });
   } catch (cause) {
-    throw new LayerZeroDevnetError(`${what} on chain ${client.chainId}: no receipt for ${hash}`, { cause });
+    throw new LayerZeroDevnetError(`${what} on chain ${client.chainId}: no receipt for ${hash}`, {
+      cause,
+      retryable: true,
+    });
   }
   if (receipt.status !== 'success') {
     throw new LayerZeroDevnetError(`${what} on chain ${client.chainId} reverted (tx ${hash})`);

@@ -63,6 +63,39 @@ interface RelayChainState {
   nextBlock: bigint;
 }
 
+/** Has each verifying DVN verify `packet` on `destination`, then (all of them verifying) commits and executes it. */
+async function deliver(
+  options: LzRelayOptions,
+  verifying: readonly number[],
+  packet: LzPacket,
+  destination: RelayChainState,
+  seenAt: number,
+): Promise<LzDelivery> {
+  const target = destination.chain.deployment;
+  const dvnGas: bigint[] = [];
+  for (const index of verifying) {
+    const dvn = target.dvns[index];
+    const key = options.dvnKeys[index];
+    const client = destination.dvnClients[index];
+    if (!dvn || !key || !client) throw new LayerZeroDevnetError(`no DVN ${index} on chain ${target.chainId}`);
+    dvnGas.push(await dvnVerify(client, key, dvn, target, packet, options.confirmations));
+  }
+  if (verifying.length < target.dvns.length) {
+    return { packet, stage: 'verified', dvnGas, elapsedMs: Date.now() - seenAt };
+  }
+  const commitGas = await commitLzVerification(destination.executor, target, packet);
+  const received = await executeLzReceive(destination.executor, target, packet);
+  return {
+    packet,
+    stage: 'executed',
+    dvnGas,
+    commitGas,
+    receiveGas: received.gasUsed,
+    receiveTx: received.transactionHash,
+    elapsedMs: Date.now() - seenAt,
+  };
+}
+
 /**
  * The devnet's off-chain LayerZero workers in one loop: watches PacketSent on every endpoint and, per packet,
  * has each DVN verify it on the destination, commits the verification and executes lzReceive, as LayerZero's
@@ -85,37 +118,6 @@ export function startLzRelay(options: LzRelayOptions): LzRelay {
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> = Promise.resolve();
-
-  async function deliver(
-    packet: LzPacket,
-    destination: RelayChainState,
-    seenAt: number,
-  ): Promise<LzDelivery> {
-    const target = destination.chain.deployment;
-    const dvnGas: bigint[] = [];
-    for (const index of verifying) {
-      const dvn = target.dvns[index];
-      const key = options.dvnKeys[index];
-      const client = destination.dvnClients[index];
-      if (!dvn || !key || !client)
-        throw new LayerZeroDevnetError(`no DVN ${index} on chain ${target.chainId}`);
-      dvnGas.push(await dvnVerify(client, key, dvn, target, packet, options.confirmations));
-    }
-    if (verifying.length < target.dvns.length) {
-      return { packet, stage: 'verified', dvnGas, elapsedMs: Date.now() - seenAt };
-    }
-    const commitGas = await commitLzVerification(destination.executor, target, packet);
-    const received = await executeLzReceive(destination.executor, target, packet);
-    return {
-      packet,
-      stage: 'executed',
-      dvnGas,
-      commitGas,
-      receiveGas: received.gasUsed,
-      receiveTx: received.transactionHash,
-      elapsedMs: Date.now() - seenAt,
-    };
-  }
 
   async function pollChain(state: RelayChainState): Promise<void> {
     const head = await state.executor.publicClient.getBlockNumber();
@@ -145,7 +147,7 @@ export function startLzRelay(options: LzRelayOptions): LzRelay {
       try {
         if (!destination)
           throw new LayerZeroDevnetError(`packet ${packet.guid} is for unknown eid ${packet.dstEid}`);
-        const delivery = await deliver(packet, destination, seenAt);
+        const delivery = await deliver(options, verifying, packet, destination, seenAt);
         options.log?.info(
           {
             guid: packet.guid,
