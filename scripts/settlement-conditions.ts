@@ -14,10 +14,10 @@
  *
  *   - 2 s blocks: nothing else;
  *   - wiped mempools: both chains' mempools dropped every 700 ms for 15 s;
- *   - fee spike: the base fee held at 500 gwei on both chains for 40 s, longer than the whole swap takes. Ferry's
- *     deposit, signed at once, is priced on the latest block's low base fee, refused by the node and replaced until
- *     priced above the spike; the settle and the bot's fill are signed after blocks at 500 gwei are mined and are
- *     priced above it from the start. Its notes give each transaction's maxFeePerGas (first → mined);
+ *   - fee spike: the base fee held at 500 gwei on both chains for 40 s, longer than the whole swap takes. Each
+ *     transaction is priced at twice the node's estimate, capped at the chain's fee cap (1000 gwei by default), so
+ *     one signed after a block at 500 gwei is mined at once; one priced below the spike would be refused by the node
+ *     and replaced with higher fees. Its notes give each transaction's maxFeePerGas (first → mined);
  *   - relayer outage: the native balance of Ferry's relayer (the worker's relayer key) on the input chain set to 0
  *     right before the swap and restored to what it was 20 s later;
  *   - reorg of the deposit: Ferry's deposit is removed from the input chain as soon as it is in a block.

@@ -39,7 +39,7 @@ export async function resolveRegistry(
   });
   const file = devnetRegistryFile(devnets);
   fs.writeFileSync(path.join(config.dataDir, 'chains.json'), `${JSON.stringify(file, null, 2)}\n`);
-  // On the devnets the worker may use anvil's well-known account 1, which the messenger trusts.
+  // On the devnets the worker uses anvil's well-known accounts: 5 pays gas, 1 attests (the messenger trusts it).
   const workerKeys = DEVNET_WORKER_KEYS;
   return {
     registry: createChainRegistry(file),

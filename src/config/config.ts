@@ -192,9 +192,13 @@ export const SETTINGS = {
   WORKER_POLL_MS: int(500, 20, 60_000, 'how often the worker looks for orders to move'),
   WORKER_LEASE_MS: int(30_000, 500, 600_000, 'how long a worker holds an order before another may take it'),
   RELAYER_PRIVATE_KEY: privateKey(
-    'sends deposit, settle and refund transactions (required with CHAIN_REGISTRY)',
+    'sends deposit, settle and refund transactions (required with CHAIN_REGISTRY; not the attester key)',
+    'devnets: anvil account 5',
   ),
-  ATTESTER_PRIVATE_KEY: privateKey('signs fill attestations (required with CHAIN_REGISTRY)'),
+  ATTESTER_PRIVATE_KEY: privateKey(
+    'signs fill attestations (required with CHAIN_REGISTRY)',
+    'devnets: anvil account 1',
+  ),
   METRICS_TOKEN: text(null, 'when set, GET /metrics requires Authorization: Bearer <token>', {
     shown: 'unset (open)',
   }),

@@ -57,9 +57,9 @@ export const oneOf = <T extends string>(values: readonly T[], fallback: T, doc: 
       : { problem: `must be one of ${values.join(', ')}` },
 });
 /** A secret: the value itself never goes into a message. */
-export const privateKey = (doc: string): Setting<`0x${string}` | null> => ({
+export const privateKey = (doc: string, shown: string): Setting<`0x${string}` | null> => ({
   fallback: null,
-  shown: 'devnets: anvil account 1',
+  shown,
   doc,
   parse: (raw) =>
     /^0x[0-9a-fA-F]{64}$/.test(raw)
