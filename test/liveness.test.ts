@@ -14,7 +14,7 @@ import { approveEscrow, depositAs, increaseChainTime } from './support/chain-act
 import { createQuoteRequest, WORKER_ON } from './support/fixtures.ts';
 import { type Harness, startHarness } from './support/harness.ts';
 import { sleep, until } from './support/polling.ts';
-import { executeSwap, waitForStatus } from './support/swap-steps.ts';
+import { acceptAndSwap, executeSwap, waitForStatus } from './support/swap-steps.ts';
 
 const lpKey = ANVIL_KEYS[4];
 const lpWallet = privateKeyToAccount(lpKey);
@@ -89,22 +89,7 @@ describe('liveness on 2-second blocks with confirmations 3, the reference bot as
       return (res.body.data?.quotes as any[])?.find((q) => q.liquidityProviderId === lp.id);
     });
     const envelope = (await h.http('GET', `/api/v1/quotes/${quote.id}`, { apiKey: mm.apiKey })).body.data;
-    expect((await h.http('POST', `/api/v1/quotes/${quote.id}/accept`, { apiKey: mm.apiKey })).status).toBe(
-      200,
-    );
-    const signature = await h.offerer.signTypedData(envelope.typedData);
-    const swap = await h.http('POST', '/api/v1/swaps', {
-      apiKey: mm.apiKey,
-      body: { orderId: envelope.orderId, quoteId: quote.id, signature },
-    });
-    expect(swap.status).toBe(201);
-    return {
-      qrId,
-      orderId: envelope.orderId as string,
-      orderHash: swap.body.data.blockchainOrderId as Hex,
-      typedData: envelope.typedData,
-      signature,
-    };
+    return { qrId, ...(await acceptAndSwap(h, mm.apiKey, envelope)) };
   }
 
   /** Ferry's first chain action of `kind` for the order, once written down. */

@@ -13,7 +13,7 @@ import { type LpJournal, openLpJournal } from '../src/store/lp-journal.ts';
 import { approveEscrow, balanceOf, increaseChainTime, refundAsOfferer } from './support/chain-actors.ts';
 import { createQuoteRequest, WORKER_ON } from './support/fixtures.ts';
 import { type Harness, startHarness } from './support/harness.ts';
-import { waitForStatus } from './support/swap-steps.ts';
+import { acceptAndSwap, waitForStatus } from './support/swap-steps.ts';
 
 const lpWallet = privateKeyToAccount(ANVIL_KEYS[4]);
 const SPREAD = 25;
@@ -152,16 +152,7 @@ describe('reference LP bot against a running Ferry', () => {
     const envelope = await h.http('GET', `/api/v1/quotes/${mine!.quoteId}`, { apiKey: mm.apiKey });
     expect(envelope.status).toBe(200);
     const q = envelope.body.data;
-    expect((await h.http('POST', `/api/v1/quotes/${q.quoteId}/accept`, { apiKey: mm.apiKey })).status).toBe(
-      200,
-    );
-    const signature = await h.offerer.signTypedData(q.typedData);
-    const swap = await h.http('POST', '/api/v1/swaps', {
-      apiKey: mm.apiKey,
-      body: { orderId: q.orderId, quoteId: q.quoteId, signature },
-    });
-    expect(swap.status).toBe(201);
-    const orderHash = swap.body.data.blockchainOrderId as `0x${string}`;
+    const { orderHash } = await acceptAndSwap(h, mm.apiKey, q);
 
     await waitForStatus(h, mm.apiKey, q.orderId, 'deposited');
     // Hold the worker so the order stays `deposited` while the bots look at it again.
@@ -294,21 +285,13 @@ describe('reference LP bot against a running Ferry', () => {
     const mine = (await bot.runOnce()).quoted.find((q) => q.quoteRequestId === qrId);
     expect(mine).toBeDefined();
     const q = (await h.http('GET', `/api/v1/quotes/${mine!.quoteId}`, { apiKey: mm.apiKey })).body.data;
-    expect((await h.http('POST', `/api/v1/quotes/${q.quoteId}/accept`, { apiKey: mm.apiKey })).status).toBe(
-      200,
-    );
-    const signature = await h.offerer.signTypedData(q.typedData);
-    const swap = await h.http('POST', '/api/v1/swaps', {
-      apiKey: mm.apiKey,
-      body: { orderId: q.orderId, quoteId: q.quoteId, signature },
-    });
-    expect(swap.status).toBe(201);
+    const swap = await acceptAndSwap(h, mm.apiKey, q);
     await waitForStatus(h, mm.apiKey, q.orderId, 'deposited');
     await h.app.worker!.stop();
     return {
-      orderId: q.orderId as string,
-      orderHash: swap.body.data.blockchainOrderId as `0x${string}`,
-      fillDeadline: Number(q.typedData.message.fillDeadline),
+      orderId: swap.orderId,
+      orderHash: swap.orderHash,
+      fillDeadline: Number(swap.typedData.message.fillDeadline),
     };
   }
 

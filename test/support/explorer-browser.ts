@@ -7,6 +7,7 @@ import { ANVIL_KEYS } from '../../src/chains/devnet.ts';
 import { findChromium } from './chromium.ts';
 import { WORKER_ON } from './fixtures.ts';
 import { type Harness, startHarness } from './harness.ts';
+import { acceptAndSwap } from './swap-steps.ts';
 
 /** A started server with its worker and a headless Chromium on the explorer, for the explorer's browser suites. */
 const chromiumLookup = await findChromium();
@@ -107,17 +108,7 @@ export async function swapVia(
     body: { quoteRequestId: created.body.data.quoteId, outputAmount: output.toString() },
   });
   expect(quote.status).toBe(201);
-  const q = quote.body.data;
-  expect((await h.http('POST', `/api/v1/quotes/${q.quoteId}/accept`, { apiKey: mm.apiKey })).status).toBe(
-    200,
-  );
-  const signature = await h.offerer.signTypedData(q.typedData);
-  const swap = await h.http('POST', '/api/v1/swaps', {
-    apiKey: mm.apiKey,
-    body: { orderId: q.orderId, quoteId: q.quoteId, signature },
-  });
-  expect(swap.status).toBe(201);
-  return q.orderId;
+  return (await acceptAndSwap(h, mm.apiKey, quote.body.data)).orderId;
 }
 
 // Expressions evaluated in the page (this project's TypeScript has no DOM library).

@@ -26,21 +26,32 @@ export async function executeSwap(
     body: { quoteRequestId: created.body.data.quoteId, outputAmount: amounts.output.toString() },
   });
   expect(quote.status).toBe(201);
-  const q = quote.body.data;
-  const accepted = await h.http('POST', `/api/v1/quotes/${q.quoteId}/accept`, { apiKey: parties.mm.apiKey });
+  const swap = await acceptAndSwap(h, parties.mm.apiKey, quote.body.data);
+  return {
+    ...swap,
+    openDeadline: BigInt(swap.typedData.message.openDeadline),
+    fillDeadline: BigInt(swap.typedData.message.fillDeadline),
+  };
+}
+
+/** The money mover's side of a quote: accept it, sign its typed data as the offerer, and execute the swap. */
+export async function acceptAndSwap(
+  h: Harness,
+  apiKey: string,
+  quote: { quoteId: string; orderId: string; typedData: any },
+) {
+  const accepted = await h.http('POST', `/api/v1/quotes/${quote.quoteId}/accept`, { apiKey });
   expect(accepted.status).toBe(200);
-  const signature = await h.offerer.signTypedData(q.typedData);
+  const signature = await h.offerer.signTypedData(quote.typedData);
   const swap = await h.http('POST', '/api/v1/swaps', {
-    apiKey: parties.mm.apiKey,
-    body: { orderId: q.orderId, quoteId: q.quoteId, signature },
+    apiKey,
+    body: { orderId: quote.orderId, quoteId: quote.quoteId, signature },
   });
   expect(swap.status).toBe(201);
   return {
-    orderId: q.orderId as string,
+    orderId: quote.orderId,
     orderHash: swap.body.data.blockchainOrderId as `0x${string}`,
-    openDeadline: BigInt(q.typedData.message.openDeadline),
-    fillDeadline: BigInt(q.typedData.message.fillDeadline),
-    typedData: q.typedData as OrderTypedData,
+    typedData: quote.typedData as OrderTypedData,
     signature,
   };
 }
