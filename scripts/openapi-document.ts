@@ -14,6 +14,22 @@ import { createChainRegistry } from '../src/chains/chain-registry.ts';
 import { loadConfig } from '../src/config/config.ts';
 
 /** `settings`: environment variables on top of the defaults (the limits the descriptions quote come from them). */
+/** One chain no request ever reaches: enough for an app that answers without chains. */
+export function exampleRegistry() {
+  const zero = (n: number) => `0x${n.toString(16).padStart(40, '0')}`;
+  return createChainRegistry({
+    chains: [
+      {
+        name: 'example',
+        chainId: 1,
+        rpcUrl: 'http://127.0.0.1:1',
+        contracts: { escrow: zero(1), fill: zero(2) },
+        tokens: [{ symbol: 'USDC', address: zero(3), decimals: 6 }],
+      },
+    ],
+  });
+}
+
 export async function buildOpenApiDocument(settings: Record<string, string> = {}): Promise<OpenAPI3> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ferry-openapi-'));
   const config = loadConfig({
@@ -25,19 +41,7 @@ export async function buildOpenApiDocument(settings: Record<string, string> = {}
     PORT: '0',
     ...settings,
   });
-  const zero = (n: number) => `0x${n.toString(16).padStart(40, '0')}`;
-  const registry = createChainRegistry({
-    chains: [
-      {
-        name: 'example',
-        chainId: 1,
-        rpcUrl: 'http://127.0.0.1:1',
-        contracts: { escrow: zero(1), fill: zero(2) },
-        tokens: [{ symbol: 'USDC', address: zero(3), decimals: 6 }],
-      },
-    ],
-  });
-  const app = await createApp({ config, registry, log: pino({ level: 'silent' }) });
+  const app = await createApp({ config, registry: exampleRegistry(), log: pino({ level: 'silent' }) });
   try {
     const res = await app.server.inject({ method: 'GET', url: '/openapi.json' });
     if (res.statusCode !== 200) throw new Error(`GET /openapi.json answered ${res.statusCode}: ${res.body}`);

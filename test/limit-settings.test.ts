@@ -3,9 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
-import { buildOpenApiDocument } from '../scripts/openapi-document.ts';
+import { buildOpenApiDocument, exampleRegistry } from '../scripts/openapi-document.ts';
 import { createApp } from '../src/app.ts';
-import { createChainRegistry } from '../src/chains/chain-registry.ts';
 import { ConfigError, loadConfig, SETTINGS } from '../src/config/config.ts';
 
 /** Every limit is a setting: parsed once into the config, refused at start when invalid, quoted from there. */
@@ -109,19 +108,7 @@ describe('limit settings', () => {
       LOG_LEVEL: 'silent',
       WORKER: 'false',
     });
-    const zero = (n: number) => `0x${n.toString(16).padStart(40, '0')}`;
-    const registry = createChainRegistry({
-      chains: [
-        {
-          name: 'example',
-          chainId: 1,
-          rpcUrl: 'http://127.0.0.1:1',
-          contracts: { escrow: zero(1), fill: zero(2) },
-          tokens: [{ symbol: 'USDC', address: zero(3), decimals: 6 }],
-        },
-      ],
-    });
-    const app = await createApp({ config, registry, log: pino({ level: 'silent' }) });
+    const app = await createApp({ config, registry: exampleRegistry(), log: pino({ level: 'silent' }) });
     try {
       const res = await app.server.inject({
         method: 'POST',

@@ -3,7 +3,12 @@ import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, SqliteDialect, sql } from 'kysely';
 import type { TxAction, TxActionStatus, TxLedger } from '../chains/tx-ledger.ts';
-import { createStoreTxLedger, type LedgerGuard, type LedgerTables, toTxAction } from './tx-ledger-store.ts';
+import {
+  createStoreTxLedger,
+  type LedgerGuard,
+  type LedgerTables,
+  latestLedgerAction,
+} from './tx-ledger-store.ts';
 
 /** A quote the bot made: the only orders it fills are those of quotes in here, on exactly these terms. */
 export interface JournalQuote {
@@ -136,17 +141,7 @@ export function openLpJournal(file: string): LpJournal {
         .executeTakeFirst();
       return row !== undefined;
     },
-    async latestAction(subject, kind) {
-      const row = await db
-        .selectFrom('chain_actions')
-        .selectAll()
-        .where('order_id', '=', subject)
-        .where('kind', '=', kind)
-        .orderBy('seq', 'desc')
-        .limit(1)
-        .executeTakeFirst();
-      return row ? toTxAction(row) : null;
-    },
+    latestAction: (subject, kind) => latestLedgerAction(db, subject, kind),
     async recordQuote(q) {
       await db
         .insertInto('lp_quotes')

@@ -11,7 +11,7 @@ import { actionForbiddingMove } from '../domain/settlement-decision.ts';
 import type { Executor } from './db-types.ts';
 import { toOrder } from './orders-store.ts';
 import type { Database } from './schema.ts';
-import { toTxAction } from './tx-ledger-store.ts';
+import { latestLedgerAction } from './tx-ledger-store.ts';
 
 export type ChainActionKind = 'deposit' | 'settle' | 'refund';
 
@@ -134,15 +134,7 @@ export async function findChainAction(
   orderId: string,
   kind: ChainActionKind,
 ): Promise<TxAction | null> {
-  const row = await db
-    .selectFrom('chain_actions')
-    .selectAll()
-    .where('order_id', '=', orderId)
-    .where('kind', '=', kind)
-    .orderBy('seq', 'desc')
-    .limit(1)
-    .executeTakeFirst();
-  return row ? toTxAction(row) : null;
+  return latestLedgerAction<Database>(db, orderId, kind);
 }
 
 /** The status of each order among `ids` (the transaction pass cancels the actions of ended orders). */

@@ -34,6 +34,26 @@ export interface LedgerDatabase<DB extends LedgerTables> {
 /** Runs in the ledger's write transaction before a nonce is taken; false: nothing is written or signed. */
 export type LedgerGuard<DB> = (trx: Transaction<DB>) => Promise<boolean>;
 
+/**
+ * The newest action of `kind` for a subject (the highest `seq`: a retry after a revert supersedes it), in Ferry's
+ * database or a journal alike.
+ */
+export async function latestLedgerAction<DB extends LedgerTables>(
+  executor: Kysely<DB>,
+  subject: string,
+  kind: string,
+): Promise<TxAction | null> {
+  const row = await (executor as unknown as LedgerDb)
+    .selectFrom('chain_actions')
+    .selectAll()
+    .where('order_id', '=', subject)
+    .where('kind', '=', kind)
+    .orderBy('seq', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  return row ? toTxAction(row) : null;
+}
+
 export function toTxAction(row: Selectable<ChainActionsTable>): TxAction {
   return {
     id: row.id,
