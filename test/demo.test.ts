@@ -1,4 +1,8 @@
-import { spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 function runCli(
@@ -83,4 +87,102 @@ describe('ferry demo', () => {
     expect(stderr).toMatch(/^ferry demo: step ".+" failed: timed out after 1 s$/m);
     expect(stdout).not.toMatch(/✓ settle/);
   }, 70_000);
+
+  it('--api swaps through a Ferry already running on its own devnets, whose public API then shows the swap', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ferry-demo-api-'));
+    const [port, portA, portB] = await Promise.all([freePort(), freePort(), freePort()]);
+    const env = {
+      DATA_DIR: dir,
+      DATABASE_URL: '',
+      CHAIN_REGISTRY: '',
+      PORT: String(port),
+      DEVNET_PORT_A: String(portA),
+      DEVNET_PORT_B: String(portB),
+    };
+    const ferry = await startFerry(env);
+    try {
+      const api = `http://127.0.0.1:${port}`;
+      const { code, stdout, stderr } = await runCli(['demo', '--api', api], 120_000, env);
+      expect(stderr).toBe('');
+      expect(code).toBe(0);
+      expect(stdout).toContain(`one cross-chain swap through the Ferry at ${api}`);
+      const steps = stdout
+        .split('\n')
+        .map((line) => /^ {2}✓ (\S+(?: \S+)?)\s{2,}/.exec(line)?.[1])
+        .filter(Boolean);
+      expect(steps).toEqual([
+        'API',
+        'accounts',
+        'approve',
+        'quote request',
+        'LP quote',
+        'accept',
+        'sign',
+        'swap',
+        'deposit',
+        'fill',
+        'settle',
+      ]);
+      const orderId = /order (ord_\w+) created/.exec(stdout)?.[1];
+      expect(orderId).toBeDefined();
+      const res = await fetch(`${api}/api/public/orders/${orderId}`);
+      const body = (await res.json()) as { data: { order: { id: string; status: string } } };
+      expect(body.data.order.status).toBe('completed');
+    } finally {
+      ferry.kill('SIGTERM');
+      await new Promise((resolve) => ferry.once('exit', resolve));
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  }, 180_000);
+
+  it('--api refuses a URL that is not a Ferry on its own devnets, naming why', async () => {
+    const port = await freePort();
+    const { code, stdout, stderr } = await runCli(['demo', '--api', `http://127.0.0.1:${port}`], 30_000);
+    expect(code).toBe(1);
+    expect(stdout).toMatch(/^ {2}✗ API\s+cannot reach Ferry at http:\/\/127\.0\.0\.1:\d+: /m);
+    expect(stderr).toMatch(/^ferry demo: step "API" failed: cannot reach Ferry/m);
+    const bad = await runCli(['demo', '--api', 'ftp://x'], 30_000);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toBe('ferry demo: --api must be an http(s) URL, e.g. http://127.0.0.1:8080\n');
+  }, 70_000);
 });
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** `ferry start` with its own devnets, resolved once it prints that it listens. */
+function startFerry(env: Record<string, string>): Promise<ChildProcess> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['bin/ferry.js', 'start'], {
+      env: { ...process.env, LOG_LEVEL: 'silent', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`ferry start did not listen in 60 s\n${out}`));
+    }, 60_000);
+    const onData = (chunk: Buffer) => {
+      out += chunk.toString();
+      if (out.includes('Ferry is listening on')) {
+        clearTimeout(timer);
+        resolve(child);
+      }
+    };
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', onData);
+    child.on('error', reject);
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`ferry start exited (${code})\n${out}`));
+    });
+  });
+}

@@ -30,6 +30,7 @@ export function startBanner(options: {
       '  Funded devnet wallets (anvil test keys: public, devnet only; 1,000,000 of each token, both chains)',
     );
     for (const key of demoWallets) lines.push(`    ${privateKeyToAccount(key).address}  key ${key}`);
+    lines.push(`  See a swap     npx ferry demo --api ${base}   (another terminal, this folder)`);
   }
   return lines.join('\n');
 }

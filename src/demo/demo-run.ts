@@ -21,6 +21,11 @@ export interface DemoOptions {
   spreadBps: number;
   /** Ferry's own logs (info) and the LP bot's info lines; otherwise only the bot's warnings are shown. */
   verbose?: boolean;
+  /**
+   * A running Ferry on its own devnets (`npm start`) to swap through instead of starting devnets and an API; its
+   * database (DATABASE_URL / DATA_DIR, as for `ferry accounts create`) gets the demo's accounts.
+   */
+  api?: string;
   /** Seconds between devnet blocks (DEVNET_BLOCK_TIME); default 0, each transaction mined at once. */
   blockTime?: number;
   print(line: string): void;

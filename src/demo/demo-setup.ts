@@ -1,29 +1,43 @@
 import path from 'node:path';
 import { pino } from 'pino';
+import type { Address } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { createApp, type FerryAppInstance } from '../app.ts';
-import { type Chain, type ChainRegistry, createChainRegistry, type Token } from '../chains/chain-registry.ts';
+import { type ChainRegistry, createChainRegistry } from '../chains/chain-registry.ts';
 import { ANVIL_KEYS, DEVNET_WORKER_KEYS, startDevnets } from '../chains/devnet.ts';
 import { devnetRegistryFile } from '../chains/devnet-registry.ts';
 import { loadConfig } from '../config/config.ts';
 import { createFerryApi } from '../lp/ferry-api.ts';
 import { createLpBot } from '../lp/lp-bot.ts';
+import type { AccountService } from '../services/account-service.ts';
 import { openLpJournal } from '../store/lp-journal.ts';
 import { checkAborted, DemoError, type DemoRun, demoBotLog, ok, POLL_MS } from './demo-run.ts';
 
 export const lpWallet = privateKeyToAccount(ANVIL_KEYS[4]);
 
-/** The two devnets' registry, chains and their USDC. */
-export interface DemoChains {
-  readonly registry: ChainRegistry;
-  readonly chainA: Chain;
-  readonly chainB: Chain;
-  readonly usdcA: Token;
-  readonly usdcB: Token;
+/** What the demo's swap needs of a chain: where to reach it, its escrow and its USDC. */
+export interface DemoChain {
+  readonly name: string;
+  readonly chainId: number;
+  readonly rpcUrl: string;
+  readonly escrow: Address;
 }
 
-/** Two fresh devnets with Ferry's contracts and their tokens. */
-export async function startDemoChains(run: DemoRun): Promise<DemoChains> {
+export interface DemoToken {
+  readonly address: Address;
+  readonly decimals: number;
+}
+
+/** The two chains the demo swaps between (input A, output B) and their USDC. */
+export interface DemoChains {
+  readonly chainA: DemoChain;
+  readonly chainB: DemoChain;
+  readonly usdcA: DemoToken;
+  readonly usdcB: DemoToken;
+}
+
+/** Two fresh devnets with Ferry's contracts and their tokens, and their registry for the demo's own API. */
+export async function startDemoChains(run: DemoRun): Promise<DemoChains & { registry: ChainRegistry }> {
   run.devnets = await startDevnets({
     dataDir: path.join(run.dir, 'devnets'),
     ports: [0, 0],
@@ -37,13 +51,19 @@ export async function startDemoChains(run: DemoRun): Promise<DemoChains> {
   if (!usdcA || !usdcB) throw new DemoError('USDC missing from the devnets');
   ok(run, 'devnets', registry.chains.map((c) => `${c.name} (chain ${c.chainId}) ${c.rpcUrl}`).join(', '));
   checkAborted(run);
-  return { registry, chainA, chainB, usdcA, usdcB };
+  const demoChain = (c: typeof chainA): DemoChain => ({
+    name: c.name,
+    chainId: c.chainId,
+    rpcUrl: c.rpcUrl,
+    escrow: c.contracts.escrow,
+  });
+  return { registry, chainA: demoChain(chainA), chainB: demoChain(chainB), usdcA, usdcB };
 }
 
 /** The API with its settlement worker, on SQLite in the run's folder, listening. */
 export async function startDemoApi(
   run: DemoRun,
-  chains: DemoChains,
+  chains: { registry: ChainRegistry },
 ): Promise<{ app: FerryAppInstance; baseUrl: string }> {
   run.step = 'API';
   const config = loadConfig({
@@ -75,7 +95,7 @@ export async function startDemoApi(
 /** The money mover's and the liquidity provider's accounts and API keys. */
 export async function createDemoAccounts(
   run: DemoRun,
-  { accounts }: FerryAppInstance,
+  { accounts }: { accounts: AccountService },
 ): Promise<{ mmKey: string; lpKey: string }> {
   run.step = 'accounts';
   const mmAccount = await accounts.createAccount({

@@ -58,7 +58,7 @@ export async function runDemoSwap(run: DemoRun, chains: DemoChains, mm: FerryCli
   };
 
   run.step = 'approve';
-  const approveTx = await ensureAllowance(a, usdcA.address, chainA.contracts.escrow, input);
+  const approveTx = await ensureAllowance(a, usdcA.address, chainA.escrow, input);
   ok(
     run,
     'approve',

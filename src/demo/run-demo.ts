@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createFerryClient, FerryApiError } from '../../sdk/src/index.ts';
+import { connectDemoApi, createRemoteDemoAccounts } from './demo-remote.ts';
 import { DemoError, type DemoOptions, type DemoRun, sleep } from './demo-run.ts';
 import { createDemoAccounts, startDemoApi, startDemoBot, startDemoChains } from './demo-setup.ts';
 import { type DemoResult, runDemoSwap } from './demo-swap.ts';
@@ -62,11 +63,26 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
 
 /** The demo's steps in order; each names itself in `run.step` first. */
 async function demoSteps(run: DemoRun): Promise<DemoResult> {
+  const { api } = run.options;
+  if (api) return remoteDemoSteps(run, api);
   run.options.print(`Ferry demo: one cross-chain swap on two local devnets (data in ${run.dir})`);
   const chains = await startDemoChains(run);
   const { app, baseUrl } = await startDemoApi(run, chains);
   const { mmKey, lpKey } = await createDemoAccounts(run, app);
   const mm = createFerryClient({ baseUrl, apiKey: mmKey });
   startDemoBot(run, baseUrl, lpKey);
+  return runDemoSwap(run, chains, mm);
+}
+
+/**
+ * The same swap against a Ferry that is already running on its own devnets (`npm start`): its explorer shows the
+ * swap as it happens. Nothing of that Ferry is stopped afterwards.
+ */
+async function remoteDemoSteps(run: DemoRun, api: string): Promise<DemoResult> {
+  run.options.print(`Ferry demo: one cross-chain swap through the Ferry at ${api} (watch it at ${api}/)`);
+  const chains = await connectDemoApi(run, api);
+  const { mmKey, lpKey } = await createRemoteDemoAccounts(run);
+  const mm = createFerryClient({ baseUrl: api, apiKey: mmKey });
+  startDemoBot(run, api, lpKey);
   return runDemoSwap(run, chains, mm);
 }
