@@ -140,5 +140,6 @@ function revertReason(error: unknown): string | undefined {
   if (!(error instanceof BaseError)) return undefined;
   const reverted = error.walk((inner) => inner instanceof ContractFunctionRevertedError);
   if (!(reverted instanceof ContractFunctionRevertedError)) return undefined;
-  return reverted.data?.errorName ?? reverted.reason ?? reverted.signature;
+  // reason is set for Error(string) and Panic, whose errorName is only "Error" or "Panic".
+  return reverted.reason ?? reverted.data?.errorName ?? reverted.signature;
 }

@@ -1,0 +1,85 @@
+import { type Address, parseSignature } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type AnvilInstance, startAnvil } from './anvil-process.ts';
+import { ANVIL_KEYS } from './devnet.ts';
+import { type LzChainClient, lzChainClient, writeLz } from './layerzero/lz-chain-client.ts';
+import { deployDevnetUsdc, USDC_PERMIT_DOMAIN, usdcAbi } from './usdc-devnet.ts';
+
+const CHAIN_ID = 31_337;
+const holderKey = ANVIL_KEYS[2];
+const holder = privateKeyToAccount(holderKey);
+const spender = privateKeyToAccount(ANVIL_KEYS[3]);
+
+describe("Circle's USDC on a devnet (FiatTokenV2_2 behind its proxy, from the npm artifacts)", () => {
+  let anvil: AnvilInstance;
+  let deployer: LzChainClient;
+  let asHolder: LzChainClient;
+  let usdc: Address;
+  const read = (functionName: string, args: readonly unknown[] = []) =>
+    deployer.publicClient.readContract({ address: usdc, abi: usdcAbi, functionName, args });
+  const transfer = (to: Address, amount: bigint) =>
+    writeLz(asHolder, { address: usdc, abi: usdcAbi, functionName: 'transfer', args: [to, amount] });
+
+  beforeAll(async () => {
+    anvil = await startAnvil({ chainId: CHAIN_ID });
+    deployer = lzChainClient(anvil.rpcUrl, CHAIN_ID, ANVIL_KEYS[0]);
+    asHolder = lzChainClient(anvil.rpcUrl, CHAIN_ID, holderKey);
+    usdc = await deployDevnetUsdc({ deployer, proxyAdmin: privateKeyToAccount(ANVIL_KEYS[1]).address });
+    await writeLz(deployer, {
+      address: usdc,
+      abi: usdcAbi,
+      functionName: 'mint',
+      args: [holder.address, 1_000n],
+    });
+  }, 60_000);
+  afterAll(() => anvil?.stop());
+
+  it('is USD Coin, 6 decimals, version "2", minted by the deployer', async () => {
+    expect(await read('name')).toBe('USD Coin');
+    expect(await read('symbol')).toBe('USDC');
+    expect(await read('decimals')).toBe(6);
+    expect(await read('version')).toBe('2');
+    expect(await read('balanceOf', [holder.address])).toBe(1_000n);
+  });
+
+  it('takes an EIP-2612 permit signed under its domain (version "2")', async () => {
+    const deadline = BigInt(Math.floor(Date.now() / 1000) + 3600);
+    const nonce = (await read('nonces', [holder.address])) as bigint;
+    const signature = await holder.signTypedData({
+      domain: { ...USDC_PERMIT_DOMAIN, chainId: CHAIN_ID, verifyingContract: usdc },
+      types: {
+        Permit: [
+          { name: 'owner', type: 'address' },
+          { name: 'spender', type: 'address' },
+          { name: 'value', type: 'uint256' },
+          { name: 'nonce', type: 'uint256' },
+          { name: 'deadline', type: 'uint256' },
+        ],
+      },
+      primaryType: 'Permit',
+      message: { owner: holder.address, spender: spender.address, value: 77n, nonce, deadline },
+    });
+    const { v, r, s } = parseSignature(signature);
+    await writeLz(deployer, {
+      address: usdc,
+      abi: usdcAbi,
+      functionName: 'permit',
+      args: [holder.address, spender.address, 77n, deadline, Number(v), r, s],
+    });
+    expect(await read('allowance', [holder.address, spender.address])).toBe(77n);
+  });
+
+  it('refuses transfers to a blacklisted account and while paused, like the real token', async () => {
+    const call = (functionName: string, args: readonly unknown[]) =>
+      writeLz(deployer, { address: usdc, abi: usdcAbi, functionName, args });
+    await call('blacklist', [spender.address]);
+    await expect(transfer(spender.address, 1n)).rejects.toThrow(/Blacklistable: account is blacklisted/);
+    await call('unBlacklist', [spender.address]);
+    await call('pause', []);
+    await expect(transfer(spender.address, 1n)).rejects.toThrow(/Pausable: paused/);
+    await call('unpause', []);
+    await transfer(spender.address, 1n);
+    expect(await read('balanceOf', [spender.address])).toBe(1n);
+  });
+});
