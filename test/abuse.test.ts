@@ -118,7 +118,9 @@ describe('abuse resistance', () => {
 
   describe('M3: sign-in farming', () => {
     it('40 fresh-wallet sign-ins from one IP: 10 succeed, the rest are 429 RATE_LIMITED', async () => {
-      const { url, app } = await instance({ signIn: { perIpPerMinute: 10, sessionsPerAddress: 5 } });
+      const { url, app } = await instance({
+        signIn: { perIpPerMinute: 10, perAddressPerMinute: 10_000, sessionsPerAddress: 5 },
+      });
       const wallets = Array.from({ length: 40 }, wallet);
       const results = [];
       for (const signer of wallets) results.push(await signInAt(h, url, signer));
