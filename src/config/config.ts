@@ -79,6 +79,8 @@ export interface Config {
   readonly headerLimitBytes: number;
   /** When set, `GET /metrics` requires `Authorization: Bearer <token>`. Secret: never logged. */
   readonly metricsToken: string | null;
+  /** Serve `GET /metrics` without a token on any HOST (metrics-access.ts has the rule without it). */
+  readonly metricsPublic: boolean;
   /** `ferry worker` only: the port its own `GET /metrics` listens on; null serves none. */
   readonly metricsPort: number | null;
   readonly expirySweepMs: number;
@@ -221,9 +223,12 @@ export const SETTINGS = {
     'signs fill attestations (required with CHAIN_REGISTRY)',
     'devnets: anvil account 1',
   ),
-  METRICS_TOKEN: text(null, 'when set, GET /metrics requires Authorization: Bearer <token>', {
-    shown: 'unset (open)',
-  }),
+  METRICS_TOKEN: text(
+    null,
+    'GET /metrics requires Authorization: Bearer <token>; required unless HOST is loopback or METRICS_PUBLIC=true',
+    { shown: 'unset (open on loopback only)' },
+  ),
+  METRICS_PUBLIC: bool(false, 'serve GET /metrics without a token on a HOST others can reach'),
   METRICS_PORT: text(null, 'ferry worker only: port of its own GET /metrics (unset: none)', {
     check: (raw) =>
       /^\d{1,5}$/.test(raw) && Number(raw) >= 1 && Number(raw) <= 65535
@@ -332,6 +337,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     bodyLimitBytes: s.BODY_LIMIT_BYTES,
     headerLimitBytes: s.HEADER_LIMIT_BYTES,
     metricsToken: s.METRICS_TOKEN,
+    metricsPublic: s.METRICS_PUBLIC,
     metricsPort: s.METRICS_PORT === null ? null : Number(s.METRICS_PORT),
     expirySweepMs: s.EXPIRY_SWEEP_MS,
     idempotencyTtlSeconds: s.IDEMPOTENCY_TTL_SECONDS,
@@ -345,6 +351,10 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     },
     ...overrides,
   };
+  if (s.METRICS_PUBLIC && s.METRICS_TOKEN !== null)
+    problems.push(
+      'METRICS_PUBLIC=true and METRICS_TOKEN are both set: unset one (a token closes GET /metrics)',
+    );
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze(config);
 }
