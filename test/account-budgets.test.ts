@@ -48,6 +48,10 @@ describe.each(backends)('budgets per account, counted %s', (_name, overrides) =>
   beforeAll(async () => {
     h = await startHarness({
       ...overrides,
+      // One proxy hop is trusted, so a sign-in test can come from many client IPs (behind a proxy /metrics needs
+      // a token).
+      trustProxy: 1,
+      metricsToken: 'account-budgets-metrics-token',
       signIn: { perIpPerMinute: 10_000, perAddressPerMinute: SIGN_INS_PER_ADDRESS, sessionsPerAddress: 5 },
     });
   });
@@ -172,13 +176,17 @@ describe.each(backends)('budgets per account, counted %s', (_name, overrides) =>
     }
 
     const statuses = [];
-    for (let i = 0; i < SIGN_INS_PER_ADDRESS + 2; i++) statuses.push(await signInAt(h, h.baseUrl, signer));
+    // Each from another client IP: the count follows the address.
+    for (let i = 0; i < SIGN_INS_PER_ADDRESS + 2; i++)
+      statuses.push(await signInAt(h, h.baseUrl, signer, { 'x-forwarded-for': `198.51.100.${i + 1}` }));
     expect(statuses.map((r) => r.status)).toEqual([200, 200, 200, 200, 200, 429, 429]);
     const refused = statuses[SIGN_INS_PER_ADDRESS]!;
     expect(refused.body).toMatchObject({
       code: 'RATE_LIMITED',
-      error: expect.stringMatching(/^at most 5 sign-ins per minute from one address; retry in \d+ s$/),
-      details: [{ path: 'body.address', message: 'limit 5 sign-ins per minute for one address' }],
+      error: expect.stringMatching(/^at most 5 sign-ins per minute of one wallet address; retry in \d+ s$/),
+      details: [
+        { path: 'body.address', message: 'limit 5 sign-ins per minute for this wallet address, from any IP' },
+      ],
     });
     expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
     expect(refused.headers.get('ratelimit-limit')).toBe('5');

@@ -65,8 +65,8 @@ export function signInRateLimit(app: FastifyInstance, config: Config, metrics: F
   return refusePast(app, metrics, {
     max: config.signIn.perIpPerMinute,
     key: (request) => `signin:${request.ip}`,
-    who: 'one IP address',
-    detailPath: 'headers',
+    who: 'from one IP address',
+    detail: { path: 'headers', whose: 'this IP address' },
   });
 }
 
@@ -79,17 +79,22 @@ export function signInAddressRateLimit(app: FastifyInstance, config: Config, met
     max: config.signIn.perAddressPerMinute,
     key: (request) =>
       `signin-address:${String((request.body as { address?: unknown }).address).toLowerCase()}`,
-    who: 'one address',
-    detailPath: 'body.address',
+    who: 'of one wallet address',
+    detail: { path: 'body.address', whose: 'this wallet address, from any IP' },
   });
 }
 
 function refusePast(
   app: FastifyInstance,
   metrics: FerryMetrics,
-  limit: { max: number; key: (request: FastifyRequest) => string; who: string; detailPath: string },
+  limit: {
+    max: number;
+    key: (request: FastifyRequest) => string;
+    who: string;
+    detail: { path: string; whose: string };
+  },
 ) {
-  const { max, who } = limit;
+  const { max, who, detail } = limit;
   const check = app.createRateLimit({ max, timeWindow: 60_000, keyGenerator: limit.key });
   return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
     const result = await check(request);
@@ -99,8 +104,8 @@ function refusePast(
     reply.header('ratelimit-limit', max).header('ratelimit-remaining', 0).header('ratelimit-reset', seconds);
     throw new AppError(
       'RATE_LIMITED',
-      `at most ${max} sign-ins per minute from ${who}; retry in ${seconds} s`,
-      [{ path: limit.detailPath, message: `limit ${max} sign-ins per minute for ${who}` }],
+      `at most ${max} sign-ins per minute ${who}; retry in ${seconds} s`,
+      [{ path: detail.path, message: `limit ${max} sign-ins per minute for ${detail.whose}` }],
       { 'retry-after': String(seconds) },
     );
   };
