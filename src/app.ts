@@ -3,6 +3,7 @@ import { createChainClock } from './chains/chain-clock.ts';
 import { type ChainGateway, createChainGateway } from './chains/chain-gateway.ts';
 import type { ChainRegistry } from './chains/chain-registry.ts';
 import { type Config, redactUrl } from './config/config.ts';
+import { requireMetricsAccess } from './config/metrics-access.ts';
 import { type Clock, systemClock } from './domain/clock.ts';
 import { publishEventNotices, subscribeOrderNotices } from './events/event-notices.ts';
 import { createRealtime } from './events/realtime.ts';
@@ -67,6 +68,8 @@ export async function createApp(options: {
   shutdown?: ShutdownRegistry;
 }): Promise<FerryAppInstance> {
   const { config } = options;
+  // Refused before anything opens: an API on a reachable HOST without METRICS_TOKEN would publish its metrics.
+  requireMetricsAccess(config, 'api');
   const log = options.log ?? createLogger(config);
   const shutdown = options.shutdown ?? createShutdownRegistry(log);
   try {
@@ -206,6 +209,7 @@ export async function createWorkerProcess(options: {
   shutdown: ShutdownRegistry;
 }): Promise<SettlementWorker> {
   const { config, registry, log, shutdown } = options;
+  const metricsAccess = config.metricsPort === null ? null : requireMetricsAccess(config, 'worker');
   const database = await openDatabase(config, log, shutdown);
   const metrics = createMetrics();
   collectOrderGauge(metrics, () => countOrdersByStatus(database.db));
@@ -225,10 +229,10 @@ export async function createWorkerProcess(options: {
     });
   }
   shutdown.register('settlement worker', () => worker.stop());
-  if (config.metricsPort !== null) {
+  if (config.metricsPort !== null && metricsAccess !== null) {
     const server = await listenForMetrics({
       metrics,
-      token: config.metricsToken,
+      access: metricsAccess,
       host: config.host,
       port: config.metricsPort,
       log,

@@ -106,7 +106,12 @@ describe('abuse resistance', () => {
     for (const setting of ['1', '127.0.0.1']) {
       it(`TRUST_PROXY=${setting}: a spoofed leftmost X-Forwarded-For still hits the per-IP limit`, async () => {
         const { trustProxy } = loadConfig({ TRUST_PROXY: setting });
-        const { url } = await instance({ trustProxy, rateLimits: { apiKey: 100, session: 60, ip: 5 } });
+        // Behind a proxy /metrics needs a token (docs/metrics.md): this instance gets one.
+        const { url } = await instance({
+          trustProxy,
+          metricsToken: 'abuse-test-metrics-token',
+          rateLimits: { apiKey: 100, session: 60, ip: 5 },
+        });
         const statuses = [];
         for (let i = 0; i < 8; i++) statuses.push(await throughProxy(url, `10.9.8.${i}`, '198.51.100.7'));
         expect(statuses).toEqual([200, 200, 200, 200, 200, 429, 429, 429]);
@@ -118,7 +123,9 @@ describe('abuse resistance', () => {
 
   describe('M3: sign-in farming', () => {
     it('40 fresh-wallet sign-ins from one IP: 10 succeed, the rest are 429 RATE_LIMITED', async () => {
-      const { url, app } = await instance({ signIn: { perIpPerMinute: 10, sessionsPerAddress: 5 } });
+      const { url, app } = await instance({
+        signIn: { perIpPerMinute: 10, perAddressPerMinute: 10_000, sessionsPerAddress: 5 },
+      });
       const wallets = Array.from({ length: 40 }, wallet);
       const results = [];
       for (const signer of wallets) results.push(await signInAt(h, url, signer));

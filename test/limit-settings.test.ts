@@ -25,6 +25,7 @@ const LIMITS = {
   RATE_LIMIT_SESSION: '12',
   RATE_LIMIT_IP: '13',
   RATE_LIMIT_SIGN_IN: '14',
+  RATE_LIMIT_SIGN_IN_ADDRESS: '15',
 };
 
 describe('limit settings', () => {
@@ -86,6 +87,7 @@ describe('limit settings', () => {
     expect(document.info.description).toContain(
       'Rate limits: 11/min per API key, 12/min per session, 13/min per IP for anonymous calls, and 14 sign-ins',
     );
+    expect(document.info.description).toContain('(POST /auth/verify) per minute per IP and 15 per address.');
     expect(document.info.description).toContain('Idempotency-Key header (kept 2 h;');
     expect(document.info.description).toContain('Request bodies over 2 KiB are 413.');
     expect(document.paths['/auth/nonce']?.get?.description).toContain('valid for 5 min.');

@@ -1,6 +1,8 @@
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { quoteRequestBody } from './support/fixtures.ts';
 import type { Harness } from './support/harness.ts';
+import { signInAt } from './support/sign-in.ts';
 import { SseClient, UpgradeRefused, WsClient, wsUrl } from './support/stream-clients.ts';
 import { startTwoInstances, type TwoInstances } from './support/two-instances.ts';
 
@@ -104,6 +106,80 @@ describe.skipIf(!process.env.FERRY_TEST_PG)('several instances as one (PostgreSQ
       { timeout: 2000, interval: 20 },
     );
     abort.abort();
+    for (const client of open) client.close();
+    for (const socket of sockets) await socket.close();
+  });
+  /** Five sessions of one fresh wallet, signed in alternately on A and B. */
+  async function fiveSessions(): Promise<string[]> {
+    const signer = privateKeyToAccount(generatePrivateKey());
+    const tokens = [];
+    for (let i = 0; i < 5; i++) {
+      const signedIn = await signInAt(h, i % 2 === 0 ? urlA : urlB, signer);
+      expect(signedIn.status).toBe(200);
+      tokens.push(signedIn.body.session.token as string);
+    }
+    return tokens;
+  }
+
+  it('five sessions of one address spend one budget of 60 across both instances; the 61st is 429 on either', async () => {
+    const tokens = await fiveSessions();
+    const get = (base: string, token: string) =>
+      fetch(`${base}/api/v1/orders`, { headers: { authorization: `Bearer ${token}` } }).then(async (r) => ({
+        status: r.status,
+        remaining: r.headers.get('ratelimit-remaining'),
+        retryAfter: r.headers.get('retry-after'),
+        body: (await r.json()) as any,
+      }));
+    const results = [];
+    for (let i = 0; i < 60; i++) results.push(await get(i < 30 ? urlA : urlB, tokens[i % 5]!));
+    expect(results.map((r) => r.status)).toEqual(Array(60).fill(200));
+    expect(results.map((r) => r.remaining)).toEqual(Array.from({ length: 60 }, (_, i) => String(59 - i)));
+    for (const [base, token] of [
+      [urlA, tokens[0]!],
+      [urlB, tokens[4]!],
+    ] as const) {
+      const refused = await get(base, token);
+      expect(refused.status).toBe(429);
+      expect(refused.body.code).toBe('RATE_LIMITED');
+      expect(refused.body.details).toEqual([
+        {
+          path: 'headers',
+          message: 'limit 60 per minute for this account (all its API keys and sessions together)',
+        },
+      ]);
+      expect(Number(refused.retryAfter)).toBeGreaterThanOrEqual(1);
+    }
+    // Another address, on either instance, has its own budget.
+    const [other] = await fiveSessions();
+    expect((await get(urlB, other!)).remaining).toBe('59');
+  });
+
+  it('five sessions of one address hold 3 streams between them across both instances', async () => {
+    const tokens = await fiveSessions();
+    const auth = (i: number) => ({ authorization: `Bearer ${tokens[i]}` });
+    const open = [
+      await SseClient.open(`${urlA}/api/public/stream`, auth(0)),
+      await SseClient.open(`${urlB}/api/public/stream`, auth(1)),
+      await SseClient.open(`${urlA}/api/public/stream`, auth(2)),
+    ];
+    for (const [base, i] of [
+      [urlB, 3],
+      [urlA, 4],
+    ] as const) {
+      const refused = await fetch(`${base}/api/public/stream`, { headers: auth(i) });
+      expect(refused.status).toBe(429);
+      expect(((await refused.json()) as any).details).toEqual([
+        { path: 'headers', message: 'this account already holds 3 open streams' },
+      ]);
+    }
+    const sockets = [
+      await WsClient.connect(wsUrl(urlB), auth(4)),
+      await WsClient.connect(wsUrl(urlA), auth(3)),
+      await WsClient.connect(wsUrl(urlB), auth(2)),
+    ];
+    const refusedWs = await WsClient.connect(wsUrl(urlA), auth(0)).catch((e: unknown) => e);
+    expect(refusedWs).toBeInstanceOf(UpgradeRefused);
+    expect((refusedWs as UpgradeRefused).body.code).toBe('STREAM_LIMIT');
     for (const client of open) client.close();
     for (const socket of sockets) await socket.close();
   });

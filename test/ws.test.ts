@@ -217,7 +217,7 @@ describe('WebSocket', () => {
     expect(refused.body).toEqual({
       error: 'at most 3 concurrent WebSocket streams per client',
       code: 'STREAM_LIMIT',
-      details: [{ path: 'headers', message: 'this credential already holds 3 open streams' }],
+      details: [{ path: 'headers', message: 'this account already holds 3 open streams' }],
     });
     // SSE streams are counted separately from WebSockets.
     const sse = await fetch(`${h.baseUrl}/api/public/stream`, { headers: { 'x-api-key': key } });

@@ -76,7 +76,7 @@ export type paths = {
         put?: never;
         /**
          * Verify a signed sign-in message
-         * @description Checks the EIP-4361 message (domain, nonce, chain, expiry) and its signature, and opens a session. Present it as `Authorization: Bearer <token>` on endpoints 1-10, acting as the money mover of that address. At most 10 sign-ins per minute per client IP (429 RATE_LIMITED) and 5 live sessions per address: a new session ends the oldest. An Idempotency-Key is ignored here (the answer holds a live token and is never stored).
+         * @description Checks the EIP-4361 message (domain, nonce, chain, expiry) and its signature, and opens a session. Present it as `Authorization: Bearer <token>` on endpoints 1-10, acting as the money mover of that address. At most 10 sign-ins per minute per client IP and 10 per address from any IP (429 RATE_LIMITED), and 5 live sessions per address: a new session ends the oldest. An Idempotency-Key is ignored here (the answer holds a live token and is never stored).
          */
         post: operations["verifySignIn"];
         delete?: never;
@@ -402,7 +402,7 @@ export type paths = {
         };
         /**
          * Live events (server-sent events)
-         * @description Every event of the event log as it happens, public views only, no authentication. Each event has `id:` (increasing), `event:` (its type) and `data:` `{id, type, occurredAt, data}`. Reconnect with the `Last-Event-ID` header (or `?lastEventId=`) to replay what was missed, up to the last 10,000 events; an older gap gets a `stream.reset` event. A `: heartbeat` comment comes every 15 s, and `event: shutdown` before the server closes the stream. At most 3 concurrent streams per API key, session, or anonymous IP (429 STREAM_LIMIT). A stream opened with a credential ends with it (logout, expiry, revocation): a final `session.ended` event, then the end of the response. See docs/events.md.
+         * @description Every event of the event log as it happens, public views only, no authentication. Each event has `id:` (increasing), `event:` (its type) and `data:` `{id, type, occurredAt, data}`. Reconnect with the `Last-Event-ID` header (or `?lastEventId=`) to replay what was missed, up to the last 10,000 events; an older gap gets a `stream.reset` event. A `: heartbeat` comment comes every 15 s, and `event: shutdown` before the server closes the stream. At most 3 concurrent streams per account (all its API keys and sessions together) or anonymous IP (429 STREAM_LIMIT). A stream opened with a credential ends with it (logout, expiry, revocation): a final `session.ended` event, then the end of the response. See docs/events.md.
          */
         get: operations["streamEvents"];
         put?: never;
@@ -422,7 +422,7 @@ export type paths = {
         };
         /**
          * Live events (WebSocket)
-         * @description Upgrade to a WebSocket. Authenticate with x-api-key, Authorization: Bearer, or `?token=` (API key or session token); without credentials only the `public` channel is available. Send `{"op":"subscribe","channels":["public"|"quoteRequests"|"account"]}`, `unsubscribe`, or `ping`. At most 3 concurrent WebSockets per API key, session, or anonymous IP (429 STREAM_LIMIT before the upgrade). At most 20 messages per second per connection (burst 50): beyond, an error frame RATE_LIMITED, then close 1008; a message over 16 KiB closes with 1009. When the credential ends (logout, expiry, revocation) the server closes with 4001. A plain GET without the upgrade is 400. See docs/events.md for frames and close codes.
+         * @description Upgrade to a WebSocket. Authenticate with x-api-key, Authorization: Bearer, or `?token=` (API key or session token); without credentials only the `public` channel is available. Send `{"op":"subscribe","channels":["public"|"quoteRequests"|"account"]}`, `unsubscribe`, or `ping`. At most 3 concurrent WebSockets per account (all its API keys and sessions together) or anonymous IP (429 STREAM_LIMIT before the upgrade). At most 20 messages per second per connection (burst 50): beyond, an error frame RATE_LIMITED, then close 1008; a message over 16 KiB closes with 1009. When the credential ends (logout, expiry, revocation) the server closes with 4001. A plain GET without the upgrade is 400. See docs/events.md for frames and close codes.
          */
         get: operations["openWebSocket"];
         put?: never;

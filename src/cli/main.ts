@@ -9,6 +9,7 @@ import {
   PROJECT_ROOT,
   redactUrl,
 } from '../config/config.ts';
+import { requireMetricsAccess } from '../config/metrics-access.ts';
 import { AppError } from '../domain/app-error.ts';
 import { FerryError } from '../domain/ferry-error.ts';
 import { ACCOUNT_TYPES, type AccountType } from '../domain/principal.ts';
@@ -75,6 +76,8 @@ program
   )
   .action(async () => {
     const cfg = config();
+    // Before the devnets start: refusing later would leave them to be stopped.
+    requireMetricsAccess(cfg, 'api');
     const { findPortClash, portsToCheck } = await import('./port-check.ts');
     const clash = await findPortClash(portsToCheck(cfg, !cfg.chainRegistryPath));
     if (clash) throw new CliError(clash);
@@ -138,6 +141,7 @@ program
     if (!cfg.chainRegistryPath)
       throw new ConfigError(['ferry worker needs CHAIN_REGISTRY (e.g. ./data/chains.json)']);
     if (cfg.metricsPort !== null) {
+      requireMetricsAccess(cfg, 'worker');
       const { findPortClash } = await import('./port-check.ts');
       const clash = await findPortClash([{ port: cfg.metricsPort, host: cfg.host, setting: 'METRICS_PORT' }]);
       if (clash) throw new CliError(clash);

@@ -41,11 +41,15 @@ describe('TRUST_PROXY', () => {
 });
 
 describe('sign-in limits', () => {
-  it('default to 10 sign-ins a minute per IP and 5 sessions per address', () => {
-    expect(loadConfig({}).signIn).toEqual({ perIpPerMinute: 10, sessionsPerAddress: 5 });
-    expect(loadConfig({ RATE_LIMIT_SIGN_IN: '3', SESSIONS_PER_ADDRESS: '2' }).signIn).toEqual({
-      perIpPerMinute: 3,
-      sessionsPerAddress: 2,
+  it('default to 10 sign-ins a minute per IP, 10 per address and 5 sessions per address', () => {
+    expect(loadConfig({}).signIn).toEqual({
+      perIpPerMinute: 10,
+      perAddressPerMinute: 10,
+      sessionsPerAddress: 5,
     });
+    expect(
+      loadConfig({ RATE_LIMIT_SIGN_IN: '3', RATE_LIMIT_SIGN_IN_ADDRESS: '4', SESSIONS_PER_ADDRESS: '2' })
+        .signIn,
+    ).toEqual({ perIpPerMinute: 3, perAddressPerMinute: 4, sessionsPerAddress: 2 });
   });
 });

@@ -23,7 +23,7 @@ export interface Config {
   /** Prefix of every Redis key and channel, so several deployments (or test runs) can share one Redis. */
   readonly redisKeyPrefix: string;
   readonly streams: {
-    /** Concurrent SSE streams, and separately WebSocket streams, per API key, session or anonymous IP. */
+    /** Concurrent SSE streams, and separately WebSocket streams, per account (all its keys and sessions) or anonymous IP. */
     readonly maxPerClient: number;
     readonly heartbeatMs: number;
     /** How many missed events a reconnecting client may replay; an older gap gets `stream.reset`. */
@@ -61,10 +61,16 @@ export interface Config {
   /** How long a sign-in nonce may be used. */
   readonly siweNonceTtlSeconds: number;
   readonly siweDomains: readonly string[];
+  /**
+   * Requests per minute. An account's API keys and sessions share one counter: a request is refused once it passes
+   * the limit of the credential it came with (`apiKey` or `session`). `ip` is for requests without credentials.
+   */
   readonly rateLimits: { readonly apiKey: number; readonly session: number; readonly ip: number };
   readonly signIn: {
     /** `POST /auth/verify` per client IP per minute, on top of the per-IP request limit. */
     readonly perIpPerMinute: number;
+    /** Verified sign-ins per address per minute, from whatever IPs: one address cannot churn sessions faster. */
+    readonly perAddressPerMinute: number;
     /** Live sessions per wallet address; a new one ends the oldest. */
     readonly sessionsPerAddress: number;
   };
@@ -73,6 +79,8 @@ export interface Config {
   readonly headerLimitBytes: number;
   /** When set, `GET /metrics` requires `Authorization: Bearer <token>`. Secret: never logged. */
   readonly metricsToken: string | null;
+  /** Serve `GET /metrics` without a token on any HOST (metrics-access.ts has the rule without it). */
+  readonly metricsPublic: boolean;
   /** `ferry worker` only: the port its own `GET /metrics` listens on; null serves none. */
   readonly metricsPort: number | null;
   readonly expirySweepMs: number;
@@ -147,7 +155,12 @@ export const SETTINGS = {
     check: (raw) => (/^rediss?:\/\//.test(raw) ? null : 'must start with redis://'),
   }),
   REDIS_KEY_PREFIX: text('ferry:', 'prefix of every Redis key and channel'),
-  STREAM_LIMIT: int(3, 1, 1000, 'concurrent SSE streams, and separately WebSockets, per client'),
+  STREAM_LIMIT: int(
+    3,
+    1,
+    1000,
+    'concurrent SSE streams, and separately WebSockets, per account (all its keys and sessions) or anonymous IP',
+  ),
   STREAM_HEARTBEAT_MS: int(15_000, 10, 300_000, 'SSE heartbeat and WebSocket ping interval'),
   STREAM_REPLAY_MAX_EVENTS: int(10_000, 1, 1_000_000, 'missed events an SSE reconnect may replay'),
   STREAM_POLL_MS: int(500, 10, 60_000, 'fallback poll of the event log'),
@@ -181,10 +194,21 @@ export const SETTINGS = {
   SIWE_DOMAINS: text(null, 'comma-separated domains accepted in sign-in messages', {
     shown: '<HOST>:<PORT>,localhost:<PORT>',
   }),
-  RATE_LIMIT_API_KEY: int(100, 1, 1_000_000, 'requests per minute per API key'),
-  RATE_LIMIT_SESSION: int(60, 1, 1_000_000, 'requests per minute per session'),
+  RATE_LIMIT_API_KEY: int(
+    100,
+    1,
+    1_000_000,
+    "requests per minute per account through an API key (the account's keys and sessions share one counter)",
+  ),
+  RATE_LIMIT_SESSION: int(
+    60,
+    1,
+    1_000_000,
+    'requests per minute per account through a session (all sessions of one address share one counter)',
+  ),
   RATE_LIMIT_IP: int(120, 1, 1_000_000, 'requests per minute per IP without credentials'),
   RATE_LIMIT_SIGN_IN: int(10, 1, 1_000_000, 'POST /auth/verify per minute per client IP'),
+  RATE_LIMIT_SIGN_IN_ADDRESS: int(10, 1, 1_000_000, 'sign-ins per minute per address, from any IP'),
   SESSIONS_PER_ADDRESS: int(5, 1, 1000, 'live sign-in sessions per address (a new one ends the oldest)'),
   EXPIRY_SWEEP_MS: int(1000, 50, 60_000, 'interval of the expiry sweep'),
   IDEMPOTENCY_TTL_SECONDS: int(86_400, 60, 30 * 86_400, 'how long an Idempotency-Key replays its response'),
@@ -199,9 +223,12 @@ export const SETTINGS = {
     'signs fill attestations (required with CHAIN_REGISTRY)',
     'devnets: anvil account 1',
   ),
-  METRICS_TOKEN: text(null, 'when set, GET /metrics requires Authorization: Bearer <token>', {
-    shown: 'unset (open)',
-  }),
+  METRICS_TOKEN: text(
+    null,
+    'GET /metrics requires Authorization: Bearer <token>; required unless HOST is loopback or METRICS_PUBLIC=true',
+    { shown: 'unset (open on loopback only)' },
+  ),
+  METRICS_PUBLIC: bool(false, 'serve GET /metrics without a token on a HOST others can reach'),
   METRICS_PORT: text(null, 'ferry worker only: port of its own GET /metrics (unset: none)', {
     check: (raw) =>
       /^\d{1,5}$/.test(raw) && Number(raw) >= 1 && Number(raw) <= 65535
@@ -304,11 +331,13 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     rateLimits: { apiKey: s.RATE_LIMIT_API_KEY, session: s.RATE_LIMIT_SESSION, ip: s.RATE_LIMIT_IP },
     signIn: {
       perIpPerMinute: s.RATE_LIMIT_SIGN_IN,
+      perAddressPerMinute: s.RATE_LIMIT_SIGN_IN_ADDRESS,
       sessionsPerAddress: s.SESSIONS_PER_ADDRESS,
     },
     bodyLimitBytes: s.BODY_LIMIT_BYTES,
     headerLimitBytes: s.HEADER_LIMIT_BYTES,
     metricsToken: s.METRICS_TOKEN,
+    metricsPublic: s.METRICS_PUBLIC,
     metricsPort: s.METRICS_PORT === null ? null : Number(s.METRICS_PORT),
     expirySweepMs: s.EXPIRY_SWEEP_MS,
     idempotencyTtlSeconds: s.IDEMPOTENCY_TTL_SECONDS,
@@ -322,6 +351,10 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     },
     ...overrides,
   };
+  if (s.METRICS_PUBLIC && s.METRICS_TOKEN !== null)
+    problems.push(
+      'METRICS_PUBLIC=true and METRICS_TOKEN are both set: unset one (a token closes GET /metrics)',
+    );
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze(config);
 }

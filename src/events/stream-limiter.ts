@@ -9,7 +9,7 @@ export interface StreamSlot {
   release(): void;
 }
 
-/** Counts concurrent streams per client (API key, session, or IP when anonymous), per kind. */
+/** Counts concurrent streams per client (an account across all its keys and sessions, or an anonymous IP), per kind. */
 export interface StreamLimiter {
   /** A slot, or null when the client already holds the maximum of this kind. */
   acquire(kind: StreamKind, client: string): Promise<StreamSlot | null>;

@@ -5,8 +5,8 @@ import type { AuthService } from '../services/auth-service.ts';
 import './request-context.ts';
 
 /**
- * Resolves credentials on every request, before rate limiting, so the limiter can count per key or
- * session. It never rejects by itself: routes decide with `requireAccount`.
+ * Resolves credentials on every request, before rate limiting, so the limiter can count per account (all its
+ * keys and sessions). It never rejects by itself: routes decide with `requireAccount`.
  */
 export function installAuthentication(app: FastifyInstance, auth: AuthService): void {
   app.decorateRequest('principal', null);

@@ -1,5 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { MetricsAccess } from '../config/metrics-access.ts';
 import { AppError } from '../domain/app-error.ts';
 import type { FerryMetrics } from '../metrics/ferry-metrics.ts';
 
@@ -33,14 +34,14 @@ function checkToken(request: FastifyRequest, token: string): void {
 
 /**
  * `GET /metrics` in the Prometheus text format (docs/metrics.md). An operations route: outside the OpenAPI
- * document and the rate limit (a scraper polls it); with METRICS_TOKEN set it needs that bearer token.
+ * document and the rate limit (a scraper polls it); it needs the METRICS_TOKEN bearer unless `access` is open.
  */
 export function registerMetricsRoute(
   app: FastifyInstance,
-  { metrics, token }: { metrics: FerryMetrics; token: string | null },
+  { metrics, access }: { metrics: FerryMetrics; access: MetricsAccess },
 ): void {
   app.get('/metrics', { schema: { hide: true }, config: { rateLimit: false } }, async (request, reply) => {
-    if (token !== null) checkToken(request, token);
+    if ('token' in access) checkToken(request, access.token);
     const body = await metrics.registry.metrics();
     return reply.type(metrics.registry.contentType).send(body);
   });

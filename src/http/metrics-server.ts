@@ -1,4 +1,5 @@
 import Fastify, { type FastifyBaseLogger } from 'fastify';
+import type { MetricsAccess } from '../config/metrics-access.ts';
 import { AppError } from '../domain/app-error.ts';
 import type { FerryMetrics } from '../metrics/ferry-metrics.ts';
 import { sendError } from './error-handler.ts';
@@ -12,7 +13,7 @@ import { DebugRequestLog } from './request-log.ts';
  */
 export async function listenForMetrics(options: {
   metrics: FerryMetrics;
-  token: string | null;
+  access: MetricsAccess;
   host: string;
   port: number;
   log: FastifyBaseLogger;
@@ -24,7 +25,7 @@ export async function listenForMetrics(options: {
     request.log.error({ err: error }, 'metrics scrape failed');
     return sendError(reply, new AppError('INTERNAL_ERROR', 'internal error'));
   });
-  registerMetricsRoute(app, { metrics: options.metrics, token: options.token });
+  registerMetricsRoute(app, { metrics: options.metrics, access: options.access });
   const address = await app.listen({ host: options.host, port: options.port });
   return { address, close: () => app.close() };
 }

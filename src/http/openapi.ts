@@ -24,7 +24,8 @@ export async function installOpenApi(app: FastifyInstance, config: Config): Prom
           'Cross-chain stablecoin swaps: quote requests, competing quotes, EIP-712 signed orders, escrow settlement. ' +
           'Errors always have the body `{error, code, details: [{path, message}]}`. ' +
           `Rate limits: ${rateLimits.apiKey}/min per API key, ${rateLimits.session}/min per session, ${rateLimits.ip}/min per IP for anonymous calls, and ${signIn.perIpPerMinute} sign-ins ` +
-          '(POST /auth/verify) per minute per IP; every response carries RateLimit-Limit, RateLimit-Remaining and ' +
+          `(POST /auth/verify) per minute per IP and ${signIn.perAddressPerMinute} per address. An account's API keys and sessions share one ` +
+          'request counter (refused past the limit of the credential used) and one set of stream slots. Every response carries RateLimit-Limit, RateLimit-Remaining and ' +
           'RateLimit-Reset, and a 429 adds Retry-After. ' +
           `POST requests accept an Idempotency-Key header (kept ${formatDuration(config.idempotencyTtlSeconds)}; same key and body replays the stored response, ` +
           'same key with another body is 409 IDEMPOTENCY_KEY_REUSED; ignored on /auth/*, whose answers hold ' +

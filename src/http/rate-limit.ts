@@ -13,7 +13,17 @@ function limitOf(request: FastifyRequest, config: Config): number {
 }
 
 /**
- * Fixed one-minute windows per API key, per session, or per client IP when anonymous.
+ * Whom a request counts against: the account, whichever of its keys or sessions it came with (each sign-in
+ * opens a session, so counting per session would multiply one address's budget by its sessions); the client IP
+ * when anonymous. The stream limits count the same way.
+ */
+export function budgetKey(request: FastifyRequest): string {
+  return request.principal ? `acct:${request.principal.accountId}` : `ip:${request.ip}`;
+}
+
+/**
+ * Fixed one-minute windows per account (one counter for all its API keys and sessions, refused past the limit
+ * of the credential used), or per client IP when anonymous.
  * Every response carries the RateLimit-* headers; a refusal adds Retry-After. Without Redis the counts live in
  * this process.
  */
@@ -29,16 +39,18 @@ export async function installRateLimit(
     ...(redis ? { store: redisWithLocalFallback(redis, `${config.redisKeyPrefix}rl:`, app.log) } : {}),
     timeWindow: 60_000,
     max: (request) => limitOf(request, config),
-    keyGenerator: (request) =>
-      request.principal ? `cred:${request.principal.credentialId}` : `ip:${request.ip}`,
+    keyGenerator: budgetKey,
     enableDraftSpec: true,
-    errorResponseBuilder: (_request, context) => {
+    errorResponseBuilder: (request, context) => {
       metrics.rateLimitRefusals.inc({ limit: 'request' });
       const seconds = Math.max(1, Math.ceil(context.ttl / 1000));
+      const whose = request.principal
+        ? 'this account (all its API keys and sessions together)'
+        : 'this IP address';
       return new AppError(
         'RATE_LIMITED',
         `rate limit of ${context.max} requests per minute exceeded; retry in ${seconds} s`,
-        [{ path: 'headers', message: `limit ${context.max} per minute for this credential` }],
+        [{ path: 'headers', message: `limit ${context.max} per minute for ${whose}` }],
       );
     },
   });
@@ -46,16 +58,44 @@ export async function installRateLimit(
 
 /**
  * The sign-in limit (`POST /auth/verify`): per client IP, on top of the general limit, because each sign-in
- * makes a session (and a new wallet an account), each with budgets of its own. Counted in the same store as the
- * general limits, so it holds across instances with Redis.
+ * makes a session (and a new wallet an account). Counted in the same store as the general limits, so it holds
+ * across instances with Redis.
  */
 export function signInRateLimit(app: FastifyInstance, config: Config, metrics: FerryMetrics) {
-  const max = config.signIn.perIpPerMinute;
-  const check = app.createRateLimit({
-    max,
-    timeWindow: 60_000,
-    keyGenerator: (request) => `signin:${request.ip}`,
+  return refusePast(app, metrics, {
+    max: config.signIn.perIpPerMinute,
+    key: (request) => `signin:${request.ip}`,
+    who: 'from one IP address',
+    detail: { path: 'headers', whose: 'this IP address' },
   });
+}
+
+/**
+ * The per-address sign-in limit, from whatever IPs: called once the signature has proved the address, so nobody
+ * can spend another wallet's budget by naming it. `body.address` is then the signed-in address.
+ */
+export function signInAddressRateLimit(app: FastifyInstance, config: Config, metrics: FerryMetrics) {
+  return refusePast(app, metrics, {
+    max: config.signIn.perAddressPerMinute,
+    key: (request) =>
+      `signin-address:${String((request.body as { address?: unknown }).address).toLowerCase()}`,
+    who: 'of one wallet address',
+    detail: { path: 'body.address', whose: 'this wallet address, from any IP' },
+  });
+}
+
+function refusePast(
+  app: FastifyInstance,
+  metrics: FerryMetrics,
+  limit: {
+    max: number;
+    key: (request: FastifyRequest) => string;
+    who: string;
+    detail: { path: string; whose: string };
+  },
+) {
+  const { max, who, detail } = limit;
+  const check = app.createRateLimit({ max, timeWindow: 60_000, keyGenerator: limit.key });
   return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
     const result = await check(request);
     if (result.isAllowed || !result.isExceeded) return;
@@ -64,8 +104,8 @@ export function signInRateLimit(app: FastifyInstance, config: Config, metrics: F
     reply.header('ratelimit-limit', max).header('ratelimit-remaining', 0).header('ratelimit-reset', seconds);
     throw new AppError(
       'RATE_LIMITED',
-      `at most ${max} sign-ins per minute from one IP address; retry in ${seconds} s`,
-      [{ path: 'headers', message: `limit ${max} sign-ins per minute for this IP address` }],
+      `at most ${max} sign-ins per minute ${who}; retry in ${seconds} s`,
+      [{ path: detail.path, message: `limit ${max} sign-ins per minute for ${detail.whose}` }],
       { 'retry-after': String(seconds) },
     );
   };

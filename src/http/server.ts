@@ -2,6 +2,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger } from 'fastify';
 import type { ChainRegistry } from '../chains/chain-registry.ts';
 import type { Config } from '../config/config.ts';
+import { requireMetricsAccess } from '../config/metrics-access.ts';
 import { AppError } from '../domain/app-error.ts';
 import type { Clock } from '../domain/clock.ts';
 import { formatBytes } from '../domain/limit-text.ts';
@@ -124,7 +125,7 @@ export async function createServer(deps: ServerDeps): Promise<FerryApp> {
   installIdempotency(app, deps);
 
   registerHealthRoutes(app, deps);
-  registerMetricsRoute(app, { metrics: deps.metrics, token: deps.config.metricsToken });
+  registerMetricsRoute(app, { metrics: deps.metrics, access: requireMetricsAccess(deps.config, 'api') });
   registerOpenApiRoute(app);
   registerAuthRoutes(app, deps);
   registerQuoteRequestRoutes(app, deps);

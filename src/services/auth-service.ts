@@ -23,8 +23,12 @@ const unauthorized = (message: string, path: string) => fieldError('UNAUTHORIZED
 export interface AuthService {
   /** A single-use nonce, valid for SIWE_NONCE_TTL_SECONDS; the expiry sweeper deletes it if it is never used. */
   issueNonce(): Promise<string>;
-  /** Verifies a signed sign-in message and opens a session for the wallet's money-mover account. */
-  verify(input: SignInInput): Promise<SignedIn>;
+  /**
+   * Verifies a signed sign-in message and opens a session for the wallet's money-mover account. `admit` runs once
+   * the signature has proved the address and before the nonce is spent: it may refuse (throw), e.g. the
+   * per-address sign-in limit, leaving nothing written.
+   */
+  verify(input: SignInInput, admit?: (address: Address) => Promise<void>): Promise<SignedIn>;
   logout(principal: Principal): Promise<void>;
   /** Resolves an API key; null when unknown or revoked (the caller answers 401). */
   principalFromApiKey(apiKey: string): Promise<Principal | null>;
@@ -121,9 +125,10 @@ export function createAuthService({
       return nonce;
     },
 
-    async verify(input: SignInInput) {
+    async verify(input: SignInInput, admit) {
       const now = clock.now();
       const { address, nonce } = await checkSiwe(input, now, { siweDomains: config.siweDomains, chainIds });
+      await admit?.(address);
       // Consumed only after the signature checks out, so a forged attempt cannot burn someone's nonce.
       if (!(await consumeNonce(database.db, nonce, now))) {
         throw unauthorized('the nonce is unknown, expired or already used', 'body.message');

@@ -116,7 +116,11 @@ export async function startHarness(
       WORKER: 'false',
     },
     // Suites sign in far more than 10 times a minute from 127.0.0.1; the sign-in limit has its own suite.
-    { siweDomains: ['ferry.test'], signIn: { perIpPerMinute: 10_000, sessionsPerAddress: 5 }, ...overrides },
+    {
+      siweDomains: ['ferry.test'],
+      signIn: { perIpPerMinute: 10_000, perAddressPerMinute: 10_000, sessionsPerAddress: 5 },
+      ...overrides,
+    },
   );
   const log = pino({ level: process.env.FERRY_TEST_LOG ?? 'silent' });
   const workerKeys = DEVNET_WORKER_KEYS;

@@ -5,13 +5,14 @@ import type { FerryMetrics } from '../../metrics/ferry-metrics.ts';
 import type { AuthService } from '../../services/auth-service.ts';
 import type { FerryApp } from '../app-types.ts';
 import { principalOf } from '../auth-hooks.ts';
-import { signInRateLimit } from '../rate-limit.ts';
+import { signInAddressRateLimit, signInRateLimit } from '../rate-limit.ts';
 import { AddressSchema, errorResponses, PUBLIC_SECURITY } from '../schemas/common-schemas.ts';
 
 export function registerAuthRoutes(
   app: FerryApp,
   { auth, config, metrics }: { auth: AuthService; config: Config; metrics: FerryMetrics },
 ) {
+  const addressLimit = signInAddressRateLimit(app, config, metrics);
   app.get(
     '/auth/nonce',
     {
@@ -39,7 +40,9 @@ export function registerAuthRoutes(
         security: PUBLIC_SECURITY,
         summary: 'Verify a signed sign-in message',
         description:
-          'Checks the EIP-4361 message (domain, nonce, chain, expiry) and its signature, and opens a session. Present it as `Authorization: Bearer <token>` on endpoints 1-10, acting as the money mover of that address. At most 10 sign-ins per minute per client IP (429 RATE_LIMITED) and 5 live sessions per address: a new session ends the oldest. An Idempotency-Key is ignored here (the answer holds a live token and is never stored).',
+          'Checks the EIP-4361 message (domain, nonce, chain, expiry) and its signature, and opens a session. Present it as `Authorization: Bearer <token>` on endpoints 1-10, acting as the money mover of that address. ' +
+          `At most ${config.signIn.perIpPerMinute} sign-ins per minute per client IP and ${config.signIn.perAddressPerMinute} per address from any IP (429 RATE_LIMITED), and ${config.signIn.sessionsPerAddress} live sessions per address: a new session ends the oldest. ` +
+          'An Idempotency-Key is ignored here (the answer holds a live token and is never stored).',
         body: Type.Object(
           {
             message: Type.String({ minLength: 1, maxLength: 4096 }),
@@ -65,11 +68,11 @@ export function registerAuthRoutes(
         },
       },
     },
-    async (request) => {
-      const session = await auth.verify({
-        ...request.body,
-        signature: request.body.signature as `0x${string}`,
-      });
+    async (request, reply) => {
+      const session = await auth.verify(
+        { ...request.body, signature: request.body.signature as `0x${string}` },
+        () => addressLimit(request, reply),
+      );
       return { success: true, session: { ...session, expiresAt: session.expiresAt.toISOString() } };
     },
   );

@@ -14,6 +14,7 @@ import type { FerryMetrics } from '../../metrics/ferry-metrics.ts';
 import type { AuthService } from '../../services/auth-service.ts';
 import type { FerryDatabase } from '../../store/database.ts';
 import type { FerryApp } from '../app-types.ts';
+import { budgetKey } from '../rate-limit.ts';
 import { errorResponses, OPTIONAL_ACCOUNT_SECURITY, PUBLIC_SECURITY } from '../schemas/common-schemas.ts';
 import '../request-context.ts';
 
@@ -31,11 +32,6 @@ declare module 'fastify' {
     /** The stream slot taken before the stream opened; released when its connection closes. */
     streamSlot: StreamSlot | null;
   }
-}
-
-/** Who a stream counts against: the credential when there is one, else the client IP (anonymous). */
-function streamClient(request: FastifyRequest): string {
-  return request.principal ? `cred:${request.principal.credentialId}` : `ip:${request.ip}`;
 }
 
 function parseLastEventId(request: FastifyRequest, fromQuery: number | undefined): number | null {
@@ -65,7 +61,7 @@ async function takeSlot(
       'retry-after': '2',
     });
   }
-  const slot = await realtime.limiter.acquire(kind, streamClient(request));
+  const slot = await realtime.limiter.acquire(kind, budgetKey(request));
   if (!slot) {
     const max = config.streams.maxPerClient;
     throw new AppError(
@@ -74,7 +70,7 @@ async function takeSlot(
       [
         {
           path: 'headers',
-          message: `this ${request.principal ? 'credential' : 'IP address'} already holds ${max} open streams`,
+          message: `this ${request.principal ? 'account' : 'IP address'} already holds ${max} open streams`,
         },
       ],
     );
@@ -155,7 +151,7 @@ function registerSseRoute(app: FerryApp, deps: StreamRouteDeps, sseStreams: Set<
           '(increasing), `event:` (its type) and `data:` `{id, type, occurredAt, data}`. Reconnect with the ' +
           `\`Last-Event-ID\` header (or \`?lastEventId=\`) to replay what was missed, up to the last ${replayMaxEvents.toLocaleString('en-US')} events; an ` +
           `older gap gets a \`stream.reset\` event. A \`: heartbeat\` comment comes every ${heartbeatMs / 1000} s, and \`event: shutdown\` ` +
-          `before the server closes the stream. At most ${maxPerClient} concurrent streams per API key, session, or anonymous IP ` +
+          `before the server closes the stream. At most ${maxPerClient} concurrent streams per account (all its API keys and sessions together) or anonymous IP ` +
           '(429 STREAM_LIMIT). A stream opened with a credential ends with it (logout, expiry, revocation): a final ' +
           '`session.ended` event, then the end of the response. See docs/events.md.',
         querystring: Type.Object(
@@ -226,7 +222,7 @@ function registerWebSocketRoute(app: FerryApp, deps: StreamRouteDeps): void {
         'Upgrade to a WebSocket. Authenticate with x-api-key, Authorization: Bearer, or `?token=` (API key or ' +
         'session token); without credentials only the `public` channel is available. Send ' +
         `\`{"op":"subscribe","channels":[${CHANNELS.map((c) => `"${c}"`).join('|')}]}\`, \`unsubscribe\`, or \`ping\`. ` +
-        `At most ${maxPerClient} concurrent WebSockets per API key, session, or anonymous IP (429 STREAM_LIMIT before the ` +
+        `At most ${maxPerClient} concurrent WebSockets per account (all its API keys and sessions together) or anonymous IP (429 STREAM_LIMIT before the ` +
         `upgrade). At most ${messagesPerSecond} messages per second per connection (burst ${messageBurst}): beyond, an error frame RATE_LIMITED, ` +
         `then close 1008; a message over ${formatBytes(maxMessageBytes)} closes with 1009. When the credential ends (logout, expiry, revocation) the server closes with 4001. A ` +
         'plain GET without the upgrade is 400. See docs/events.md for frames and close codes.',
