@@ -376,7 +376,7 @@ esac
     scratchFiles = fs.readdirSync(work).filter((name) => !RUNNER_FILE.test(name));
   }, 600_000);
 
-  it('the SDK guide runs through the packed @ferry/client: a whole swap, a quoting LP, errors, streams', async () => {
+  it('the SDK and webhooks guides run through the packed @ferry/client: a swap, a quoting LP, errors, streams, a receiver', async () => {
     const outputs = await runDoc(DOCS.sdk);
     expect(outputUnder(outputs, 'Money mover: a whole swap').join('')).toMatch(
       /^completed 0x[0-9a-f]{64} null$/m,
@@ -386,14 +386,9 @@ esac
     );
     expect(outputUnder(outputs, 'Sign-In with Ethereum').join('')).toContain("token: 'fsn_");
     expect(outputUnder(outputs, 'Errors').join('')).toMatch(/^POST \/api\/v1\/quote-requests: 400 /m);
+    const hooks = outputUnder(await runDoc(DOCS.webhooks), 'A receiver, end to end').join('');
+    expect(hooks).toMatch(/^verified quoteRequest\.created \d+ qr_\w+\nlog delivered 204$/m);
   }, 600_000);
-
-  it('the webhooks guide: a receiver gets a delivery and verifies it with the SDK and with standardwebhooks', async () => {
-    const outputs = await runDoc(DOCS.webhooks);
-    const printed = outputUnder(outputs, 'A receiver, end to end').join('');
-    expect(printed).toMatch(/^verified quoteRequest\.created \d+ qr_\w+$/m);
-    expect(printed).toMatch(/^log delivered 204$/m);
-  }, 300_000);
 
   it('leaves the Ferry folder as it was, and git ignores the files the quickstarts have the reader create', async (ctx) => {
     if (statusBefore === undefined) ctx.skip('not a git checkout');

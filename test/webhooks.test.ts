@@ -1,5 +1,6 @@
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { verifyWebhook, WebhookVerificationError } from '../sdk/src/index.ts';
 import { expectError, postQuoteRequest } from './support/fixtures.ts';
 import { type Harness, startHarness } from './support/harness.ts';
 import { until } from './support/polling.ts';
@@ -80,6 +81,19 @@ describe('webhooks', () => {
     expect(String(verified.id)).toBe(last.headers['webhook-id']);
     // Public view only: no account id in what leaves Ferry.
     expect(last.body).not.toContain(mm.id);
+    // The SDK's verifyWebhook agrees, and refuses a changed body or a stale timestamp with its typed error.
+    expect(await verifyWebhook(webhook.secret, last.headers, last.body)).toEqual(verified);
+    const refusal = (promise: Promise<unknown>) =>
+      promise.then(
+        () => null,
+        (error: unknown) => (error instanceof WebhookVerificationError ? error.reason : error),
+      );
+    expect(await refusal(verifyWebhook(webhook.secret, last.headers, `${last.body} `))).toBe('signature');
+    const later = new Date((Number(last.headers['webhook-timestamp']) + 301) * 1000);
+    expect(await refusal(verifyWebhook(webhook.secret, last.headers, last.body, { now: later }))).toBe(
+      'timestamp',
+    );
+    expect(await refusal(verifyWebhook(webhook.secret, {}, last.body))).toBe('missing-header');
     // Signed with another secret, it does not verify.
     expect(() =>
       new Webhook(`whsec_${Buffer.alloc(32, 7).toString('base64')}`).verify(last.body, last.headers),

@@ -272,36 +272,7 @@ export function createFerryClient(options: FerryClientOptions): FerryClient {
         ),
     },
 
-    webhooks: {
-      create: (input: CreateWebhookInput, opts?: PostOptions) =>
-        call<{ data: CreatedWebhook }>('POST /api/v1/webhooks', () =>
-          raw.POST('/api/v1/webhooks', { body: input, ...init(opts) }),
-        ).then((body) => body.data),
-      list: (opts?: CallOptions) =>
-        call<{ data: { webhooks: Webhook[] } }>('GET /api/v1/webhooks', () =>
-          raw.GET('/api/v1/webhooks', init(opts)),
-        ).then((body) => body.data.webhooks),
-      delete: (id: string, opts?: CallOptions) =>
-        call<{ data: DeletedWebhook }>(`DELETE /api/v1/webhooks/${enc(id)}`, () =>
-          raw.DELETE('/api/v1/webhooks/{id}', { params: { path: { id } }, ...init(opts) }),
-        ).then((body) => body.data),
-      deliveries: (id: string, query: WebhookDeliveriesQuery = {}, opts?: CallOptions) =>
-        call<{ data: { deliveries: WebhookDelivery[] } }>(`GET /api/v1/webhooks/${enc(id)}/deliveries`, () =>
-          raw.GET('/api/v1/webhooks/{id}/deliveries', {
-            params: { path: { id }, query },
-            ...init(opts),
-          } as never),
-        ).then((body) => body.data.deliveries),
-      retry: (id: string, deliveryId: string, opts?: PostOptions) =>
-        call<{ data: RetriedWebhookDelivery }>(
-          `POST /api/v1/webhooks/${enc(id)}/deliveries/${enc(deliveryId)}/retry`,
-          () =>
-            raw.POST('/api/v1/webhooks/{id}/deliveries/{deliveryId}/retry', {
-              params: { path: { id, deliveryId } },
-              ...init(opts),
-            }),
-        ).then((body) => body.data),
-    },
+    webhooks: webhookMethods(raw),
 
     orders: {
       list: (query: ListOrdersQuery = {}, opts?: CallOptions) =>
@@ -343,5 +314,40 @@ export function createFerryClient(options: FerryClientOptions): FerryClient {
       logout: (opts?: PostOptions) =>
         call<LogoutResult>('POST /auth/logout', () => raw.POST('/auth/logout', init(opts))),
     },
+  };
+}
+
+/** The webhook routes (docs/webhooks.md); verifyWebhook (webhook-verify.ts) checks what they deliver. */
+function webhookMethods(raw: Raw): FerryClient['webhooks'] {
+  const enc = encodeURIComponent;
+  return {
+    create: (input: CreateWebhookInput, opts?: PostOptions) =>
+      call<{ data: CreatedWebhook }>('POST /api/v1/webhooks', () =>
+        raw.POST('/api/v1/webhooks', { body: input, ...init(opts) }),
+      ).then((body) => body.data),
+    list: (opts?: CallOptions) =>
+      call<{ data: { webhooks: Webhook[] } }>('GET /api/v1/webhooks', () =>
+        raw.GET('/api/v1/webhooks', init(opts)),
+      ).then((body) => body.data.webhooks),
+    delete: (id: string, opts?: CallOptions) =>
+      call<{ data: DeletedWebhook }>(`DELETE /api/v1/webhooks/${enc(id)}`, () =>
+        raw.DELETE('/api/v1/webhooks/{id}', { params: { path: { id } }, ...init(opts) }),
+      ).then((body) => body.data),
+    deliveries: (id: string, query: WebhookDeliveriesQuery = {}, opts?: CallOptions) =>
+      call<{ data: { deliveries: WebhookDelivery[] } }>(`GET /api/v1/webhooks/${enc(id)}/deliveries`, () =>
+        raw.GET('/api/v1/webhooks/{id}/deliveries', {
+          params: { path: { id }, query },
+          ...init(opts),
+        } as never),
+      ).then((body) => body.data.deliveries),
+    retry: (id: string, deliveryId: string, opts?: PostOptions) =>
+      call<{ data: RetriedWebhookDelivery }>(
+        `POST /api/v1/webhooks/${enc(id)}/deliveries/${enc(deliveryId)}/retry`,
+        () =>
+          raw.POST('/api/v1/webhooks/{id}/deliveries/{deliveryId}/retry', {
+            params: { path: { id, deliveryId } },
+            ...init(opts),
+          }),
+      ).then((body) => body.data),
   };
 }
