@@ -17,6 +17,8 @@ export interface ClaimedEndpoint {
   readonly id: string;
   readonly url: string;
   readonly secret: string;
+  /** The claim's own lease: releasing checks it, so a claim that lapsed cannot free another holder's. */
+  readonly leaseUntil: number;
 }
 
 /**
@@ -134,16 +136,25 @@ export async function claimEndpoints(
     .orderBy('e.id')
     .limit(limit)
     .$if(database.dialect === 'postgres', (qb) => qb.forUpdate().skipLocked());
+  const leaseUntil = now + leaseMs;
   const rows = await db
     .updateTable('webhook_endpoints')
-    .set({ lease_until: now + leaseMs })
+    .set({ lease_until: leaseUntil })
     .where('id', 'in', candidates)
     .returning(['id', 'url', 'secret'])
     .execute();
-  return rows;
+  return rows.map((row) => ({ ...row, leaseUntil }));
 }
 
 /** Lets any dispatcher claim the endpoint again: after an attempt, or when this one stops. */
-export async function releaseEndpoint(db: Executor, id: string): Promise<void> {
-  await db.updateTable('webhook_endpoints').set({ lease_until: null }).where('id', '=', id).execute();
+export async function releaseEndpoint(
+  db: Executor,
+  claim: Pick<ClaimedEndpoint, 'id' | 'leaseUntil'>,
+): Promise<void> {
+  await db
+    .updateTable('webhook_endpoints')
+    .set({ lease_until: null })
+    .where('id', '=', claim.id)
+    .where('lease_until', '=', claim.leaseUntil)
+    .execute();
 }

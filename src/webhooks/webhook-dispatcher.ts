@@ -75,7 +75,7 @@ export function createWebhookDispatcher(deps: {
       .catch((error: unknown) =>
         log.warn({ err: error, endpoint: endpoint.id }, 'webhook attempt not recorded'),
       )
-      .then(() => releaseEndpoint(database.db, endpoint.id))
+      .then(() => releaseEndpoint(database.db, endpoint))
       .catch((error: unknown) =>
         log.warn({ err: error, endpoint: endpoint.id }, 'webhook endpoint not released'),
       )
