@@ -29,6 +29,8 @@ import { createDatabase, type FerryDatabase } from './store/database.ts';
 import { latestFinalEventId } from './store/events-store.ts';
 import { migrateToLatest } from './store/migrator.ts';
 import { countOrdersByStatus } from './store/orders-store.ts';
+import { createWebhookDispatcher } from './webhooks/webhook-dispatcher.ts';
+import { createWebhookService } from './webhooks/webhook-service.ts';
 
 export interface FerryAppInstance {
   readonly server: FerryApp;
@@ -140,6 +142,7 @@ async function wireApp(options: {
     swaps: createSwapService({ ...deps, quotes }),
     orders: createOrderService({ ...deps, eventVersion: () => realtime.fanout.version }),
     accounts,
+    webhooks: createWebhookService({ database, clock, allowPrivateUrls: config.webhooks.allowPrivateUrls }),
     isDraining: () => draining,
     relayerWarnings: () => worker?.relayerWarnings() ?? [],
     realtime,
@@ -160,6 +163,8 @@ async function wireApp(options: {
     });
   }
   shutdown.register('expiry sweeper', () => sweeper.stop());
+  const webhooks = createWebhookDispatcher({ database, config: config.webhooks, log, metrics });
+  shutdown.register('webhook dispatcher', () => webhooks.stop());
   // Closed first: readiness fails while everything else drains.
   shutdown.register('readiness', () => {
     draining = true;
@@ -180,6 +185,7 @@ async function wireApp(options: {
       const address = await server.listen({ host: config.host, port: config.port });
       sweeper.start();
       worker?.start();
+      webhooks.start();
       return address;
     },
     close: () => shutdown.close(),

@@ -35,7 +35,7 @@ const LADDER: readonly (readonly string[])[] = [
   ['metrics'], // Prometheus counters; a leaf (its own rule below)
   ['store', 'chains'], // SQL and RPC, the two ways out; neither needs the other at run time
   ['events'], // the event log's fanout to SSE and WebSocket streams
-  ['services', 'settlement', 'lp'], // API use cases, the settlement worker, the reference LP bot
+  ['services', 'settlement', 'lp', 'webhooks'], // API use cases, the settlement worker, the LP bot, webhook dispatch
   ['http'], // Fastify routes over the services (handed in), events and store
   ['app.ts'], // wiring: the API and worker processes
   ['demo'], // a scripted swap against a started app

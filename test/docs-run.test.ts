@@ -11,7 +11,7 @@ import { alive, freePort, leftRunning, type Outcome, readNulPairs, tail } from '
 import { createSdkProject, runProcess } from './support/sdk-project.ts';
 
 /**
- * README.md, the two quickstarts and docs/sdk.md, run as a newcomer would: every fenced block in document order,
+ * README.md, the two quickstarts, docs/sdk.md and docs/webhooks.md, run as a newcomer would: every fenced block in document order,
  * against one started server with its worker, in one folder that is also an integrator's project (`@ferry/client`
  * packed and installed with viem, as docs/sdk.md says).
  *
@@ -33,6 +33,7 @@ const DOCS = {
   moneyMover: 'docs/quickstart-money-mover.md',
   liquidityProvider: 'docs/quickstart-liquidity-provider.md',
   sdk: 'docs/sdk.md',
+  webhooks: 'docs/webhooks.md',
 } as const;
 const BLOCK_TIMEOUT_MS = 120_000;
 const tsx = path.join(repoRoot, 'node_modules', '.bin', 'tsx');
@@ -79,7 +80,7 @@ describe('the docs run as written', () => {
       rateLimits: { apiKey: 100_000, session: 100_000, ip: 100_000 },
     });
     // The reader's folder: an integrator's project with the packed SDK, viem, ws (Node 20), tsx and Node's types.
-    work = (await createSdkProject(['ws', '@types/node', 'tsx'])).dir;
+    work = (await createSdkProject(['ws', '@types/node', 'tsx', 'standardwebhooks'])).dir;
     cwd = work;
     // The reader works in the Ferry folder: `node bin/ferry.js` and `npx ferry` are this repository's CLI. The npx
     // stand-in is, like npm's, a process of its own in front of the command that does not pass signals on, so a
@@ -375,7 +376,7 @@ esac
     scratchFiles = fs.readdirSync(work).filter((name) => !RUNNER_FILE.test(name));
   }, 600_000);
 
-  it('the SDK guide runs through the packed @ferry/client: a whole swap, a quoting LP, errors, streams', async () => {
+  it('the SDK and webhooks guides run through the packed @ferry/client: a swap, a quoting LP, errors, streams, a receiver', async () => {
     const outputs = await runDoc(DOCS.sdk);
     expect(outputUnder(outputs, 'Money mover: a whole swap').join('')).toMatch(
       /^completed 0x[0-9a-f]{64} null$/m,
@@ -385,6 +386,8 @@ esac
     );
     expect(outputUnder(outputs, 'Sign-In with Ethereum').join('')).toContain("token: 'fsn_");
     expect(outputUnder(outputs, 'Errors').join('')).toMatch(/^POST \/api\/v1\/quote-requests: 400 /m);
+    const hooks = outputUnder(await runDoc(DOCS.webhooks), 'A receiver, end to end').join('');
+    expect(hooks).toMatch(/^verified quoteRequest\.created \d+ qr_\w+\nlog delivered 204$/m);
   }, 600_000);
 
   it('leaves the Ferry folder as it was, and git ignores the files the quickstarts have the reader create', async (ctx) => {

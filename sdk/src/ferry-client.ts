@@ -14,8 +14,11 @@ import type {
   AcceptQuoteResult,
   Account,
   ChainList,
+  CreatedWebhook,
   CreateQuoteInput,
   CreateQuoteRequestInput,
+  CreateWebhookInput,
+  DeletedWebhook,
   ExecuteSwapInput,
   HealthResult,
   ListOrdersQuery,
@@ -35,10 +38,14 @@ import type {
   QuoteRequestPage,
   RecentQuotes,
   RecentQuotesQuery,
+  RetriedWebhookDelivery,
   Session,
   SwapResult,
   VerifyInput,
   VerifyResult,
+  Webhook,
+  WebhookDeliveriesQuery,
+  WebhookDelivery,
 } from './types.js';
 
 export interface FerryClientOptions {
@@ -107,6 +114,18 @@ export interface FerryClient {
   readonly account: {
     /** GET /api/v1/account: the account behind your credentials (type, and a liquidity provider's fill address). */
     get(opts?: CallOptions): Promise<Account>;
+  };
+  readonly webhooks: {
+    /** POST /api/v1/webhooks: registers an endpoint; the answer's `secret` is shown only this once. */
+    create(input: CreateWebhookInput, opts?: PostOptions): Promise<CreatedWebhook>;
+    /** GET /api/v1/webhooks: your endpoints, without secrets. */
+    list(opts?: CallOptions): Promise<Webhook[]>;
+    /** DELETE /api/v1/webhooks/{id}: stops its deliveries and deletes its log. */
+    delete(id: string, opts?: CallOptions): Promise<DeletedWebhook>;
+    /** GET /api/v1/webhooks/{id}/deliveries: the newest deliveries, each with its attempts. */
+    deliveries(id: string, query?: WebhookDeliveriesQuery, opts?: CallOptions): Promise<WebhookDelivery[]>;
+    /** POST /api/v1/webhooks/{id}/deliveries/{deliveryId}/retry: sends a failed (or delivered) one again now. */
+    retry(id: string, deliveryId: string, opts?: PostOptions): Promise<RetriedWebhookDelivery>;
   };
   readonly orders: {
     /** GET /api/v1/orders: a page of your orders (`includeQuote: true` embeds each order's quote). */
@@ -253,6 +272,8 @@ export function createFerryClient(options: FerryClientOptions): FerryClient {
         ),
     },
 
+    webhooks: webhookMethods(raw),
+
     orders: {
       list: (query: ListOrdersQuery = {}, opts?: CallOptions) =>
         call<{ data: OrderPage }>('GET /api/v1/orders', () =>
@@ -293,5 +314,40 @@ export function createFerryClient(options: FerryClientOptions): FerryClient {
       logout: (opts?: PostOptions) =>
         call<LogoutResult>('POST /auth/logout', () => raw.POST('/auth/logout', init(opts))),
     },
+  };
+}
+
+/** The webhook routes (docs/webhooks.md); verifyWebhook (webhook-verify.ts) checks what they deliver. */
+function webhookMethods(raw: Raw): FerryClient['webhooks'] {
+  const enc = encodeURIComponent;
+  return {
+    create: (input: CreateWebhookInput, opts?: PostOptions) =>
+      call<{ data: CreatedWebhook }>('POST /api/v1/webhooks', () =>
+        raw.POST('/api/v1/webhooks', { body: input, ...init(opts) }),
+      ).then((body) => body.data),
+    list: (opts?: CallOptions) =>
+      call<{ data: { webhooks: Webhook[] } }>('GET /api/v1/webhooks', () =>
+        raw.GET('/api/v1/webhooks', init(opts)),
+      ).then((body) => body.data.webhooks),
+    delete: (id: string, opts?: CallOptions) =>
+      call<{ data: DeletedWebhook }>(`DELETE /api/v1/webhooks/${enc(id)}`, () =>
+        raw.DELETE('/api/v1/webhooks/{id}', { params: { path: { id } }, ...init(opts) }),
+      ).then((body) => body.data),
+    deliveries: (id: string, query: WebhookDeliveriesQuery = {}, opts?: CallOptions) =>
+      call<{ data: { deliveries: WebhookDelivery[] } }>(`GET /api/v1/webhooks/${enc(id)}/deliveries`, () =>
+        raw.GET('/api/v1/webhooks/{id}/deliveries', {
+          params: { path: { id }, query },
+          ...init(opts),
+        } as never),
+      ).then((body) => body.data.deliveries),
+    retry: (id: string, deliveryId: string, opts?: PostOptions) =>
+      call<{ data: RetriedWebhookDelivery }>(
+        `POST /api/v1/webhooks/${enc(id)}/deliveries/${enc(deliveryId)}/retry`,
+        () =>
+          raw.POST('/api/v1/webhooks/{id}/deliveries/{deliveryId}/retry', {
+            params: { path: { id, deliveryId } },
+            ...init(opts),
+          }),
+      ).then((body) => body.data),
   };
 }

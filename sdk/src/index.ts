@@ -16,6 +16,13 @@ export { type Signer, signQuote } from './signing.js';
 export { type EventSubscription, type SubscribeEventsOptions, subscribeEvents } from './sse.js';
 export type * from './types.js';
 export {
+  type VerifyWebhookOptions,
+  verifyWebhook,
+  type WebhookHeaders,
+  WebhookVerificationError,
+  type WebhookVerificationReason,
+} from './webhook-verify.js';
+export {
   subscribeWs,
   type WsStatus,
   type WsSubscribeOptions,

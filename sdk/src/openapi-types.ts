@@ -293,6 +293,90 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List your webhook endpoints
+         * @description The endpoints of the calling account, oldest first, without their secrets.
+         */
+        get: operations["listWebhooks"];
+        put?: never;
+        /**
+         * Register a webhook endpoint
+         * @description Ferry POSTs the account's events to `url`, signed (Standard Webhooks), retried for more than a day. The `secret` verifies the signatures and is shown only in this answer. At most 10 endpoints per account (409 WEBHOOK_LIMIT_REACHED). The URL must be https on a public address unless the server allows private URLs (400 VALIDATION_ERROR, path `body.url`).
+         */
+        post: operations["createWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhooks/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a webhook endpoint
+         * @description Stops every delivery to the endpoint and deletes its delivery log.
+         */
+        delete: operations["deleteWebhook"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhooks/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An endpoint's recent deliveries
+         * @description The newest deliveries (one per event), each with its attempts: HTTP status or error, and when the next attempt is due.
+         */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhooks/{id}/deliveries/{deliveryId}/retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a delivery again
+         * @description Schedules a failed (or delivered) delivery for an attempt now, with a fresh retry schedule. A delivery already waiting for its next attempt is left as it is.
+         */
+        post: operations["retryWebhookDelivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/public/orders": {
         parameters: {
             query?: never;
@@ -445,7 +529,7 @@ export type components = {
              * @description Machine-readable code
              * @enum {unknown}
              */
-            code: "VALIDATION_ERROR" | "INVALID_TOKEN" | "INVALID_CHAIN" | "INVALID_SIGNATURE" | "AMOUNT_TOO_SMALL" | "UNAUTHORIZED" | "FORBIDDEN" | "ORDER_NOT_FOUND" | "QUOTE_NOT_FOUND" | "QUOTE_REQUEST_NOT_FOUND" | "NOT_FOUND" | "QUOTE_NOT_ACTIVE" | "QUOTE_REQUEST_CLOSED" | "IDEMPOTENCY_KEY_REUSED" | "CONFLICT" | "QUOTE_EXPIRED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "INSUFFICIENT_BALANCE" | "RATE_LIMITED" | "STREAM_LIMIT" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
+            code: "VALIDATION_ERROR" | "INVALID_TOKEN" | "INVALID_CHAIN" | "INVALID_SIGNATURE" | "AMOUNT_TOO_SMALL" | "UNAUTHORIZED" | "FORBIDDEN" | "ORDER_NOT_FOUND" | "QUOTE_NOT_FOUND" | "QUOTE_REQUEST_NOT_FOUND" | "NOT_FOUND" | "WEBHOOK_NOT_FOUND" | "QUOTE_NOT_ACTIVE" | "QUOTE_REQUEST_CLOSED" | "IDEMPOTENCY_KEY_REUSED" | "CONFLICT" | "WEBHOOK_LIMIT_REACHED" | "QUOTE_EXPIRED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "INSUFFICIENT_BALANCE" | "RATE_LIMITED" | "STREAM_LIMIT" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
             details: {
                 /** @description Offending field, prefixed by its location: body., query., params., headers. */
                 path: string;
@@ -2951,6 +3035,392 @@ export interface operations {
             };
             /** @description Every error the API answers has this body */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API answers has this body */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listWebhooks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        data: {
+                            webhooks: {
+                                id: string;
+                                url: string;
+                                /** @description Event types sent to it; null: every event type of the account channel */
+                                events: string[] | null;
+                                /** @description ISO 8601 UTC with milliseconds */
+                                createdAt: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Every error the API answers has this body */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API answers has this body */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API answers has this body */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    createWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The receiver: https, public address */
+                    url: string;
+                    /** @description Event types to send (default: all of the account channel): quoteRequest.created, quoteRequest.expired, quote.created, quote.accepted, quote.declined, quote.expired, order.created, order.updated */
+                    events?: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        data: {
+                            id: string;
+                            url: string;
+                            /** @description Event types sent to it; null: every event type of the account channel */
+                            events: string[] | null;
+                            /** @description ISO 8601 UTC with milliseconds */
+                            createdAt: string;
+                            secret: string;
+                        };
+                    };
+                };
+            };
+            /** @description Every error the API answers has this body */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API answers has this body */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API answers has this body */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API answers has this body */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API answers has this body */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    deleteWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        data: {
+                            id: string;
+                        };
+                    };
+                };
+            };
+            /** @description Every error the API answers has this body */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API answers has this body */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API answers has this body */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API answers has this body */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API answers has this body */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query: {
+                /** @description Deliveries, 1 to 100 */
+                limit: number;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        data: {
+                            deliveries: {
+                                id: string;
+                                /** @description The event id, also sent as `webhook-id` */
+                                eventId: number;
+                                type: string;
+                                status: "pending" | "delivered" | "failed";
+                                nextAttemptAt: string | null;
+                                /** @description ISO 8601 UTC with milliseconds */
+                                createdAt: string;
+                                attempts: {
+                                    /** @description From 1 */
+                                    attempt: number;
+                                    /** @description ISO 8601 UTC with milliseconds */
+                                    attemptedAt: string;
+                                    outcome: "delivered" | "retry" | "failed" | "refused";
+                                    /** @description The receiver's HTTP status, if it answered */
+                                    statusCode: number | null;
+                                    error: string | null;
+                                    nextAttemptAt: string | null;
+                                }[];
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Every error the API answers has this body */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API answers has this body */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API answers has this body */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API answers has this body */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API answers has this body */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    retryWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                deliveryId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        data: {
+                            id: string;
+                            /** @enum {string} */
+                            status: "pending";
+                        };
+                    };
+                };
+            };
+            /** @description Every error the API answers has this body */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API answers has this body */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API answers has this body */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API answers has this body */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -64,6 +64,19 @@ export type AccountType = NonNullable<ListOrdersQuery['accountType']>;
 /** The calling account (GET /api/v1/account). */
 export type Account = Ok<'/api/v1/account', 'get'>['data'];
 
+export type CreateWebhookInput = Body<'/api/v1/webhooks', 'post'>;
+/** A new endpoint with its signing `secret` (`whsec_…`), shown only once: keep it to verify deliveries. */
+export type CreatedWebhook = Created<'/api/v1/webhooks', 'post'>['data'];
+/** An endpoint as listed (never with its secret). */
+export type Webhook = Ok<'/api/v1/webhooks', 'get'>['data']['webhooks'][number];
+export type WebhookDeliveriesQuery = Partial<Query<'/api/v1/webhooks/{id}/deliveries', 'get'>>;
+/** One event for one endpoint, with each attempt (HTTP status or error, next attempt). */
+export type WebhookDelivery = Ok<'/api/v1/webhooks/{id}/deliveries', 'get'>['data']['deliveries'][number];
+export type DeletedWebhook = Ok<'/api/v1/webhooks/{id}', 'delete'>['data'];
+export type RetriedWebhookDelivery = Json<
+  paths['/api/v1/webhooks/{id}/deliveries/{deliveryId}/retry']['post']['responses'][202]
+>['data'];
+
 export type PublicOrdersQuery = Partial<Query<'/api/public/orders', 'get'>>;
 export type PublicOrderPage = Ok<'/api/public/orders', 'get'>;
 export type PublicOrder = PublicOrderPage['data']['orders'][number];

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { FerryError } from '../domain/ferry-error.ts';
+import { WEBHOOK_RETRY_DELAYS_MS } from '../domain/webhook-rules.ts';
 import { LOG_FORMATS, type LogFormatSetting } from '../process/log-format.ts';
 import { bool, int, oneOf, privateKey, type Setting, text, trustProxySetting } from './setting-parsers.ts';
 
@@ -97,6 +98,14 @@ export interface Config {
     readonly attesterKey: `0x${string}` | null;
     /** Test-only crash points (FERRY_FAULT_INJECT), see src/process/fault-injector.ts. */
     readonly faultInject: readonly string[];
+  };
+  readonly webhooks: {
+    /** Also `http` and loopback/private addresses (on by default with the built-in devnets). */
+    readonly allowPrivateUrls: boolean;
+    /** The wait after each failed attempt; the built-in schedule unless a test shortens it. */
+    readonly retryDelaysMs: readonly number[];
+    /** Fallback poll of the event log and of due retries. */
+    readonly pollMs: number;
   };
 }
 
@@ -236,6 +245,16 @@ export const SETTINGS = {
         : `must be an integer from 1 to 65535, got "${raw}"`,
   }),
   FERRY_FAULT_INJECT: text('', 'test only: comma-separated crash points', { shown: 'none' }),
+  WEBHOOK_ALLOW_PRIVATE_URLS: text(null, 'webhooks may use http and loopback/private addresses', {
+    shown: 'true with the local devnets, else false',
+    check: (raw) => (/^(true|false|1|0)$/.test(raw) ? null : `must be true or false, got "${raw}"`),
+  }),
+  WEBHOOK_POLL_MS: int(1000, 10, 60_000, 'how often webhook dispatch looks for new events and due retries'),
+  WEBHOOK_RETRY_SCHEDULE_MS: text('', 'test only: comma-separated waits (ms) replacing the retry schedule', {
+    shown: 'built-in (5 s … 4 h, 26.7 h)',
+    check: (raw) =>
+      /^\d{1,9}(,\d{1,9})*$/.test(raw) ? null : `must be comma-separated milliseconds, got "${raw}"`,
+  }),
 } as const;
 
 type SettingValues = {
@@ -348,6 +367,17 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       relayerKey: s.RELAYER_PRIVATE_KEY,
       attesterKey: s.ATTESTER_PRIVATE_KEY,
       faultInject: list(s.FERRY_FAULT_INJECT),
+    },
+    webhooks: {
+      // The same rule as the devnet keys: without CHAIN_REGISTRY Ferry runs locally, receivers included.
+      allowPrivateUrls:
+        s.WEBHOOK_ALLOW_PRIVATE_URLS === null
+          ? !s.CHAIN_REGISTRY
+          : s.WEBHOOK_ALLOW_PRIVATE_URLS === 'true' || s.WEBHOOK_ALLOW_PRIVATE_URLS === '1',
+      retryDelaysMs: s.WEBHOOK_RETRY_SCHEDULE_MS
+        ? list(s.WEBHOOK_RETRY_SCHEDULE_MS).map(Number)
+        : WEBHOOK_RETRY_DELAYS_MS,
+      pollMs: s.WEBHOOK_POLL_MS,
     },
     ...overrides,
   };

@@ -20,7 +20,7 @@ function pooledRandom(size = 4096): () => number {
 // Monotonic within a millisecond, so ids sort in creation order even for rows made in the same ms.
 const ulid = monotonicFactory(pooledRandom());
 
-export type IdPrefix = 'acc' | 'key' | 'qr' | 'q' | 'ord' | 'ses' | 'act';
+export type IdPrefix = 'acc' | 'key' | 'qr' | 'q' | 'ord' | 'ses' | 'act' | 'wh' | 'whd';
 
 /** Sortable, prefixed, opaque ids: `ord_01J…`. Never a database serial. */
 export function newId(prefix: IdPrefix, now: Date = new Date()): string {

@@ -69,6 +69,10 @@ export async function installOpenApi(app: FastifyInstance, config: Config): Prom
         },
         { name: 'Accounts', description: 'The account behind the API key or session.' },
         {
+          name: 'Webhooks',
+          description: "Signed HTTP POSTs of the account's events to its own endpoints (docs/webhooks.md).",
+        },
+        {
           name: 'Public',
           description: 'Protocol activity, chains and live events, readable without credentials.',
         },

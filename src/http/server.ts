@@ -15,6 +15,7 @@ import type { QuoteRequestService } from '../services/quote-request-service.ts';
 import type { QuoteService } from '../services/quote-service.ts';
 import type { SwapService } from '../services/swap-service.ts';
 import type { FerryDatabase } from '../store/database.ts';
+import type { WebhookService } from '../webhooks/webhook-service.ts';
 import type { FerryApp } from './app-types.ts';
 import { installAuthentication } from './auth-hooks.ts';
 import { installConditionalGet } from './conditional-get.ts';
@@ -37,6 +38,7 @@ import { registerQuoteRequestRoutes } from './routes/quote-request-routes.ts';
 import { registerQuoteRoutes } from './routes/quote-routes.ts';
 import { registerStreamRoutes } from './routes/stream-routes.ts';
 import { registerSwapRoutes } from './routes/swap-routes.ts';
+import { registerWebhookRoutes } from './routes/webhook-routes.ts';
 import { ErrorBodySchema } from './schemas/common-schemas.ts';
 import { createValidatorCompiler } from './validator-compiler.ts';
 
@@ -52,6 +54,7 @@ export interface ServerDeps {
   readonly swaps: SwapService;
   readonly orders: OrderService;
   readonly accounts: AccountService;
+  readonly webhooks: WebhookService;
   readonly isDraining: () => boolean;
   /** Chains whose settlement relayer is below its balance floor (empty where this process runs no worker). */
   readonly relayerWarnings: () => readonly RelayerWarningView[];
@@ -133,6 +136,7 @@ export async function createServer(deps: ServerDeps): Promise<FerryApp> {
   registerSwapRoutes(app, deps);
   registerOrderRoutes(app, deps);
   registerAccountRoutes(app, deps);
+  registerWebhookRoutes(app, deps);
   registerPublicRoutes(app, deps);
   registerExplorerRoutes(app);
   registerGuidesRoutes(app);

@@ -35,6 +35,7 @@ export interface FerryMetrics {
   readonly rpcErrors: Counter<ActionLabel>;
   readonly openStreams: Gauge<'kind'>;
   readonly rateLimitRefusals: Counter<'limit'>;
+  readonly webhookDeliveries: Counter<'outcome'>;
   /** Registers a gauge whose values are read when Prometheus scrapes (one query per scrape, not per change). */
   collectAt<L extends string>(options: ScrapedGauge<L>): void;
 }
@@ -139,6 +140,12 @@ export function createMetrics(): FerryMetrics {
       name: 'ferry_rate_limit_refusals_total',
       help: 'Requests or WebSocket messages refused by a rate limit, by limit (request, sign-in, ws-message)',
       labelNames: ['limit'] as const,
+      registers,
+    }),
+    webhookDeliveries: new Counter({
+      name: 'ferry_webhook_deliveries_total',
+      help: 'Webhook delivery attempts, by outcome (delivered: 2xx; retry: failed, tried again later; failed: failed, out of retries; refused: the host resolves to a private address, nothing sent)',
+      labelNames: ['outcome'] as const,
       registers,
     }),
     collectAt<L extends string>(options: ScrapedGauge<L>): void {

@@ -165,6 +165,12 @@ export async function replayWindowExceeded(db: Executor, afterId: number, window
   return afterId > (await latestEventId(db));
 }
 
+/** One event of the log by its id, or null (webhook deliveries send the event they were made for). */
+export async function readEvent(db: Executor, id: number): Promise<StoredEvent | null> {
+  const row = await db.selectFrom('events').selectAll().where('id', '=', id).executeTakeFirst();
+  return row ? toStoredEvent(row) : null;
+}
+
 interface EventRow {
   readonly id: number;
   readonly type: string;

@@ -199,7 +199,54 @@ export interface ChainFillsTable {
   block_timestamp: number;
 }
 
+export interface WebhookEndpointsTable {
+  id: string;
+  account_id: string;
+  url: string;
+  /** JSON array of event types; null means every event of the account channel. */
+  events: string | null;
+  /** `whsec_…`: Ferry signs with it, so it is kept as is (shown to the account once). */
+  secret: string;
+  after_event_id: number;
+  created_at: number;
+  lease_until: number | null;
+}
+
+export interface WebhookDeliveriesTable {
+  id: string;
+  endpoint_id: string;
+  event_id: number;
+  event_type: string;
+  /** pending → delivered | failed */
+  status: string;
+  attempts: Generated<number>;
+  failures: Generated<number>;
+  next_attempt_at: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface WebhookAttemptsTable {
+  delivery_id: string;
+  attempt: number;
+  attempted_at: number;
+  /** delivered | retry | failed | refused */
+  outcome: string;
+  status_code: number | null;
+  error: string | null;
+  next_attempt_at: number | null;
+}
+
+export interface WebhookCursorTable {
+  name: string;
+  position: number;
+}
+
 export interface Database {
+  webhook_endpoints: WebhookEndpointsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  webhook_attempts: WebhookAttemptsTable;
+  webhook_cursor: WebhookCursorTable;
   log_cursors: LogCursorsTable;
   chain_fills: ChainFillsTable;
   chain_actions: ChainActionsTable;

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { pino } from 'pino';
 import { createApp, type FerryAppInstance } from '../../src/app.ts';
+import type { Config } from '../../src/config/config.ts';
 import { type Harness, startHarness } from './harness.ts';
 
 export const REDIS_URL = 'redis://127.0.0.1:6379';
@@ -24,7 +25,7 @@ export interface TwoInstances {
  * tailer's own wake-ups).
  */
 export async function startTwoInstances(
-  options: { maxStreamsPerClient?: number } = {},
+  options: { maxStreamsPerClient?: number; config?: Partial<Config> } = {},
 ): Promise<TwoInstances> {
   const prefix = `ferry-test-${randomBytes(6).toString('hex')}:`;
   const streams = {
@@ -35,7 +36,7 @@ export async function startTwoInstances(
     pollMs: 60_000,
     replayMaxPending: 10_000,
   };
-  const h = await startHarness({ redisUrl: REDIS_URL, redisKeyPrefix: prefix, streams });
+  const h = await startHarness({ redisUrl: REDIS_URL, redisKeyPrefix: prefix, streams, ...options.config });
   const b = await createApp({
     config: { ...h.config, port: 0 },
     registry: h.registry,

@@ -1,0 +1,160 @@
+import { sql } from 'kysely';
+import type { FerryDatabase } from './database.ts';
+import type { Executor } from './db-types.ts';
+import { latestEventId } from './events-store.ts';
+
+export interface WebhookEndpointRow {
+  readonly id: string;
+  readonly accountId: string;
+  readonly url: string;
+  /** null: every event type of the account channel. */
+  readonly events: readonly string[] | null;
+  readonly createdAt: Date;
+}
+
+/** What a dispatcher needs to send to an endpoint it has claimed. */
+export interface ClaimedEndpoint {
+  readonly id: string;
+  readonly url: string;
+  readonly secret: string;
+  /** The claim's own lease: releasing checks it, so a claim that lapsed cannot free another holder's. */
+  readonly leaseUntil: number;
+}
+
+/**
+ * Inserts the endpoint unless the account already has `max`: 'limit' then, and nothing written. On PostgreSQL the
+ * account's row is locked first, so two creates at once cannot both see nine and make eleven (SQLite has one writer).
+ */
+export async function insertEndpointWithin(
+  database: FerryDatabase,
+  row: WebhookEndpointRow & { secret: string },
+  max: number,
+): Promise<'created' | 'limit'> {
+  return database.transaction(async (trx) => {
+    if (database.dialect === 'postgres') {
+      await sql`select id from accounts where id = ${row.accountId} for update`.execute(trx);
+    }
+    const counted = await trx
+      .selectFrom('webhook_endpoints')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('account_id', '=', row.accountId)
+      .executeTakeFirstOrThrow();
+    if (Number(counted.n) >= max) return 'limit';
+    await trx
+      .insertInto('webhook_endpoints')
+      .values({
+        id: row.id,
+        account_id: row.accountId,
+        url: row.url,
+        events: row.events === null ? null : JSON.stringify(row.events),
+        secret: row.secret,
+        // Only events written after the endpoint reach it, whatever the dispatchers' cursor has still to read.
+        after_event_id: await latestEventId(trx),
+        created_at: row.createdAt.getTime(),
+        lease_until: null,
+      })
+      .execute();
+    return 'created';
+  });
+}
+
+const toEndpoint = (row: {
+  id: string;
+  account_id: string;
+  url: string;
+  events: string | null;
+  created_at: number;
+}): WebhookEndpointRow => ({
+  id: row.id,
+  accountId: row.account_id,
+  url: row.url,
+  events: row.events === null ? null : (JSON.parse(row.events) as string[]),
+  createdAt: new Date(Number(row.created_at)),
+});
+
+/** The account's endpoints, oldest first, without their secrets. */
+export async function listEndpoints(db: Executor, accountId: string): Promise<WebhookEndpointRow[]> {
+  const rows = await db
+    .selectFrom('webhook_endpoints')
+    .select(['id', 'account_id', 'url', 'events', 'created_at'])
+    .where('account_id', '=', accountId)
+    .orderBy('id')
+    .execute();
+  return rows.map(toEndpoint);
+}
+
+export async function findEndpoint(
+  db: Executor,
+  accountId: string,
+  id: string,
+): Promise<WebhookEndpointRow | null> {
+  const row = await db
+    .selectFrom('webhook_endpoints')
+    .select(['id', 'account_id', 'url', 'events', 'created_at'])
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return row ? toEndpoint(row) : null;
+}
+
+/** Deletes the endpoint and (by cascade) its deliveries and their attempts; false when the account has no such one. */
+export async function deleteEndpoint(db: Executor, accountId: string, id: string): Promise<boolean> {
+  const deleted = await db
+    .deleteFrom('webhook_endpoints')
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return deleted.numDeletedRows > 0n;
+}
+
+/**
+ * Claims up to `limit` endpoints that have a delivery due and no dispatcher on them, for `leaseMs`: the claimer
+ * alone makes their next attempt, and each endpoint has one request in flight. On PostgreSQL `for update skip
+ * locked` lets instances claim side by side without waiting on each other's rows; SQLite has a single writer.
+ */
+export async function claimEndpoints(
+  database: FerryDatabase,
+  now: number,
+  leaseMs: number,
+  limit: number,
+): Promise<ClaimedEndpoint[]> {
+  const { db } = database;
+  const candidates = db
+    .selectFrom('webhook_endpoints as e')
+    .select('e.id')
+    .where((eb) => eb.or([eb('e.lease_until', 'is', null), eb('e.lease_until', '<', now)]))
+    .where((eb) =>
+      eb.exists(
+        eb
+          .selectFrom('webhook_deliveries as d')
+          .select('d.id')
+          .whereRef('d.endpoint_id', '=', 'e.id')
+          .where('d.status', '=', 'pending')
+          .where('d.next_attempt_at', '<=', now),
+      ),
+    )
+    .orderBy('e.id')
+    .limit(limit)
+    .$if(database.dialect === 'postgres', (qb) => qb.forUpdate().skipLocked());
+  const leaseUntil = now + leaseMs;
+  const rows = await db
+    .updateTable('webhook_endpoints')
+    .set({ lease_until: leaseUntil })
+    .where('id', 'in', candidates)
+    .returning(['id', 'url', 'secret'])
+    .execute();
+  return rows.map((row) => ({ ...row, leaseUntil }));
+}
+
+/** Lets any dispatcher claim the endpoint again: after an attempt, or when this one stops. */
+export async function releaseEndpoint(
+  db: Executor,
+  claim: Pick<ClaimedEndpoint, 'id' | 'leaseUntil'>,
+): Promise<void> {
+  await db
+    .updateTable('webhook_endpoints')
+    .set({ lease_until: null })
+    .where('id', '=', claim.id)
+    .where('lease_until', '=', claim.leaseUntil)
+    .execute();
+}

@@ -1,0 +1,155 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { Config } from '../config/config.ts';
+import { newId } from '../domain/ids.ts';
+import { retryDelayAfter, WEBHOOK_EVENT_TYPES } from '../domain/webhook-rules.ts';
+import { eventWire } from '../events/stream-event.ts';
+import type { FerryMetrics } from '../metrics/ferry-metrics.ts';
+import { createPeriodicJob } from '../process/periodic-job.ts';
+import type { FerryDatabase } from '../store/database.ts';
+import { readEvent } from '../store/events-store.ts';
+import {
+  type AttemptOutcome,
+  type DueDelivery,
+  enqueueDeliveries,
+  nextDueDelivery,
+  recordAttempt,
+} from '../store/webhook-deliveries-store.ts';
+import { type ClaimedEndpoint, claimEndpoints, releaseEndpoint } from '../store/webhook-endpoints-store.ts';
+import { type SendResult, sendWebhook } from './webhook-sender.ts';
+import { signWebhook } from './webhook-signature.ts';
+
+/** Requests in flight per instance, each to a different endpoint: one slow receiver holds one slot, not the rest. */
+const MAX_IN_FLIGHT = 16;
+/** An instance's hold on an endpoint: the 10 s timeout and the recording, with room; a crashed holder's lapses. */
+const LEASE_MS = 60_000;
+/** Events read from the log per enqueue step. */
+const ENQUEUE_BATCH = 500;
+
+export interface WebhookDispatcher {
+  start(): void;
+  /** Stops claiming, aborts requests in flight (not recorded: they are attempted again) and lets the endpoints go. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Sends webhook deliveries: turns new events of the log into deliveries (enqueueDeliveries, a durable cursor),
+ * claims endpoints with a due delivery, and sends each endpoint's oldest due one. Every step reads and writes the
+ * database, so deliveries survive restarts and several instances share the work. Times are the wall clock, not the
+ * app's clock: receivers check `webhook-timestamp` against theirs, and retries wait in real time.
+ */
+export function createWebhookDispatcher(deps: {
+  database: FerryDatabase;
+  config: Config['webhooks'];
+  log: FastifyBaseLogger;
+  metrics: FerryMetrics;
+}): WebhookDispatcher {
+  const { database, config, log, metrics } = deps;
+  const aborter = new AbortController();
+  const inFlight = new Set<Promise<void>>();
+  const wanted = new Set<string>(WEBHOOK_EVENT_TYPES);
+  let unsubscribe: (() => void) | null = null;
+  let stopped = false;
+
+  const job = createPeriodicJob({
+    name: 'webhook dispatcher',
+    intervalMs: config.pollMs,
+    firstRunMs: 0,
+    log,
+    run: async () => {
+      while (
+        (await enqueueDeliveries(database, {
+          now: Date.now(),
+          limit: ENQUEUE_BATCH,
+          newId: () => newId('whd'),
+          wanted: (type) => wanted.has(type),
+        })) === ENQUEUE_BATCH
+      ) {}
+      const free = MAX_IN_FLIGHT - inFlight.size;
+      if (free <= 0 || stopped) return;
+      for (const endpoint of await claimEndpoints(database, Date.now(), LEASE_MS, free)) launch(endpoint);
+    },
+  });
+
+  function launch(endpoint: ClaimedEndpoint): void {
+    const task = attemptNext(endpoint)
+      .catch((error: unknown) =>
+        log.warn({ err: error, endpoint: endpoint.id }, 'webhook attempt not recorded'),
+      )
+      .then(() => releaseEndpoint(database.db, endpoint))
+      .catch((error: unknown) =>
+        log.warn({ err: error, endpoint: endpoint.id }, 'webhook endpoint not released'),
+      )
+      .finally(() => {
+        inFlight.delete(task);
+        // The endpoint may have more due, and a slot is free.
+        job.wake();
+      });
+    inFlight.add(task);
+  }
+
+  async function attemptNext(endpoint: ClaimedEndpoint): Promise<void> {
+    const delivery = await nextDueDelivery(database.db, endpoint.id, Date.now());
+    if (!delivery) return;
+    const event = await readEvent(database.db, delivery.eventId);
+    const result: SendResult = event
+      ? await send(endpoint, delivery, JSON.stringify(eventWire(event)))
+      : { kind: 'failed', error: 'the event is no longer in the event log' };
+    if (result.kind === 'aborted') return;
+    await record(delivery, result, Date.now());
+  }
+
+  function send(endpoint: ClaimedEndpoint, delivery: DueDelivery, body: string): Promise<SendResult> {
+    const id = String(delivery.eventId);
+    const timestamp = Math.floor(Date.now() / 1000);
+    return sendWebhook({
+      url: endpoint.url,
+      headers: {
+        'webhook-id': id,
+        'webhook-timestamp': String(timestamp),
+        'webhook-signature': signWebhook(endpoint.secret, id, timestamp, body),
+        'ferry-webhook-attempt': String(delivery.attempts + 1),
+      },
+      body,
+      allowPrivate: config.allowPrivateUrls,
+      signal: aborter.signal,
+    });
+  }
+
+  async function record(delivery: DueDelivery, result: Exclude<SendResult, { kind: 'aborted' }>, at: number) {
+    const delivered = result.kind === 'answered' && result.statusCode >= 200 && result.statusCode < 300;
+    const failures = delivered ? delivery.failures : delivery.failures + 1;
+    const delay = delivered ? null : retryDelayAfter(failures, config.retryDelaysMs);
+    const outcome: AttemptOutcome = delivered
+      ? 'delivered'
+      : delay === null
+        ? 'failed'
+        : result.kind === 'refused'
+          ? 'refused'
+          : 'retry';
+    const recorded = await recordAttempt(database, {
+      deliveryId: delivery.id,
+      attempt: delivery.attempts + 1,
+      failures,
+      at,
+      outcome,
+      statusCode: result.kind === 'answered' ? result.statusCode : null,
+      error: result.kind === 'answered' ? (delivered ? null : `HTTP ${result.statusCode}`) : result.error,
+      nextAttemptAt: delay === null ? null : at + delay,
+    });
+    if (recorded) metrics.webhookDeliveries.inc({ outcome: result.kind === 'refused' ? 'refused' : outcome });
+  }
+
+  return {
+    start() {
+      unsubscribe = database.onCommitted(() => job.wake());
+      job.start();
+    },
+    async stop() {
+      stopped = true;
+      unsubscribe?.();
+      await job.stop();
+      aborter.abort();
+      await Promise.allSettled([...inFlight]);
+    },
+  };
+}
