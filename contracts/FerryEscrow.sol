@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 pragma solidity ^0.8.24;
 
-import {ECDSA} from "./lib/ECDSA.sol";
 import {FerryOrder, FillProof, Order} from "./lib/FerryOrder.sol";
 import {SafeTransfer} from "./lib/SafeTransfer.sol";
+import {SignatureCheck} from "./lib/SignatureCheck.sol";
 import {IERC20, IERC20Permit} from "./interfaces/IERC20.sol";
 import {IFerrySettlement} from "./interfaces/IFerrySettlement.sol";
 
@@ -96,7 +96,8 @@ contract FerryEscrow is IFerrySettlement {
 
   // ---------------------------------------------------------------- deposits
 
-  /// @notice Locks the order's input tokens; the offerer must have approved this escrow.
+  /// @notice Locks the order's input tokens; the offerer must have approved this escrow. An offerer with code (a
+  /// Safe, a smart account) signs through EIP-1271.
   /// @dev Callable by anyone: the offerer's signature is the authorisation, and the caller cannot change
   /// a single field of the order without invalidating it.
   function deposit(Order calldata order, bytes calldata signature) external nonReentrant returns (bytes32) {
@@ -133,7 +134,7 @@ contract FerryEscrow is IFerrySettlement {
     // Each orderHash is usable once, ever: a settled or refunded order cannot be deposited again, which is
     // what makes the signature non-replayable (the nonce lets an offerer sign otherwise identical orders).
     if (statuses[orderHash] != Status.None) revert OrderExists();
-    if (ECDSA.recover(orderHash, signature) != order.offerer) revert WrongSigner();
+    if (!SignatureCheck.isValid(order.offerer, orderHash, signature)) revert WrongSigner();
     statuses[orderHash] = Status.Active;
 
     // Fee-on-transfer or rebasing-down tokens would leave the escrow short of what it promises to pay out.
