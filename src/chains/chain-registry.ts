@@ -132,7 +132,8 @@ export interface LayerZeroChain {
 /** How fills are proven to the chain's escrow (see ChainSchema's `messenger`). */
 export type ChainSettlement =
   | { readonly method: 'layerzero'; readonly layerzero: LayerZeroChain }
-  | { readonly method: 'attester'; readonly messenger: Address };
+  /** messenger null: a registry for an API without a worker (the worker refuses to start on such a chain). */
+  | { readonly method: 'attester'; readonly messenger: Address | null };
 
 /** The chains Ferry serves, looked up by name (the `inputChain` / `outputChain` value). */
 export interface ChainRegistry {
@@ -171,11 +172,7 @@ function chainSettlement(c: Static<typeof ChainSchema>): ChainSettlement {
       );
     return { method, layerzero: layerZeroChain(c.layerzero) };
   }
-  if (!c.contracts.messenger)
-    throw new Error(
-      `Invalid chain registry: chain "${c.name}" settles through the attester but has no "contracts.messenger"`,
-    );
-  return { method, messenger: getAddress(c.contracts.messenger) };
+  return { method, messenger: c.contracts.messenger ? getAddress(c.contracts.messenger) : null };
 }
 
 export function createChainRegistry(file: RegistryFile): ChainRegistry {
