@@ -2,18 +2,22 @@
 pragma solidity ^0.8.24;
 
 import {ECDSA} from "./lib/ECDSA.sol";
+import {FerryOrder, FillProof, Order} from "./lib/FerryOrder.sol";
 import {IFerrySettlement} from "./interfaces/IFerrySettlement.sol";
-import {IFillMessenger} from "./interfaces/IFillMessenger.sol";
 
 /// @title AttesterMessenger
-/// @notice Input-chain messenger backed by a single attester key held by the Ferry operator. The attester
-/// watches the output chain and signs an EIP-712 FillAttestation once a correct fill is final; anyone may
-/// relay that signature here, which settles the order in the escrow. See docs/trust-model.md.
-contract AttesterMessenger is IFillMessenger {
+/// @notice Input-chain settler for chains LayerZero does not reach, backed by a single attester key held by the
+/// Ferry operator. The attester watches the output chain and signs an EIP-712 FillAttestation once a correct fill
+/// is final; anyone may relay that signature here (the filler too: Ferry hands it the attestation), which settles
+/// the order in the escrow. Opt-in per chain: this trusts the attester, see docs/trust-model.md.
+contract AttesterMessenger {
+  event FillRelayed(address indexed escrow, bytes32 indexed orderHash);
+
   error WrongAttester();
 
-  bytes32 public constant FILL_ATTESTATION_TYPEHASH =
-    keccak256("FillAttestation(address escrow,uint256 inputChainId,bytes32 orderHash)");
+  bytes32 public constant FILL_ATTESTATION_TYPEHASH = keccak256(
+    "FillAttestation(address escrow,uint256 inputChainId,bytes32 orderHash,address filler,uint256 fillTime)"
+  );
   bytes32 private constant DOMAIN_TYPEHASH =
     keccak256("EIP712Domain(string name,string version,uint256 chainId,address verifyingContract)");
 
@@ -34,19 +38,29 @@ contract AttesterMessenger is IFillMessenger {
     return block.chainid == deployChainId ? cachedDomainSeparator : _domainSeparator();
   }
 
-  /// @notice The digest the attester signs for `orderHash` held by `escrow` on this chain.
-  function attestationDigest(address escrow, bytes32 orderHash) public view returns (bytes32) {
-    bytes32 structHash = keccak256(abi.encode(FILL_ATTESTATION_TYPEHASH, escrow, block.chainid, orderHash));
+  /// @notice The digest the attester signs for the fill of `orderHash` (held by `escrow` on this chain) by
+  /// `filler` at block time `fillTime`.
+  function attestationDigest(address escrow, bytes32 orderHash, address filler, uint256 fillTime)
+    public
+    view
+    returns (bytes32)
+  {
+    bytes32 structHash =
+      keccak256(abi.encode(FILL_ATTESTATION_TYPEHASH, escrow, block.chainid, orderHash, filler, fillTime));
     return keccak256(abi.encodePacked("\x19\x01", DOMAIN_SEPARATOR(), structHash));
   }
 
-  /// @notice Settles `orderHash` in `escrow` with the attester's signature. Anyone may relay.
-  /// @dev The escrow is a parameter (rather than fixed at construction) so messenger and escrow can be
-  /// deployed without a circular dependency; the signature binds it, so a relayer cannot redirect an
-  /// attestation to another escrow. Replays fail in the escrow because the order is no longer Active.
-  function relayFill(address escrow, bytes32 orderHash, bytes calldata signature) external {
-    if (ECDSA.recover(attestationDigest(escrow, orderHash), signature) != attester) revert WrongAttester();
-    IFerrySettlement(escrow).settle(orderHash);
+  /// @notice Settles `order` in `escrow` with the attester's signature over its fill. Anyone may relay.
+  /// @dev The escrow is a parameter so messenger and escrow can be deployed without a circular dependency; the
+  /// signature binds it, so a relayer cannot redirect an attestation. A replay settles nothing: the escrow skips
+  /// orders that are no longer Active.
+  function relayFill(address escrow, Order calldata order, uint256 fillTime, bytes calldata signature) external {
+    bytes32 orderHash = FerryOrder.hash(order, escrow);
+    bytes32 digest = attestationDigest(escrow, orderHash, order.filler, fillTime);
+    if (ECDSA.recover(digest, signature) != attester) revert WrongAttester();
+    FillProof[] memory proofs = new FillProof[](1);
+    proofs[0] = FillProof(order, order.filler, fillTime);
+    IFerrySettlement(escrow).settleFills(proofs);
     emit FillRelayed(escrow, orderHash);
   }
 

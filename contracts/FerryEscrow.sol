@@ -1,34 +1,22 @@
 // SPDX-License-Identifier: MIT
 pragma solidity ^0.8.24;
 
-import {ECDSA} from "./lib/ECDSA.sol";
+import {FerryOrder, FillProof, Order} from "./lib/FerryOrder.sol";
 import {SafeTransfer} from "./lib/SafeTransfer.sol";
+import {SignatureCheck} from "./lib/SignatureCheck.sol";
 import {IERC20, IERC20Permit} from "./interfaces/IERC20.sol";
 import {IFerrySettlement} from "./interfaces/IFerrySettlement.sol";
 
 /// @title FerryEscrow
 /// @notice Input-chain half of a Ferry swap. The offerer signs an EIP-712 Order; anyone (normally Ferry's
 /// worker) submits it with deposit(), which locks the input tokens. The escrow then releases them exactly
-/// once: to the order's filler when the messenger proves the output-chain fill (settle), or back to the
+/// once: to the order's filler when the settler proves the output-chain fill (settleFills), or back to the
 /// offerer once the fill deadline and the settle grace have passed (refund).
+/// @dev A deposit stores one slot: the order's status under its orderHash. Everything else settle and refund
+/// need comes back in calldata as the full order, which must hash to a deposited orderHash; so no field of a
+/// deposit can be changed afterwards, and a deposit costs one cold storage write instead of five.
 contract FerryEscrow is IFerrySettlement {
   using SafeTransfer for address;
-
-  /// @dev Field order and names must match ORDER_TYPEHASH and the typed data the API hands out.
-  struct Order {
-    address offerer;
-    address recipient;
-    address inputToken;
-    address outputToken;
-    uint256 inputAmount;
-    uint256 outputAmount;
-    uint256 inputChainId;
-    uint256 outputChainId;
-    address filler;
-    uint256 nonce;
-    uint256 openDeadline;
-    uint256 fillDeadline;
-  }
 
   enum Status {
     None,
@@ -37,18 +25,17 @@ contract FerryEscrow is IFerrySettlement {
     Refunded
   }
 
-  /// @dev What settle/refund need later; the rest of the order only matters for the hash.
-  struct Deposit {
-    Status status;
-    address offerer;
-    address filler;
-    address token;
-    uint256 amount;
-    uint256 fillDeadline;
+  /// @notice Why a proof was not settled: the order was not Active (never deposited, or already settled or
+  /// refunded), the proof names someone other than the order's filler, or the fill came after fillDeadline.
+  enum SkipReason {
+    NotActive,
+    WrongFiller,
+    LateFill
   }
 
   event Deposited(bytes32 indexed orderHash, address indexed offerer, address inputToken, uint256 inputAmount);
   event Settled(bytes32 indexed orderHash, address indexed filler);
+  event SettleSkipped(bytes32 indexed orderHash, SkipReason reason);
   event Refunded(bytes32 indexed orderHash);
 
   error WrongChain();
@@ -56,33 +43,25 @@ contract FerryEscrow is IFerrySettlement {
   error InvalidOrder();
   error OrderExists();
   error WrongSigner();
-  error NotMessenger();
+  error NotSettler();
   error NotActive();
   /// @notice refund() was called before fillDeadline + settleGrace.
   error RefundNotOpen(uint256 opensAfter);
   error AmountMismatch();
   error Reentrancy();
 
-  bytes32 public constant ORDER_TYPEHASH = keccak256(
-    "Order(address offerer,address recipient,address inputToken,address outputToken,uint256 inputAmount,"
-    "uint256 outputAmount,uint256 inputChainId,uint256 outputChainId,address filler,uint256 nonce,"
-    "uint256 openDeadline,uint256 fillDeadline)"
-  );
-  bytes32 private constant DOMAIN_TYPEHASH =
-    keccak256("EIP712Domain(string name,string version,uint256 chainId,address verifyingContract)");
+  bytes32 public constant ORDER_TYPEHASH = FerryOrder.ORDER_TYPEHASH;
 
-  /// @notice The only address allowed to call settle(); see IFillMessenger.
-  address public immutable messenger;
+  /// @notice The only address allowed to call settleFills(). Immutable: no key can later point the escrow at
+  /// another settler.
+  address public immutable settler;
 
-  /// @notice Seconds after an order's fillDeadline during which only settle() can release it. A fill made by
-  /// fillDeadline on the output chain needs time to be seen, attested and relayed here; without the grace the
-  /// offerer could refund in that window and keep both the input and the output.
+  /// @notice Seconds after an order's fillDeadline during which only a settlement can release it. A fill made by
+  /// fillDeadline on the output chain needs time to be proven and delivered here; without the grace the offerer
+  /// could refund in that window and keep both the input and the output.
   uint256 public immutable settleGrace;
 
-  uint256 private immutable deployChainId;
-  bytes32 private immutable cachedDomainSeparator;
-
-  mapping(bytes32 orderHash => Deposit) public deposits;
+  mapping(bytes32 orderHash => Status) private statuses;
 
   uint256 private lock = 1;
 
@@ -93,36 +72,32 @@ contract FerryEscrow is IFerrySettlement {
     lock = 1;
   }
 
-  constructor(address messenger_, uint256 settleGrace_) {
-    messenger = messenger_;
+  constructor(address settler_, uint256 settleGrace_) {
+    settler = settler_;
     settleGrace = settleGrace_;
-    deployChainId = block.chainid;
-    cachedDomainSeparator = _domainSeparator();
   }
 
   // ---------------------------------------------------------------- views
 
-  function DOMAIN_SEPARATOR() public view returns (bytes32) {
-    return block.chainid == deployChainId ? cachedDomainSeparator : _domainSeparator();
+  function DOMAIN_SEPARATOR() external view returns (bytes32) {
+    return FerryOrder.domainSeparator(block.chainid, address(this));
   }
 
   /// @notice The EIP-712 digest of `order`; it doubles as the order's id everywhere in Ferry. It binds the
-  /// chain id and this escrow's address, so the same order signed for another escrow is a different order.
+  /// input chain id and this escrow's address, so the same order signed for another escrow is a different order.
   function hashOrder(Order calldata order) public view returns (bytes32) {
-    // All Order fields are static, so abi.encode lays them out as consecutive 32-byte words: exactly the
-    // EIP-712 encodeData of the struct.
-    bytes32 structHash = keccak256(abi.encode(ORDER_TYPEHASH, order));
-    return keccak256(abi.encodePacked("\x19\x01", DOMAIN_SEPARATOR(), structHash));
+    return FerryOrder.hash(order, address(this));
   }
 
   /// @return 0 None, 1 Active, 2 Settled, 3 Refunded.
   function orderStatus(bytes32 orderHash) external view returns (uint8) {
-    return uint8(deposits[orderHash].status);
+    return uint8(statuses[orderHash]);
   }
 
   // ---------------------------------------------------------------- deposits
 
-  /// @notice Locks the order's input tokens; the offerer must have approved this escrow.
+  /// @notice Locks the order's input tokens; the offerer must have approved this escrow. An offerer with code (a
+  /// Safe, a smart account) signs through EIP-1271.
   /// @dev Callable by anyone: the offerer's signature is the authorisation, and the caller cannot change
   /// a single field of the order without invalidating it.
   function deposit(Order calldata order, bytes calldata signature) external nonReentrant returns (bytes32) {
@@ -155,20 +130,12 @@ contract FerryEscrow is IFerrySettlement {
       revert InvalidOrder();
     }
 
-    orderHash = hashOrder(order);
+    orderHash = FerryOrder.hash(order, address(this));
     // Each orderHash is usable once, ever: a settled or refunded order cannot be deposited again, which is
     // what makes the signature non-replayable (the nonce lets an offerer sign otherwise identical orders).
-    if (deposits[orderHash].status != Status.None) revert OrderExists();
-    if (ECDSA.recover(orderHash, signature) != order.offerer) revert WrongSigner();
-
-    deposits[orderHash] = Deposit({
-      status: Status.Active,
-      offerer: order.offerer,
-      filler: order.filler,
-      token: order.inputToken,
-      amount: order.inputAmount,
-      fillDeadline: order.fillDeadline
-    });
+    if (statuses[orderHash] != Status.None) revert OrderExists();
+    if (!SignatureCheck.isValid(order.offerer, orderHash, signature)) revert WrongSigner();
+    statuses[orderHash] = Status.Active;
 
     // Fee-on-transfer or rebasing-down tokens would leave the escrow short of what it promises to pay out.
     uint256 balanceBefore = IERC20(order.inputToken).balanceOf(address(this));
@@ -182,30 +149,39 @@ contract FerryEscrow is IFerrySettlement {
 
   // ---------------------------------------------------------------- release
 
-  /// @notice Pays the locked input to the order's filler once the messenger has proven the fill. Works after
-  /// fillDeadline too (the attester only attests fills made by it), in particular during the settle grace.
-  function settle(bytes32 orderHash) external nonReentrant {
-    if (msg.sender != messenger) revert NotMessenger();
-    Deposit storage d = deposits[orderHash];
-    if (d.status != Status.Active) revert NotActive();
-    d.status = Status.Settled;
-    d.token.safeTransfer(d.filler, d.amount);
-    emit Settled(orderHash, d.filler);
+  /// @inheritdoc IFerrySettlement
+  /// @dev Works after fillDeadline too (a proof carries the fill's own time), in particular during the grace.
+  function settleFills(FillProof[] calldata proofs) external nonReentrant {
+    if (msg.sender != settler) revert NotSettler();
+    for (uint256 i = 0; i < proofs.length; ++i) {
+      _settle(proofs[i]);
+    }
+  }
+
+  function _settle(FillProof calldata proof) private {
+    Order calldata order = proof.order;
+    bytes32 orderHash = FerryOrder.hash(order, address(this));
+    if (statuses[orderHash] != Status.Active) return _skip(orderHash, SkipReason.NotActive);
+    if (proof.filler != order.filler) return _skip(orderHash, SkipReason.WrongFiller);
+    if (proof.fillTime > order.fillDeadline) return _skip(orderHash, SkipReason.LateFill);
+    statuses[orderHash] = Status.Settled;
+    order.inputToken.safeTransfer(order.filler, order.inputAmount);
+    emit Settled(orderHash, order.filler);
+  }
+
+  function _skip(bytes32 orderHash, SkipReason reason) private {
+    emit SettleSkipped(orderHash, reason);
   }
 
   /// @notice Returns the locked input to the offerer once fillDeadline + settleGrace has passed unsettled.
   /// @dev Permissionless so that offerers are never dependent on Ferry to get their funds back.
-  function refund(bytes32 orderHash) external nonReentrant {
-    Deposit storage d = deposits[orderHash];
-    if (d.status != Status.Active) revert NotActive();
-    uint256 opensAfter = d.fillDeadline + settleGrace;
+  function refund(Order calldata order) external nonReentrant {
+    bytes32 orderHash = FerryOrder.hash(order, address(this));
+    if (statuses[orderHash] != Status.Active) revert NotActive();
+    uint256 opensAfter = order.fillDeadline + settleGrace;
     if (block.timestamp <= opensAfter) revert RefundNotOpen(opensAfter);
-    d.status = Status.Refunded;
-    d.token.safeTransfer(d.offerer, d.amount);
+    statuses[orderHash] = Status.Refunded;
+    order.inputToken.safeTransfer(order.offerer, order.inputAmount);
     emit Refunded(orderHash);
-  }
-
-  function _domainSeparator() private view returns (bytes32) {
-    return keccak256(abi.encode(DOMAIN_TYPEHASH, keccak256("Ferry"), keccak256("1"), block.chainid, address(this)));
   }
 }

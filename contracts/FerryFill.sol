@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: MIT
 pragma solidity ^0.8.24;
 
+import {FerryOrder, Order} from "./lib/FerryOrder.sol";
 import {SafeTransfer} from "./lib/SafeTransfer.sol";
 
 /// @title FerryFill
-/// @notice Output-chain half of a Ferry swap. A filler pays the recipient here; the resulting Filled event is
-/// what the messenger proves to the input-chain escrow, which then pays the filler.
-/// @dev This contract cannot recompute the orderHash (it lacks the input-chain fields), so it only records
-/// what was paid under which hash. Checking that the payment matches the order - token, amount, recipient,
-/// designated filler, deadline - is the messenger's job (see docs/trust-model.md).
+/// @notice Output-chain half of a Ferry swap. The order's designated filler pays the recipient here, with the full
+/// order in calldata: the contract recomputes the orderHash itself (under the input escrow's domain) and pays
+/// exactly what the order says, so a recorded fill always matches an order the offerer signed. FerryApp adds the
+/// LayerZero proof on top; on chains settled by the attester this contract is deployed alone.
 contract FerryFill {
   using SafeTransfer for address;
 
@@ -16,13 +16,15 @@ contract FerryFill {
     bytes32 indexed orderHash, address indexed filler, address recipient, address outputToken, uint256 outputAmount
   );
 
+  error WrongChain();
+  error NotFiller();
   error AlreadyFilled();
   error FillDeadlinePassed();
   error Reentrancy();
 
-  /// @notice Whether `filler` has filled `orderHash`. Keyed by filler as well: a stranger paying under the same
-  /// hash (which the messenger never attests, the order names its filler) must not block the designated filler.
-  mapping(bytes32 orderHash => mapping(address filler => bool)) public filled;
+  /// @notice The block time of each order's fill; 0 while unfilled. One fill per order: only the order's filler
+  /// may fill it, and a second payment would never be reimbursed.
+  mapping(bytes32 orderHash => uint256) public fillTimes;
 
   uint256 private lock = 1;
 
@@ -33,16 +35,20 @@ contract FerryFill {
     lock = 1;
   }
 
-  /// @notice Moves exactly `outputAmount` of `outputToken` from the caller to `recipient` (needs approval).
-  function fill(bytes32 orderHash, address outputToken, uint256 outputAmount, address recipient, uint256 fillDeadline)
-    external
-    nonReentrant
-  {
-    if (block.timestamp > fillDeadline) revert FillDeadlinePassed();
-    // One fill per order and filler: a second payment would never be reimbursed.
-    if (filled[orderHash][msg.sender]) revert AlreadyFilled();
-    filled[orderHash][msg.sender] = true;
-    outputToken.safeTransferFrom(msg.sender, recipient, outputAmount);
-    emit Filled(orderHash, msg.sender, recipient, outputToken, outputAmount);
+  /// @notice Moves exactly `order.outputAmount` of `order.outputToken` from the caller, who must be the order's
+  /// filler, to `order.recipient` (needs approval). `escrow` is the order's escrow on the input chain.
+  function fill(Order calldata order, address escrow) external nonReentrant returns (bytes32) {
+    return _fill(order, escrow);
+  }
+
+  function _fill(Order calldata order, address escrow) internal returns (bytes32 orderHash) {
+    if (block.chainid != order.outputChainId) revert WrongChain();
+    if (block.timestamp > order.fillDeadline) revert FillDeadlinePassed();
+    if (msg.sender != order.filler) revert NotFiller();
+    orderHash = FerryOrder.hash(order, escrow);
+    if (fillTimes[orderHash] != 0) revert AlreadyFilled();
+    fillTimes[orderHash] = block.timestamp;
+    order.outputToken.safeTransferFrom(msg.sender, order.recipient, order.outputAmount);
+    emit Filled(orderHash, msg.sender, order.recipient, order.outputToken, order.outputAmount);
   }
 }

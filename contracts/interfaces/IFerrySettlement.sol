@@ -1,10 +1,17 @@
 // SPDX-License-Identifier: MIT
 pragma solidity ^0.8.24;
 
-/// @notice What an input-chain escrow exposes to its messenger. The messenger is the single contract that
-/// is allowed to tell the escrow "this order was filled on the output chain, pay the filler".
-interface IFerrySettlement {
-  function messenger() external view returns (address);
+import {FillProof} from "../lib/FerryOrder.sol";
 
-  function settle(bytes32 orderHash) external;
+/// @notice What an input-chain escrow exposes to its settler: the one contract allowed to tell the escrow "these
+/// orders were filled on their output chains, pay their fillers". With LayerZero the settler is Ferry's app on the
+/// input chain (FerryApp), which settles only what a verified message from its peer on the output chain proves;
+/// on chains LayerZero does not reach it is the AttesterMessenger.
+interface IFerrySettlement {
+  function settler() external view returns (address);
+
+  /// @dev Settles every proof that matches an Active deposit and skips (with SettleSkipped) the others, so one
+  /// stale proof never blocks a batch; reverts only when a token transfer fails, so the whole message can be
+  /// executed again once the token lets it through.
+  function settleFills(FillProof[] calldata proofs) external;
 }

@@ -14,6 +14,23 @@ export const TokenSchema = Type.Object({
   minAmount: Type.Optional(Type.String({ pattern: '^[0-9]{1,78}$' })),
 });
 
+/** A chain's LayerZero V2 deployment and the verifier set Ferry's app is pinned to. */
+export const LayerZeroSchema = Type.Object({
+  /** LayerZero's endpoint id for the chain (not the EVM chain id). */
+  eid: Type.Integer({ minimum: 1, maximum: 4_294_967_295 }),
+  endpoint: AddressSchema,
+  sendLibrary: AddressSchema,
+  receiveLibrary: AddressSchema,
+  executor: AddressSchema,
+  /** DVNs that must all verify a message before it can be delivered (at least one). */
+  requiredDvns: Type.Array(AddressSchema, { minItems: 1 }),
+  /** Further DVNs, of which `optionalDvnThreshold` must verify. */
+  optionalDvns: Type.Optional(Type.Array(AddressSchema)),
+  optionalDvnThreshold: Type.Optional(Type.Integer({ minimum: 0, maximum: 255 })),
+  /** Blocks the DVNs wait on the sending chain before verifying. */
+  confirmations: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000 })),
+});
+
 export const ChainSchema = Type.Object({
   name: Type.String({ pattern: '^[a-z0-9][a-z0-9-]{0,63}$' }),
   chainId: Type.Integer({ minimum: 1 }),
@@ -37,11 +54,20 @@ export const ChainSchema = Type.Object({
   maxFeePerGasGwei: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 1_000_000 })),
   /** Below this native balance (in ether) the relayer is reported: a warning, and /readyz lists it. */
   relayerMinBalanceEther: Type.Optional(Type.Number({ minimum: 0, maximum: 1_000_000 })),
+  /**
+   * How fills are proven to this chain's escrow: "layerzero" (a message from Ferry's app on the output chain,
+   * verified by the DVNs in `layerzero`) or "attester" (the operator's attester key, through
+   * `contracts.messenger`). Default: "layerzero" when `layerzero` is given, else "attester".
+   */
+  messenger: Type.Optional(Type.Union([Type.Literal('layerzero'), Type.Literal('attester')])),
   contracts: Type.Object({
     escrow: AddressSchema,
+    /** FerryFill; on a LayerZero chain, FerryApp (which records fills and is the escrow's settler). */
     fill: AddressSchema,
+    /** The AttesterMessenger: required when the chain settles through the attester. */
     messenger: Type.Optional(AddressSchema),
   }),
+  layerzero: Type.Optional(LayerZeroSchema),
   tokens: Type.Array(TokenSchema),
 });
 
@@ -87,8 +113,27 @@ export interface Chain {
     readonly fill: Address;
     readonly messenger: Address | null;
   };
+  readonly settlement: ChainSettlement;
   readonly tokens: readonly Token[];
 }
+
+export interface LayerZeroChain {
+  readonly eid: number;
+  readonly endpoint: Address;
+  readonly sendLibrary: Address;
+  readonly receiveLibrary: Address;
+  readonly executor: Address;
+  readonly requiredDvns: readonly Address[];
+  readonly optionalDvns: readonly Address[];
+  readonly optionalDvnThreshold: number;
+  readonly confirmations: number;
+}
+
+/** How fills are proven to the chain's escrow (see ChainSchema's `messenger`). */
+export type ChainSettlement =
+  | { readonly method: 'layerzero'; readonly layerzero: LayerZeroChain }
+  /** messenger null: a registry for an API without a worker (the worker refuses to start on such a chain). */
+  | { readonly method: 'attester'; readonly messenger: Address | null };
 
 /** The chains Ferry serves, looked up by name (the `inputChain` / `outputChain` value). */
 export interface ChainRegistry {
@@ -102,6 +147,32 @@ export function registryChain(registry: ChainRegistry, name: string): Chain {
   const chain = registry.chain(name);
   if (!chain) throw new Error(`chain ${name} is not in the registry`);
   return chain;
+}
+
+function layerZeroChain(lz: Static<typeof LayerZeroSchema>): LayerZeroChain {
+  return {
+    eid: lz.eid,
+    endpoint: getAddress(lz.endpoint),
+    sendLibrary: getAddress(lz.sendLibrary),
+    receiveLibrary: getAddress(lz.receiveLibrary),
+    executor: getAddress(lz.executor),
+    requiredDvns: lz.requiredDvns.map((a) => getAddress(a)),
+    optionalDvns: (lz.optionalDvns ?? []).map((a) => getAddress(a)),
+    optionalDvnThreshold: lz.optionalDvnThreshold ?? 0,
+    confirmations: lz.confirmations ?? 1,
+  };
+}
+
+function chainSettlement(c: Static<typeof ChainSchema>): ChainSettlement {
+  const method = c.messenger ?? (c.layerzero ? 'layerzero' : 'attester');
+  if (method === 'layerzero') {
+    if (!c.layerzero)
+      throw new Error(
+        `Invalid chain registry: chain "${c.name}" settles through layerzero but has no "layerzero"`,
+      );
+    return { method, layerzero: layerZeroChain(c.layerzero) };
+  }
+  return { method, messenger: c.contracts.messenger ? getAddress(c.contracts.messenger) : null };
 }
 
 export function createChainRegistry(file: RegistryFile): ChainRegistry {
@@ -133,6 +204,7 @@ export function createChainRegistry(file: RegistryFile): ChainRegistry {
         fill: getAddress(c.contracts.fill),
         messenger: c.contracts.messenger ? getAddress(c.contracts.messenger) : null,
       },
+      settlement: chainSettlement(c),
       tokens: c.tokens.map((t) => ({
         symbol: t.symbol,
         address: getAddress(t.address),

@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: MIT
+pragma solidity ^0.8.24;
+
+import {OApp, Origin, MessagingFee, MessagingReceipt} from "@layerzerolabs/oapp-evm/contracts/oapp/OApp.sol";
+import {Ownable} from "@openzeppelin/contracts/access/Ownable.sol";
+import {FerryFill} from "./FerryFill.sol";
+import {FerryOrder, FillProof, Order} from "./lib/FerryOrder.sol";
+import {IFerrySettlement} from "./interfaces/IFerrySettlement.sol";
+
+/// @title FerryApp
+/// @notice Ferry's LayerZero V2 app, one per chain. As the output side it records fills (FerryFill) and proves
+/// them with a message to its peer on the order's input chain; as the input side it is its escrow's only
+/// settler, and settles exactly what a verified message from a configured peer proves.
+/// @dev Proving is permissionless: the filler proves in its fill transaction (fillAndProve) or later (prove), and
+/// anyone else (Ferry's worker as a fallback) may prove a recorded fill, paying the messaging fee. A proof only
+/// repeats facts this contract recorded itself, so a prover can choose which fills to prove, never what they say.
+/// After wiring, the owner renounces ownership and the endpoint delegate is cleared, so no key can change the
+/// peers, the escrow or the verifier configuration.
+contract FerryApp is FerryFill, OApp {
+  event ProofSent(bytes32 indexed guid, uint32 indexed dstEid, bytes32[] orderHashes);
+  event ProofDelivered(bytes32 indexed guid, uint32 indexed srcEid, uint256 proofs);
+
+  error NoRoute(uint256 chainId);
+  error NotFilled(bytes32 orderHash);
+  error EmptyProof();
+  error MixedBatch();
+  error EscrowAlreadySet();
+  error WrongEscrow(address escrow);
+  error WrongSource(uint256 outputChainId, uint32 srcEid);
+
+  /// @notice This chain's escrow, which this app settles. Set once, before ownership is renounced.
+  IFerrySettlement public escrow;
+
+  /// @notice The LayerZero endpoint id of each chain this app has a peer on.
+  mapping(uint256 chainId => uint32 eid) public eidOf;
+
+  constructor(address endpoint_, address owner_) OApp(endpoint_, owner_) Ownable(owner_) {}
+
+  function setEscrow(address escrow_) external onlyOwner {
+    if (address(escrow) != address(0)) revert EscrowAlreadySet();
+    escrow = IFerrySettlement(escrow_);
+  }
+
+  function setRoute(uint256 chainId, uint32 eid) external onlyOwner {
+    eidOf[chainId] = eid;
+  }
+
+  // ---------------------------------------------------------------- output side
+
+  /// @notice Fills `order` and proves the fill to the input chain in the same transaction. `msg.value` pays the
+  /// messaging fee (quoteProve); any excess is refunded to the caller by the endpoint.
+  function fillAndProve(Order calldata order, address escrow_, bytes calldata options)
+    external
+    payable
+    nonReentrant
+    returns (bytes32 guid)
+  {
+    _fill(order, escrow_);
+    FillProof[] memory proofs = new FillProof[](1);
+    proofs[0] = FillProof(order, order.filler, block.timestamp);
+    bytes32[] memory hashes = new bytes32[](1);
+    hashes[0] = FerryOrder.hash(order, escrow_);
+    return _sendProofs(order.inputChainId, escrow_, proofs, hashes, options);
+  }
+
+  /// @notice Proves recorded fills of one filler, for orders of one input chain and escrow, in one message.
+  function prove(Order[] calldata orders, address escrow_, bytes calldata options)
+    external
+    payable
+    nonReentrant
+    returns (bytes32 guid)
+  {
+    (FillProof[] memory proofs, bytes32[] memory hashes) = _proofs(orders, escrow_, true);
+    return _sendProofs(orders[0].inputChainId, escrow_, proofs, hashes, options);
+  }
+
+  /// @notice The native fee prove() would need for `orders` (unfilled orders are quoted as if filled now, so a
+  /// filler can quote fillAndProve before filling).
+  function quoteProve(Order[] calldata orders, address escrow_, bytes calldata options)
+    external
+    view
+    returns (uint256 nativeFee)
+  {
+    (FillProof[] memory proofs,) = _proofs(orders, escrow_, false);
+    uint32 eid = _route(orders[0].inputChainId);
+    return _quote(eid, abi.encode(escrow_, proofs), options, false).nativeFee;
+  }
+
+  function _proofs(Order[] calldata orders, address escrow_, bool filledOnly)
+    private
+    view
+    returns (FillProof[] memory proofs, bytes32[] memory hashes)
+  {
+    if (orders.length == 0) revert EmptyProof();
+    proofs = new FillProof[](orders.length);
+    hashes = new bytes32[](orders.length);
+    for (uint256 i = 0; i < orders.length; ++i) {
+      Order calldata order = orders[i];
+      // One filler and one route per message, so one party's token trouble never holds back another's payment.
+      if (order.filler != orders[0].filler || order.inputChainId != orders[0].inputChainId) revert MixedBatch();
+      bytes32 orderHash = FerryOrder.hash(order, escrow_);
+      uint256 fillTime = fillTimes[orderHash];
+      if (fillTime == 0) {
+        if (filledOnly) revert NotFilled(orderHash);
+        fillTime = block.timestamp;
+      }
+      proofs[i] = FillProof(order, order.filler, fillTime);
+      hashes[i] = orderHash;
+    }
+  }
+
+  function _route(uint256 chainId) private view returns (uint32 eid) {
+    eid = eidOf[chainId];
+    if (eid == 0) revert NoRoute(chainId);
+  }
+
+  function _sendProofs(
+    uint256 inputChainId,
+    address escrow_,
+    FillProof[] memory proofs,
+    bytes32[] memory hashes,
+    bytes calldata options
+  ) private returns (bytes32) {
+    uint32 eid = _route(inputChainId);
+    MessagingReceipt memory receipt =
+      _lzSend(eid, abi.encode(escrow_, proofs), options, MessagingFee(msg.value, 0), payable(msg.sender));
+    emit ProofSent(receipt.guid, eid, hashes);
+    return receipt.guid;
+  }
+
+  // ---------------------------------------------------------------- input side
+
+  /// @dev OApp has already checked that the endpoint calls and that the sender is the peer for origin.srcEid;
+  /// the endpoint has checked the DVNs' verification and that the message was not delivered before.
+  function _lzReceive(Origin calldata origin, bytes32 guid, bytes calldata message, address, bytes calldata)
+    internal
+    override
+  {
+    (address escrow_, FillProof[] memory proofs) = abi.decode(message, (address, FillProof[]));
+    if (escrow_ != address(escrow)) revert WrongEscrow(escrow_);
+    for (uint256 i = 0; i < proofs.length; ++i) {
+      // A peer only proves fills made on its own chain; an order whose output chain is elsewhere is not its to prove.
+      uint256 outputChainId = proofs[i].order.outputChainId;
+      if (eidOf[outputChainId] != origin.srcEid) revert WrongSource(outputChainId, origin.srcEid);
+    }
+    escrow.settleFills(proofs);
+    emit ProofDelivered(guid, origin.srcEid, proofs.length);
+  }
+}
