@@ -4,7 +4,16 @@ import { fileURLToPath } from 'node:url';
 import { FerryError } from '../domain/ferry-error.ts';
 import { WEBHOOK_RETRY_DELAYS_MS } from '../domain/webhook-rules.ts';
 import { LOG_FORMATS, type LogFormatSetting } from '../process/log-format.ts';
-import { bool, int, oneOf, privateKey, type Setting, text, trustProxySetting } from './setting-parsers.ts';
+import {
+  bool,
+  int,
+  oneOf,
+  optionalBool,
+  privateKey,
+  type Setting,
+  text,
+  trustProxySetting,
+} from './setting-parsers.ts';
 
 /** Everything Ferry reads from its environment, parsed once at start. */
 export interface Config {
@@ -17,6 +26,8 @@ export interface Config {
   readonly devnetPorts: readonly [number, number];
   /** Seconds between blocks on the built-in devnets; 0 mines each transaction at once. */
   readonly devnetBlockTime: number;
+  /** How the built-in devnets prove fills: LayerZero V2 (DVNs and executor in the devnet process) or the attester. */
+  readonly devnetMessenger: 'layerzero' | 'attester';
   readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   /** `auto`: readable lines on a terminal, JSON lines otherwise. */
   readonly logFormat: LogFormatSetting;
@@ -82,6 +93,8 @@ export interface Config {
   readonly metricsToken: string | null;
   /** Serve `GET /metrics` without a token on any HOST (metrics-access.ts has the rule without it). */
   readonly metricsPublic: boolean;
+  /** `ferry deploy` only: deploys the contracts and owns the apps until they are wired and locked. Secret. */
+  readonly deployerKey: `0x${string}` | null;
   /** `ferry worker` only: the port its own `GET /metrics` listens on; null serves none. */
   readonly metricsPort: number | null;
   readonly expirySweepMs: number;
@@ -154,6 +167,11 @@ export const SETTINGS = {
     3600,
     'seconds between devnet blocks after deployment (0: mine each tx at once)',
   ),
+  DEVNET_MESSENGER: oneOf(
+    ['layerzero', 'attester'] as const,
+    'layerzero',
+    'how the devnets prove fills: LayerZero V2 with a local relay, or the attester key',
+  ),
   LOG_LEVEL: oneOf(LOG_LEVELS, 'info', 'log verbosity; request logs are at debug'),
   LOG_FORMAT: oneOf(
     LOG_FORMATS,
@@ -221,7 +239,10 @@ export const SETTINGS = {
   SESSIONS_PER_ADDRESS: int(5, 1, 1000, 'live sign-in sessions per address (a new one ends the oldest)'),
   EXPIRY_SWEEP_MS: int(1000, 50, 60_000, 'interval of the expiry sweep'),
   IDEMPOTENCY_TTL_SECONDS: int(86_400, 60, 30 * 86_400, 'how long an Idempotency-Key replays its response'),
-  WORKER: bool(true, 'run the settlement worker inside ferry start'),
+  WORKER: optionalBool(
+    'run the settlement worker inside ferry start (production: run ferry worker apart)',
+    'on with the devnets, off with CHAIN_REGISTRY',
+  ),
   WORKER_POLL_MS: int(500, 20, 60_000, 'how often the worker looks for orders to move'),
   WORKER_LEASE_MS: int(30_000, 500, 600_000, 'how long a worker holds an order before another may take it'),
   RELAYER_PRIVATE_KEY: privateKey(
@@ -231,6 +252,10 @@ export const SETTINGS = {
   ATTESTER_PRIVATE_KEY: privateKey(
     'signs fill attestations (required with CHAIN_REGISTRY)',
     'devnets: anvil account 1',
+  ),
+  DEPLOYER_PRIVATE_KEY: privateKey(
+    "ferry deploy only: deploys Ferry's contracts and wires (then locks) its LayerZero apps",
+    'unset',
   ),
   METRICS_TOKEN: text(
     null,
@@ -319,6 +344,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     chainRegistryPath: s.CHAIN_REGISTRY ? resolveFromProject(s.CHAIN_REGISTRY) : null,
     devnetPorts: [s.DEVNET_PORT_A, s.DEVNET_PORT_B],
     devnetBlockTime: s.DEVNET_BLOCK_TIME,
+    devnetMessenger: s.DEVNET_MESSENGER,
     logLevel: s.LOG_LEVEL,
     logFormat: s.LOG_FORMAT,
     redisUrl: s.REDIS_URL,
@@ -357,11 +383,14 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     headerLimitBytes: s.HEADER_LIMIT_BYTES,
     metricsToken: s.METRICS_TOKEN,
     metricsPublic: s.METRICS_PUBLIC,
+    deployerKey: s.DEPLOYER_PRIVATE_KEY,
     metricsPort: s.METRICS_PORT === null ? null : Number(s.METRICS_PORT),
     expirySweepMs: s.EXPIRY_SWEEP_MS,
     idempotencyTtlSeconds: s.IDEMPOTENCY_TTL_SECONDS,
     worker: {
-      enabled: s.WORKER,
+      // With a registry of real chains (production) the API runs alone unless asked: workers hold the relayer key
+      // and run as their own processes (`ferry worker`); Ferry's own devnets keep everything in one process.
+      enabled: s.WORKER ?? !s.CHAIN_REGISTRY,
       pollMs: s.WORKER_POLL_MS,
       leaseMs: s.WORKER_LEASE_MS,
       relayerKey: s.RELAYER_PRIVATE_KEY,

@@ -18,6 +18,7 @@ import { type AnvilInstance, startAnvil } from '../../src/chains/anvil-process.t
 import { loadArtifact } from '../../src/chains/contract-artifacts.ts';
 import {
   ANVIL_KEYS,
+  type AttesterDevnetContracts,
   type DevnetDeployment,
   deployDevnetContracts,
   devnetChain,
@@ -58,7 +59,7 @@ export interface Side {
   anvil: AnvilInstance;
   chain: Chain;
   pub: PublicClient<Transport, Chain>;
-  deployment: DevnetDeployment;
+  deployment: DevnetDeployment<AttesterDevnetContracts>;
   wallet(key: Hex): WalletClient<Transport, Chain, PrivateKeyAccount>;
 }
 
