@@ -154,74 +154,79 @@ async function sendFill(
   return sent?.outcome ?? null;
 }
 
+/** Each escrow's settler (keyed by chain and escrow): immutable, so read once per escrow. */
+type Settlers = Map<string, Promise<Hex>>;
+
+function settlerOf(deps: FillerDeps, settlers: Settlers, inputInfo: ChainInfo, escrow: Hex): Promise<Hex> {
+  const key = `${inputInfo.name}:${escrow}`.toLowerCase();
+  let settler = settlers.get(key);
+  if (!settler) {
+    settler = escrowSettler(deps.clientsFor(inputInfo), escrow);
+    settlers.set(key, settler);
+    settler.catch(() => settlers.delete(key));
+  }
+  return settler;
+}
+
+/**
+ * Why the order must not be filled now, read from both chains just before the fill (one round of RPC calls), or
+ * null; `final` says whether the quote has ended (null: look again next pass). Sets the order's `settlement`.
+ */
+async function fillBlocker(
+  deps: FillerDeps,
+  settlers: Settlers,
+  info: ChainInfo,
+  inputInfo: ChainInfo,
+  signed: SignedOrder,
+): Promise<Blocker | null> {
+  const c = deps.clientsFor(info);
+  const fillDeadline = signed.order.fillDeadline;
+  const [outputTime, fillTime, escrow, settler] = await Promise.all([
+    chainTime(c),
+    fillTimeOf(c, hex(info.fill), signed.orderHash),
+    escrowStatus(deps.clientsFor(inputInfo), signed.escrow, signed.orderHash),
+    settlerOf(deps, settlers, inputInfo, signed.escrow),
+  ]);
+  const method = settlementMethodOf(settler, inputInfo);
+  if (!method) {
+    return {
+      final: true,
+      level: 'error',
+      msg: `not filling: the input chain's escrow is settled by ${settler}, neither ${inputInfo.name}'s Ferry app nor its attester messenger`,
+    };
+  }
+  signed.settlement = method;
+  // The fill contract checks the output chain's block time; an idle chain's latest block can be old, so the
+  // local clock is the floor.
+  const now = BigInt(Math.floor(Date.now() / 1000));
+  if ((outputTime > now ? outputTime : now) + deps.fillMargin > fillDeadline) {
+    return {
+      final: true,
+      level: 'warn',
+      msg: `not filling: within ${deps.fillMargin} s of the fill deadline (the order will be refunded)`,
+      extra: { fillDeadline: fillDeadline.toString(), chainTime: outputTime.toString() },
+    };
+  }
+  if (fillTime !== 0n) {
+    return {
+      final: false,
+      level: 'info',
+      msg: 'already filled by this wallet',
+      extra: { fillTime: `${fillTime}` },
+    };
+  }
+  // Only an order the escrow holds `Active` can pay the fill back; anything else would be a gift.
+  if (escrow === 'active') return null;
+  const msg = `not filling: the escrow holds the order as ${escrow}, not active`;
+  // `none` may be a deposit not yet visible to this RPC. Settled or refunded is final.
+  return { final: escrow === 'none' ? null : true, level: 'warn', msg, extra: { escrow } };
+}
+
 /** The order's fill, from the journal check to a fill mined at depth, one pass at a time. */
 export function createFiller(deps: FillerDeps) {
   const { account, journal, log } = deps;
   /** Each escrow's settler: immutable, so read once per escrow. */
-  const settlers = new Map<string, Promise<Hex>>();
-
-  function settlerOf(inputInfo: ChainInfo, escrow: Hex): Promise<Hex> {
-    const key = `${inputInfo.name}:${escrow}`.toLowerCase();
-    let settler = settlers.get(key);
-    if (!settler) {
-      settler = escrowSettler(deps.clientsFor(inputInfo), escrow);
-      settlers.set(key, settler);
-      settler.catch(() => settlers.delete(key));
-    }
-    return settler;
-  }
-
-  /**
-   * Why the order must not be filled now, read from both chains just before the fill (one round of RPC calls), or
-   * null; `final` says whether the quote has ended (null: look again next pass). Fills the order's `settlement`.
-   */
-  async function fillBlocker(
-    info: ChainInfo,
-    inputInfo: ChainInfo,
-    signed: SignedOrder,
-  ): Promise<Blocker | null> {
-    const c = deps.clientsFor(info);
-    const fillDeadline = signed.order.fillDeadline;
-    const [outputTime, fillTime, escrow, settler] = await Promise.all([
-      chainTime(c),
-      fillTimeOf(c, hex(info.fill), signed.orderHash),
-      escrowStatus(deps.clientsFor(inputInfo), signed.escrow, signed.orderHash),
-      settlerOf(inputInfo, signed.escrow),
-    ]);
-    const method = settlementMethodOf(settler, inputInfo);
-    if (!method) {
-      return {
-        final: true,
-        level: 'error',
-        msg: `not filling: the input chain's escrow is settled by ${settler}, neither ${inputInfo.name}'s Ferry app nor its attester messenger`,
-      };
-    }
-    signed.settlement = method;
-    // The fill contract checks the output chain's block time; an idle chain's latest block can be old, so the
-    // local clock is the floor.
-    const now = BigInt(Math.floor(Date.now() / 1000));
-    if ((outputTime > now ? outputTime : now) + deps.fillMargin > fillDeadline) {
-      return {
-        final: true,
-        level: 'warn',
-        msg: `not filling: within ${deps.fillMargin} s of the fill deadline (the order will be refunded)`,
-        extra: { fillDeadline: fillDeadline.toString(), chainTime: outputTime.toString() },
-      };
-    }
-    if (fillTime !== 0n) {
-      return {
-        final: false,
-        level: 'info',
-        msg: 'already filled by this wallet',
-        extra: { fillTime: `${fillTime}` },
-      };
-    }
-    // Only an order the escrow holds `Active` can pay the fill back; anything else would be a gift.
-    if (escrow === 'active') return null;
-    const msg = `not filling: the escrow holds the order as ${escrow}, not active`;
-    // `none` may be a deposit not yet visible to this RPC. Settled or refunded is final.
-    return { final: escrow === 'none' ? null : true, level: 'warn', msg, extra: { escrow } };
-  }
+  const settlers: Settlers = new Map();
 
   return {
     async fillOne(
@@ -267,7 +272,7 @@ export function createFiller(deps: FillerDeps) {
 
       const c = deps.clientsFor(info);
       const outputAmount = BigInt(order.details.outputAmount);
-      const blocked = await fillBlocker(info, inputInfo, signed);
+      const blocked = await fillBlocker(deps, settlers, info, inputInfo, signed);
       if (blocked) {
         if (blocked.final) await journal.setQuoteStatus(quote.quoteId, 'ended');
         // Not final (a deposit not yet visible to this RPC): look again next pass.
