@@ -25,7 +25,7 @@ import {
   deployFerryLzChain,
   EXECUTOR_KEY,
   type FerryLzChain,
-  wireAndLockFerryLzChain,
+  wireAndLockFerryLzChains,
 } from '../../test/support/ferry-lz-deploy.ts';
 import type { ScenarioRow } from './report.ts';
 
@@ -58,11 +58,11 @@ export interface LzGasResult {
   lzReceive10: bigint;
 }
 
-async function startGasSide(chainId: number, eid: number): Promise<GasSide> {
+async function startGasSide(chainId: number, eids: { eid: number; remoteEid: number }): Promise<GasSide> {
   const anvil = await startAnvil({ chainId });
   const client = (key: Hex) => lzChainClient(anvil.rpcUrl, chainId, key);
   const deployer = client(deployerKey);
-  const ferry = await deployFerryLzChain(deployer, eid, 10);
+  const ferry = await deployFerryLzChain({ rpcUrl: anvil.rpcUrl, chainId }, deployerKey, eids, 10);
   const { address } = await deployLz(deployer, 'USDC', loadArtifact('TestStablecoin'), [
     'Devnet USD Coin',
     'USDC',
@@ -166,12 +166,20 @@ async function gasActors(a: GasSide, b: GasSide) {
 
 /** Deploys, wires and locks both chains, runs a warm-up swap, then measures single and batched proofs. */
 export async function measureLzGas(say: (line: string) => void): Promise<LzGasResult> {
-  const [a, b] = await Promise.all([startGasSide(930_001, 50_001), startGasSide(930_002, 50_002)]);
+  const [a, b] = await Promise.all([
+    startGasSide(930_001, { eid: 50_001, remoteEid: 50_002 }),
+    startGasSide(930_002, { eid: 50_002, remoteEid: 50_001 }),
+  ]);
   try {
-    await Promise.all([
-      wireAndLockFerryLzChain(a.client(deployerKey), a.ferry, b.ferry),
-      wireAndLockFerryLzChain(b.client(deployerKey), b.ferry, a.ferry),
-    ]);
+    await wireAndLockFerryLzChains(
+      [a, b].map((side) => ({
+        name: `bench-${side.anvil.chainId}`,
+        rpcUrl: side.anvil.rpcUrl,
+        chainId: side.anvil.chainId,
+        ferry: side.ferry,
+      })),
+      deployerKey,
+    );
     say('   LayerZero and Ferry deployed on two anvils, apps wired and locked');
     const swap = await gasActors(a, b);
     // Warm-up: the first deposit, fill and message on the path (cold balances, the path's first nonce).

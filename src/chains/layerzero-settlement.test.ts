@@ -36,7 +36,7 @@ import {
   usdtB,
   verifyBy,
 } from '../../test/support/contract-sides.ts';
-import { CONFIRMATIONS, DVN_KEYS, EXECUTOR_KEY } from '../../test/support/ferry-lz-deploy.ts';
+import { CONFIRMATIONS, DVN_KEYS, EXECUTOR_KEY, LZ_OWNER_KEY } from '../../test/support/ferry-lz-deploy.ts';
 import { loadArtifact } from './contract-artifacts.ts';
 import { DEVNET_RELAYER_KEY } from './devnet.ts';
 import { loadLzArtifact, lzErrorAbi } from './layerzero/lz-artifacts.ts';
@@ -232,6 +232,7 @@ describe('no key Ferry holds can release a deposit without a fill', () => {
     dvn1: DVN_KEYS[0]!,
     dvn2: DVN_KEYS[1]!,
     executor: EXECUTOR_KEY,
+    layerZeroOwner: LZ_OWNER_KEY,
     offerer: offererKey,
   };
 
@@ -286,9 +287,9 @@ describe('no key Ferry holds can release a deposit without a fill', () => {
       [A.ferry.app, B.ferry.lz.eid],
     );
     expect([getAddress(library), isDefault]).toEqual([getAddress(A.ferry.lz.receiveUln302), false]);
-    // The deployer (owner of A's ReceiveUln302) makes one DVN enough by default: A's app keeps its own config.
+    // LayerZero's owner (of A's ReceiveUln302) makes one DVN enough by default: A's app keeps its own config.
     const oneDvn = requiredDvnsConfig([A.ferry.lz.dvns[0]!], CONFIRMATIONS);
-    await writeLz(A.lzClient(deployerKey), {
+    await writeLz(A.lzClient(LZ_OWNER_KEY), {
       address: A.ferry.lz.receiveUln302,
       abi: loadLzArtifact('ReceiveUln302').abi,
       functionName: 'setDefaultUlnConfigs',
@@ -299,9 +300,17 @@ describe('no key Ferry holds can release a deposit without a fill', () => {
     const { packet } = await fillAndProve(order);
     await verifyBy(packet, [0]);
     await expectRevert(commit(packet), 'LZ_ULN_Verifying');
-    // Nor can the deployer set the app's config itself: it is not the app's delegate.
+    // Nor can the deployer or LayerZero's owner set the app's config itself: neither is the app's delegate.
     await expectRevert(
       send(A, deployerKey, A.ferry.lz.endpoint, [...endpointAbi, ...lzErrorAbi()], 'setConfig', [
+        A.ferry.app,
+        A.ferry.lz.receiveUln302,
+        [],
+      ]),
+      'LZ_Unauthorized',
+    );
+    await expectRevert(
+      send(A, LZ_OWNER_KEY, A.ferry.lz.endpoint, [...endpointAbi, ...lzErrorAbi()], 'setConfig', [
         A.ferry.app,
         A.ferry.lz.receiveUln302,
         [],

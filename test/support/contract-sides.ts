@@ -36,7 +36,7 @@ import {
   deployFerryLzChain,
   EXECUTOR_KEY,
   type FerryLzChain,
-  wireAndLockFerryLzChain,
+  wireAndLockFerryLzChains,
 } from './ferry-lz-deploy.ts';
 
 /**
@@ -82,13 +82,13 @@ export interface Side {
   lzClient(key: Hex): LzChainClient;
 }
 
-async function startSide(chainId: number, eid: number): Promise<Side> {
+async function startSide(chainId: number, eid: number, remoteEid: number): Promise<Side> {
   const anvil = await startAnvil({ chainId });
   const chain = devnetChain(chainId, anvil.rpcUrl);
   const pub = createPublicClient({ chain, transport: http(anvil.rpcUrl), pollingInterval: 50 });
   const lzClient = (key: Hex) => lzChainClient(anvil.rpcUrl, chainId, key);
   const deployer = lzClient(deployerKey);
-  const ferry = await deployFerryLzChain(deployer, eid, GRACE);
+  const ferry = await deployFerryLzChain(anvil, deployerKey, { eid, remoteEid }, GRACE);
   const token = async (symbol: string, name: string) =>
     getAddress((await deployLz(deployer, symbol, loadArtifact('TestStablecoin'), [name, symbol])).address);
   const tokens = {
@@ -130,11 +130,17 @@ export let nonce = 0n;
 
 /** Starts both chains with LayerZero and Ferry's contracts, wired and locked (a suite's beforeAll). */
 export async function startSides(): Promise<void> {
-  [A, B] = await Promise.all([startSide(INPUT_CHAIN_ID, 40_001), startSide(OUTPUT_CHAIN_ID, 40_002)]);
-  await Promise.all([
-    wireAndLockFerryLzChain(A.lzClient(deployerKey), A.ferry, B.ferry),
-    wireAndLockFerryLzChain(B.lzClient(deployerKey), B.ferry, A.ferry),
+  [A, B] = await Promise.all([
+    startSide(INPUT_CHAIN_ID, 40_001, 40_002),
+    startSide(OUTPUT_CHAIN_ID, 40_002, 40_001),
   ]);
+  const chains = [A, B].map((side) => ({
+    name: side.chain.name,
+    rpcUrl: side.anvil.rpcUrl,
+    chainId: side.chain.id,
+    ferry: side.ferry,
+  }));
+  await wireAndLockFerryLzChains(chains, deployerKey);
 }
 
 export async function stopSides(): Promise<void> {
