@@ -2,14 +2,18 @@
  * scripts/soak.ts's liquidity provider: fills deposited orders on the output chain, one transaction at a time,
  * leaving alone the swaps meant to stay unfilled.
  */
+import type { Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { loadArtifact } from '../src/chains/contract-artifacts.ts';
 import { ANVIL_KEYS } from '../src/chains/devnet.ts';
+import { proveOptions } from '../src/chains/lp-chain-clients.ts';
+import { orderTermsFrom } from '../src/domain/order-typed-data.ts';
 import { chainClients } from './soak-chains.ts';
 import { type Ctx, type Fail, type SoakHttp, type SwapRecord, sleep } from './soak-traffic.ts';
 
 export const lpWallet = privateKeyToAccount(ANVIL_KEYS[4]);
-const fillAbi = loadArtifact('FerryFill').abi;
+const appAbi = loadArtifact('FerryApp').abi;
+const escrowAbi = loadArtifact('FerryEscrow').abi;
 
 export function startLiquidityProvider(
   ctx: Ctx,
@@ -17,9 +21,40 @@ export function startLiquidityProvider(
   swaps: Map<string, SwapRecord>,
   fail: Fail,
 ) {
-  const out = ctx.chains[1]!;
+  const [input, out] = [ctx.chains[0]!, ctx.chains[1]!];
   const c = chainClients(out);
   const wallet = c.wallet(lpWallet);
+  // Like the reference bot: the fill proves itself when the input chain's escrow is settled by its FerryApp.
+  let proving: Promise<boolean> | null = null;
+  const proves = () =>
+    (proving ??= chainClients(input)
+      .public.readContract({ address: input.contracts.escrow, abi: escrowAbi, functionName: 'settler' })
+      .then((settler) => (settler as Hex).toLowerCase() === input.contracts.fill.toLowerCase()));
+  const fill = async (typedData: any) => {
+    const order = orderTermsFrom(typedData);
+    const escrow = typedData.domain.verifyingContract as Hex;
+    if (!(await proves()))
+      return wallet.writeContract({
+        address: out.contracts.fill,
+        abi: appAbi,
+        functionName: 'fill',
+        args: [order, escrow],
+      });
+    const options = proveOptions(1);
+    const fee = (await c.public.readContract({
+      address: out.contracts.fill,
+      abi: appAbi,
+      functionName: 'quoteProve',
+      args: [[order], escrow, options],
+    })) as bigint;
+    return wallet.writeContract({
+      address: out.contracts.fill,
+      abi: appAbi,
+      functionName: 'fillAndProve',
+      args: [order, escrow, options],
+      value: fee,
+    });
+  };
   let running = true;
   let fills = 0;
   const loop = (async () => {
@@ -30,20 +65,8 @@ export function startLiquidityProvider(
       for (const order of deposited.body?.data?.orders ?? []) {
         const record = swaps.get(order.orderId);
         if (!record || record.leaveUnfilled || record.filled) continue;
-        const m = record.typedData.message;
         try {
-          const hash = await wallet.writeContract({
-            address: out.contracts.fill,
-            abi: fillAbi,
-            functionName: 'fill',
-            args: [
-              order.blockchainOrderId,
-              m.outputToken,
-              BigInt(m.outputAmount),
-              m.recipient,
-              BigInt(m.fillDeadline),
-            ],
-          });
+          const hash = await fill(record.typedData);
           await c.public.waitForTransactionReceipt({ hash });
           record.filled = true;
           fills++;

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createPublicClient, erc20Abi, http } from 'viem';
+import { createPublicClient, erc20Abi, type Hex, http, parseEventLogs } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadArtifact } from '../src/chains/contract-artifacts.ts';
@@ -185,6 +185,16 @@ describe('reference LP bot against a running Ferry', () => {
         fromBlock: 0n,
       });
       expect(events.map((e) => e.transactionHash)).toEqual([fillTx]);
+      // The devnets settle through LayerZero: the bot's fill transaction also sent the proof of the fill.
+      const receipt = await client.getTransactionReceipt({ hash: fillTx });
+      const proofs = parseEventLogs({
+        abi: loadArtifact('FerryApp').abi,
+        eventName: 'ProofSent',
+        logs: receipt.logs,
+      });
+      expect(proofs.map((p) => (p.args as { orderHashes: readonly Hex[] }).orderHashes)).toEqual([
+        [orderHash],
+      ]);
 
       h.app.worker!.start();
       const completed = await waitForStatus(h, mm.apiKey, q.orderId, 'completed');
@@ -291,6 +301,7 @@ describe('reference LP bot against a running Ferry', () => {
     return {
       orderId: swap.orderId,
       orderHash: swap.orderHash,
+      typedData: swap.typedData,
       fillDeadline: Number(swap.typedData.message.fillDeadline),
     };
   }
@@ -351,7 +362,7 @@ describe('reference LP bot against a running Ferry', () => {
       const chainA = createPublicClient({ transport: http(h.registry.chain(h.chainA)!.rpcUrl) });
       const nowA = Number((await chainA.getBlock({ blockTag: 'latest' })).timestamp);
       await increaseChainTime(h, h.chainA, order.fillDeadline - nowA + 2 * 86_400);
-      await refundAsOfferer(h, order.orderHash);
+      await refundAsOfferer(h, order);
       const listed = await h.http('GET', `/api/v1/orders/${order.orderId}`, { apiKey: lp.apiKey });
       expect(listed.body.data.status).toBe('deposited');
 
