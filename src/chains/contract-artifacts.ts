@@ -5,6 +5,7 @@ import type { Abi, Hex } from 'viem';
 export const CONTRACT_NAMES = [
   'AttesterMessenger',
   'FalseToken',
+  'FerryApp',
   'FerryEscrow',
   'FerryFill',
   'NoReturnToken',

@@ -221,7 +221,14 @@ describe('settlement authorisation', () => {
     );
     // Nor one signed for the same escrow address on the other chain.
     const otherChain = await attester.signTypedData(
-      fillAttestationTypedData({ messenger, escrow: escrow(), inputChainId: OUTPUT_CHAIN_ID, orderHash }),
+      fillAttestationTypedData({
+        messenger,
+        escrow: escrow(),
+        inputChainId: OUTPUT_CHAIN_ID,
+        orderHash,
+        filler: filler.address,
+        fillTime: 0n,
+      }),
     );
     await expectRevert(
       send(A, fillerKey, messenger, messengerAbi, 'relayFill', [escrow(), orderHash, otherChain]),

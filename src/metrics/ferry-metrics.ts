@@ -31,6 +31,8 @@ export interface FerryMetrics {
   readonly chainActionsCancelled: Counter<ActionLabel>;
   readonly nonceGapsRepaired: Counter<'chain'>;
   readonly settlementReverts: Counter<ActionLabel>;
+  readonly settlementMessages: Counter<'status'>;
+  readonly fillToDelivery: Histogram<string>;
   readonly relayerBalance: Gauge<'chain'>;
   readonly rpcErrors: Counter<ActionLabel>;
   readonly openStreams: Gauge<'kind'>;
@@ -115,6 +117,18 @@ export function createMetrics(): FerryMetrics {
       name: 'ferry_settlement_reverts_total',
       help: 'Deposits, settles and refunds that reverted on chain or would revert when retried, by chain and kind',
       labelNames: ['chain', 'kind'] as const,
+      registers,
+    }),
+    settlementMessages: new Counter({
+      name: 'ferry_settlement_messages_total',
+      help: "Orders' settlement messages reaching a status (sent, verified, delivered), as the settlement worker saw them",
+      labelNames: ['status'] as const,
+      registers,
+    }),
+    fillToDelivery: new Histogram({
+      name: 'ferry_fill_to_delivery_seconds',
+      help: "From a fill's block to the delivery of its proof to the escrow (chain time of both), per order",
+      buckets: [1, 2, 5, 10, 20, 30, 60, 120, 300, 600, 1800, 3600],
       registers,
     }),
     relayerBalance: new Gauge({

@@ -168,13 +168,20 @@ export function expectRevert(promise: Promise<unknown>, error: string) {
   return expect(promise).rejects.toThrow(new RegExp(`\\b${error}\\b`));
 }
 
-export async function attest(orderHash: Hex, key: Hex = attesterKey, escrowAddress: Address = escrow()) {
+export async function attest(
+  orderHash: Hex,
+  key: Hex = attesterKey,
+  escrowAddress: Address = escrow(),
+  fillTime = 0n,
+) {
   return privateKeyToAccount(key).signTypedData(
     fillAttestationTypedData({
       messenger: A.deployment.contracts.messenger,
       escrow: escrowAddress,
       inputChainId: INPUT_CHAIN_ID,
       orderHash,
+      filler: filler.address,
+      fillTime,
     }),
   );
 }
