@@ -66,7 +66,8 @@ export function decideProof(
   route: LayerZeroRoute,
 ): SettlementDecision {
   const { prove, commit, execute } = obs.actions;
-  const clock = [route.now, obs.outputTime].reduce((a, b) => (b > a ? b : a));
+  // biome-ignore lint/complexity/useMathMinMax: bigints; Math.max takes numbers only
+  const clock = route.now > obs.outputTime ? route.now : obs.outputTime;
   const proof = route.proof;
   if (!proof) {
     if (prove) return sendOrFollow('prove', prove);
