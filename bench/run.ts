@@ -46,6 +46,7 @@ import {
 } from './lib/bench-settings.ts';
 import { fanOut } from './lib/fanout-scenario.ts';
 import { logRow, measureBaseline } from './lib/load-row.ts';
+import { lzGasRows, measureLzGas } from './lib/lz-gas.ts';
 import { runMultiInstance } from './lib/multi-instance.ts';
 import { createPgDatabase, measureRawPgWrites, type RawWriteResult } from './lib/pg-writes.ts';
 import {
@@ -238,6 +239,14 @@ async function runSettlement(): Promise<BackendRun> {
   };
 }
 
+/** Scenario 12: gas per order through LayerZero V2, on two anvils of its own. */
+async function runLzGas(): Promise<BackendRun> {
+  say('\n== gas per order through LayerZero V2 (12): two anvils, LayerZero and Ferry deployed, apps locked');
+  const scenarios = lzGasRows(await measureLzGas(say));
+  for (const row of scenarios) logRow(row);
+  return { backend: 'gas per order (LayerZero V2 on anvil, receipts gasUsed)', seed: {}, scenarios };
+}
+
 async function main() {
   say(`Ferry bench: ${DURATION} s per scenario${QUICK ? ' (quick)' : ''}, ${CONNECTIONS} connections`);
   const baselineServer = await startBaseline();
@@ -249,6 +258,7 @@ async function main() {
       : null;
     if (embedded) runs.push(embedded);
     if (wants('11')) runs.push(await runSettlement());
+    if (wants('12')) runs.push(await runLzGas());
     const pgUrl = process.env.BENCH_DATABASE_URL;
     const redisUrl = process.env.BENCH_REDIS_URL;
     if (pgUrl && (wants('8') || wants('9') || BACKEND_SCENARIOS.some(wants))) {

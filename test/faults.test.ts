@@ -4,6 +4,7 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AnvilInstance, startAnvil } from '../src/chains/anvil-process.ts';
 import { ANVIL_KEYS } from '../src/chains/devnet.ts';
+import { orderTermsFrom } from '../src/domain/order-typed-data.ts';
 import { approveEscrow, fillOrder } from './support/chain-actors.ts';
 import {
   anvilPid,
@@ -310,14 +311,8 @@ describe.skipIf(process.platform !== 'linux')('a chain RPC goes away', () => {
 
     const fillTx = await fillOrder(h, lpWallet, {
       chain: h.chainB,
-      orderHash:
-        deposited.blockchainOrderId ??
-        (await h.http('GET', `/api/v1/orders/${q.orderId}`, { apiKey: mm.apiKey })).body.data
-          .blockchainOrderId,
-      token: h.usdcB,
-      amount: output,
-      recipient: h.otherWallet.address,
-      fillDeadline: BigInt(q.typedData.message.fillDeadline),
+      order: orderTermsFrom(q.typedData),
+      escrow: q.typedData.domain.verifyingContract,
     });
     const completed = await waitForStatus(h, mm.apiKey, q.orderId, 'completed', 45_000);
     expect(completed.details.dstChainTxHash).toBe(fillTx);

@@ -291,6 +291,7 @@ describe('reference LP bot against a running Ferry', () => {
     return {
       orderId: swap.orderId,
       orderHash: swap.orderHash,
+      typedData: swap.typedData,
       fillDeadline: Number(swap.typedData.message.fillDeadline),
     };
   }
@@ -351,7 +352,7 @@ describe('reference LP bot against a running Ferry', () => {
       const chainA = createPublicClient({ transport: http(h.registry.chain(h.chainA)!.rpcUrl) });
       const nowA = Number((await chainA.getBlock({ blockTag: 'latest' })).timestamp);
       await increaseChainTime(h, h.chainA, order.fillDeadline - nowA + 2 * 86_400);
-      await refundAsOfferer(h, order.orderHash);
+      await refundAsOfferer(h, order);
       const listed = await h.http('GET', `/api/v1/orders/${order.orderId}`, { apiKey: lp.apiKey });
       expect(listed.body.data.status).toBe('deposited');
 

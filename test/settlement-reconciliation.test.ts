@@ -1,6 +1,7 @@
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ANVIL_KEYS, DEVNET_SETTLE_GRACE_SECONDS } from '../src/chains/devnet.ts';
+import type { OrderTypedData } from '../src/domain/order-typed-data.ts';
 import {
   approveEscrow,
   balanceOf,
@@ -50,8 +51,7 @@ describe('settlement follows the chain', () => {
         .orderBy('created_at')
         .execute()
     ).map((a) => a.kind);
-  const fill = (swap: { orderHash: `0x${string}`; fillDeadline: bigint }, amount: bigint) =>
-    fillSwap(h, lpWallet, swap, amount);
+  const fill = (swap: { typedData: OrderTypedData }, amount: bigint) => fillSwap(h, lpWallet, swap, amount);
 
   it('an approval sent after the swap is waited for: the order deposits and completes', async () => {
     await approveEscrow(h, h.chainA, h.usdcA, h.offerer, 0n);
@@ -100,7 +100,7 @@ describe('settlement follows the chain', () => {
     try {
       await setChainTime(h, h.chainA, swap.fillDeadline + 1n);
       // Within the grace the offerer cannot take the input back, and Ferry does not try.
-      await expect(refundAsOfferer(h, swap.orderHash)).rejects.toThrow(/RefundNotOpen/);
+      await expect(refundAsOfferer(h, swap)).rejects.toThrow(/RefundNotOpen/);
       await workerPasses(h, 2);
       expect(await statusOf(swap.orderId)).toBe('deposited');
       // The output chain is still before fillDeadline: the LP's fill is on time.
@@ -113,7 +113,7 @@ describe('settlement follows the chain', () => {
     expect(await kindsOf(swap.orderId)).toEqual(['deposit', 'settle']);
     // After the grace the refund is gone for good: the escrow paid the LP.
     await setChainTime(h, h.chainA, swap.fillDeadline + GRACE + 2n);
-    await expect(refundAsOfferer(h, swap.orderHash)).rejects.toThrow(/NotActive/);
+    await expect(refundAsOfferer(h, swap)).rejects.toThrow(/NotActive/);
     expect(await balanceOf(h, h.chainA, h.usdcA, h.offerer.address)).toBe(before.offerer);
     await catchUpClock(h);
   });
@@ -127,7 +127,7 @@ describe('settlement follows the chain', () => {
     // Only the input chain moves on: Ferry itself would not refund yet (the output chain still takes fills),
     // so `refunded` can only come from reading the escrow. The worker keeps running throughout.
     await setChainTime(h, h.chainA, swap.fillDeadline + GRACE + 1n);
-    await refundAsOfferer(h, swap.orderHash);
+    await refundAsOfferer(h, swap);
     const refunded = await waitForStatus(h, mm.apiKey, swap.orderId, 'refunded');
     expect(refunded.failureReason).toMatch(/refunded to the offerer on chain/);
     expect(await balanceOf(h, h.chainA, h.usdcA, h.offerer.address)).toBe(before + input);

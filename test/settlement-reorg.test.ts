@@ -1,7 +1,12 @@
-import { keccak256, toHex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ANVIL_KEYS } from '../src/chains/devnet.ts';
+import {
+  buildOrderTypedData,
+  hashOrderTypedData,
+  type OrderTerms,
+  orderTermsFrom,
+} from '../src/domain/order-typed-data.ts';
 import {
   approveEscrow,
   balanceOf,
@@ -68,11 +73,8 @@ describe('a reorg that removes a fill', () => {
     const recipientBefore = await balanceOf(h, h.chainB, h.usdcB, h.otherWallet.address);
     const fill = {
       chain: h.chainB,
-      orderHash: swap.orderHash,
-      token: h.usdcB,
-      amount: output,
-      recipient: h.otherWallet.address,
-      fillDeadline: swap.fillDeadline,
+      order: orderTermsFrom(swap.typedData),
+      escrow: swap.typedData.domain.verifyingContract,
     };
 
     // The fill lands, and is seen at depth 1, then 2: not yet enough.
@@ -114,8 +116,24 @@ describe('a reorg that removes a fill', () => {
   });
 
   it('a fill already indexed is forgotten when a reorg deeper than the confirmations removes its block', async () => {
-    // Chain A counts a fill at depth 1. A fill of an unknown order hash is indexed at once, then reorged away.
-    const orderHash = keccak256(toHex(`reorg-${Date.now()}`));
+    // Chain A counts a fill at depth 1. A fill of an order no escrow holds is indexed at once, then reorged away.
+    const chainA = h.registry.chain(h.chainA)!;
+    const order: OrderTerms = {
+      offerer: h.offerer.address,
+      recipient: h.otherWallet.address,
+      inputToken: h.usdcB,
+      outputToken: h.usdcA,
+      inputAmount: 1n,
+      outputAmount: 1n,
+      inputChainId: BigInt(h.registry.chain(h.chainB)!.chainId),
+      outputChainId: BigInt(chainA.chainId),
+      filler: lpWallet.address,
+      nonce: BigInt(Date.now()),
+      openDeadline: 2n ** 40n,
+      fillDeadline: 2n ** 40n,
+    };
+    const escrow = h.registry.chain(h.chainB)!.contracts.escrow;
+    const orderHash = hashOrderTypedData(buildOrderTypedData(order, escrow));
     const indexedFills = () =>
       h.app.database.db
         .selectFrom('chain_fills')
@@ -125,14 +143,7 @@ describe('a reorg that removes a fill', () => {
         .execute();
     await h.app.worker!.stop();
     try {
-      const tx = await fillOrder(h, lpWallet, {
-        chain: h.chainA,
-        orderHash,
-        token: h.usdcA,
-        amount: 1n,
-        recipient: h.otherWallet.address,
-        fillDeadline: 2n ** 40n,
-      });
+      const tx = await fillOrder(h, lpWallet, { chain: h.chainA, order, escrow, prove: false });
       await passes(1);
       expect((await indexedFills()).map((f) => f.tx_hash)).toEqual([tx]);
 

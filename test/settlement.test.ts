@@ -148,7 +148,7 @@ describe.each([
       // Both chains move past this order's fill deadline; the offerer refunds on chain before Ferry does.
       await increaseChainTime(h, h.chainA, 3 * 3600);
       await increaseChainTime(h, h.chainB, 3 * 3600);
-      await refundAsOfferer(h, swap.orderHash);
+      await refundAsOfferer(h, swap);
       await h.app.worker!.runOnce();
     } finally {
       h.app.worker!.start();

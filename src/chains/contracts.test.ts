@@ -2,10 +2,10 @@ import { type Hex, hashTypedData, keccak256, parseEventLogs, parseSignature, toH
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   A,
+  appAbi,
   approveAndDeposit,
   approveOutput,
   attest,
-  attester,
   attesterKey,
   B,
   balanceOf,
@@ -14,7 +14,6 @@ import {
   escrowAbi,
   expectRevert,
   fill,
-  fillAbi,
   filler,
   fillerKey,
   hashOrder,
@@ -23,7 +22,6 @@ import {
   messengerAbi,
   now,
   OUTPUT_CHAIN_ID,
-  offerer,
   offererKey,
   read,
   recipient,
@@ -39,15 +37,13 @@ import {
   usdtB,
 } from '../../test/support/contract-sides.ts';
 import { ORDER_TYPE } from '../domain/order-typed-data.ts';
-import { fillAttestationTypedData } from './fill-attestation.ts';
 
-beforeAll(startSides);
+/** FerryEscrow deposits, FerryFill fills and the attester route, on two anvil chains (contract-sides.ts). */
+beforeAll(startSides, 180_000);
 afterAll(stopSides);
 
-// ------------------------------------------------------------------ tests
-
 describe('FerryEscrow order hashing', () => {
-  it('hashOrder equals viem hashTypedData over the published Order type', async () => {
+  it('hashOrder equals viem hashTypedData over the published Order type, on both chains', async () => {
     const order = await makeOrder();
     const expected = hashTypedData({
       domain: { name: 'Ferry', version: '1', chainId: INPUT_CHAIN_ID, verifyingContract: escrow() },
@@ -57,6 +53,11 @@ describe('FerryEscrow order hashing', () => {
     });
     expect(await read(A, escrow(), escrowAbi, 'hashOrder', [order])).toBe(expected);
     expect(hashOrder(order, escrow())).toBe(expected);
+    // The output chain records the fill under the same hash (the domain is the input chain's escrow).
+    await approveOutput(order.outputAmount);
+    const receipt = await fill(order);
+    const [filled] = parseEventLogs({ abi: appAbi, eventName: 'Filled', logs: receipt.logs });
+    expect((filled?.args as unknown as { orderHash: Hex } | undefined)?.orderHash).toBe(expected);
   });
 
   it('uses the exact Order type string', async () => {
@@ -68,58 +69,33 @@ describe('FerryEscrow order hashing', () => {
   });
 });
 
-describe('swap lifecycle', () => {
-  it('deposit -> fill -> attest -> settle conserves balances', async () => {
+describe('deposits: one slot per order', () => {
+  it('locks the input under the orderHash, Active, with the offerer’s signature submitted by anyone', async () => {
     const order = await makeOrder();
-    const orderHash = hashOrder(order, escrow());
-    const before = {
-      offerer: await balanceOf(A, usdcA(), offerer.address),
-      fillerIn: await balanceOf(A, usdcA(), filler.address),
-      escrow: await balanceOf(A, usdcA(), escrow()),
-      fillerOut: await balanceOf(B, usdtB(), filler.address),
-      recipient: await balanceOf(B, usdtB(), recipient),
-    };
-
-    const depositReceipt = await approveAndDeposit(order);
-    const [deposited] = parseEventLogs({ abi: escrowAbi, logs: depositReceipt.logs, eventName: 'Deposited' });
+    const orderHash = hashOrder(order);
+    const before = await balanceOf(A, usdcA(), escrow());
+    const receipt = await approveAndDeposit(order);
+    const [deposited] = parseEventLogs({ abi: escrowAbi, eventName: 'Deposited', logs: receipt.logs });
     expect(deposited?.args).toEqual({
       orderHash,
-      offerer: offerer.address,
+      offerer: order.offerer,
       inputToken: order.inputToken,
       inputAmount: order.inputAmount,
     });
     expect(await status(orderHash)).toBe(1);
-    expect(await balanceOf(A, usdcA(), escrow())).toBe(before.escrow + order.inputAmount);
-
-    await approveOutput(order.outputAmount);
-    await fill(order, orderHash);
-    expect(await read(B, B.deployment.contracts.fill, fillAbi, 'filled', [orderHash, filler.address])).toBe(
-      true,
-    );
-
-    // Anyone may relay the attester's signature.
-    await send(A, strangerKey, A.deployment.contracts.messenger, messengerAbi, 'relayFill', [
-      escrow(),
-      orderHash,
-      await attest(orderHash),
-    ]);
-    expect(await status(orderHash)).toBe(2);
-
-    expect(await balanceOf(A, usdcA(), offerer.address)).toBe(before.offerer - order.inputAmount);
-    expect(await balanceOf(A, usdcA(), filler.address)).toBe(before.fillerIn + order.inputAmount);
-    expect(await balanceOf(A, usdcA(), escrow())).toBe(before.escrow);
-    expect(await balanceOf(B, usdtB(), filler.address)).toBe(before.fillerOut - order.outputAmount);
-    expect(await balanceOf(B, usdtB(), recipient)).toBe(before.recipient + order.outputAmount);
-
-    // The attestation cannot settle twice.
-    await expectRevert(
-      send(A, strangerKey, A.deployment.contracts.messenger, messengerAbi, 'relayFill', [
-        escrow(),
-        orderHash,
-        await attest(orderHash),
-      ]),
-      'NotActive',
-    );
+    expect(await balanceOf(A, usdcA(), escrow())).toBe(before + order.inputAmount);
+    // One cold storage slot is written (the status); the rest comes back as calldata.
+    const slots = await A.pub.request({
+      method: 'debug_traceTransaction' as never,
+      params: [
+        receipt.transactionHash,
+        { tracer: 'prestateTracer', tracerConfig: { diffMode: true } },
+      ] as never,
+    });
+    const escrowStorage = (slots as { post: Record<string, { storage?: Record<string, Hex> }> }).post[
+      escrow().toLowerCase()
+    ]?.storage;
+    expect(Object.keys(escrowStorage ?? {})).toHaveLength(1);
   });
 
   it('rejects a replayed deposit of the same signed order', async () => {
@@ -146,7 +122,7 @@ describe('swap lifecycle', () => {
     const good = await sign(order);
     await expectRevert(approveAndDeposit(order, `${good.slice(0, -2)}01` as Hex), 'InvalidSignature');
     await expectRevert(approveAndDeposit(order, good.slice(0, -2) as Hex), 'InvalidSignature');
-    expect(await status(hashOrder(order, escrow()))).toBe(0);
+    expect(await status(hashOrder(order))).toBe(0);
   });
 
   it('rejects orders for another chain, past their open deadline or malformed', async () => {
@@ -159,6 +135,7 @@ describe('swap lifecycle', () => {
     await expectRevert(approveAndDeposit(await makeOrder({ inputAmount: 0n })), 'InvalidOrder');
     const noFiller = await makeOrder({ filler: '0x0000000000000000000000000000000000000000' });
     await expectRevert(approveAndDeposit(noFiller), 'InvalidOrder');
+    await expectRevert(approveAndDeposit(await makeOrder({ fillDeadline: t + 599n })), 'InvalidOrder');
   });
 
   it('fails the deposit when the offerer has not approved the escrow', async () => {
@@ -172,74 +149,94 @@ describe('swap lifecycle', () => {
   });
 });
 
-describe('FerryFill', () => {
-  it('fills an order only once per filler, and a stranger cannot block the filler', async () => {
+describe('FerryFill (the output side of FerryApp)', () => {
+  it('pays exactly the order’s output to its recipient, only from the order’s filler, once', async () => {
     const order = await makeOrder();
-    const orderHash = hashOrder(order, escrow());
-    // A stranger pays first under the same hash: recorded as its own fill, not the designated filler's.
-    await send(B, offererKey, usdtB(), tokenAbi, 'approve', [
-      B.deployment.contracts.fill,
-      order.outputAmount,
-    ]);
-    await fill(order, orderHash, offererKey);
-    await expectRevert(fill(order, orderHash, offererKey), 'AlreadyFilled');
+    const orderHash = hashOrder(order);
+    // Anyone else paying the recipient is refused: a stranger cannot record (and so block) the filler's fill.
+    await send(B, strangerKey, usdtB(), tokenAbi, 'approve', [B.ferry.app, order.outputAmount]);
+    await expectRevert(fill(order, strangerKey), 'NotFiller');
     await approveOutput(order.outputAmount * 2n);
-    await fill(order, orderHash);
-    await expectRevert(fill(order, orderHash), 'AlreadyFilled');
+    const before = {
+      filler: await balanceOf(B, usdtB(), filler.address),
+      recipient: await balanceOf(B, usdtB(), recipient),
+    };
+    const receipt = await fill(order);
+    const block = await B.pub.getBlock({ blockNumber: receipt.blockNumber });
+    expect(await read(B, B.ferry.app, appAbi, 'fillTimes', [orderHash])).toBe(block.timestamp);
+    const [filled] = parseEventLogs({ abi: appAbi, eventName: 'Filled', logs: receipt.logs });
+    expect(filled?.args).toEqual({
+      orderHash,
+      filler: filler.address,
+      recipient,
+      outputToken: usdtB(),
+      outputAmount: order.outputAmount,
+    });
+    expect(await balanceOf(B, usdtB(), filler.address)).toBe(before.filler - order.outputAmount);
+    expect(await balanceOf(B, usdtB(), recipient)).toBe(before.recipient + order.outputAmount);
+    await expectRevert(fill(order), 'AlreadyFilled');
   });
 
-  it('refuses fills after the fill deadline', async () => {
-    const order = await makeOrder({ fillDeadline: (await now(B)) - 1n });
-    await approveOutput(order.outputAmount);
-    await expectRevert(fill(order, hashOrder(order, escrow())), 'FillDeadlinePassed');
+  it('refuses fills after the fill deadline and on another chain', async () => {
+    const late = await makeOrder({ fillDeadline: (await now(B)) - 1n, openDeadline: (await now(B)) - 2n });
+    await approveOutput(late.outputAmount);
+    await expectRevert(fill(late), 'FillDeadlinePassed');
+    const elsewhere = await makeOrder({ outputChainId: BigInt(INPUT_CHAIN_ID) });
+    await expectRevert(fill(elsewhere), 'WrongChain');
+    expect(await read(B, B.ferry.app, appAbi, 'fillTimes', [hashOrder(late)])).toBe(0n);
   });
 });
 
-describe('settlement authorisation', () => {
-  it('only the messenger can settle, and only with the attester’s signature for this escrow', async () => {
-    const order = await makeOrder();
-    const orderHash = hashOrder(order, escrow());
-    await approveAndDeposit(order);
-    const messenger = A.deployment.contracts.messenger;
+describe('the attester route (AttesterMessenger settles its own escrow)', () => {
+  const relay = async (order: Awaited<ReturnType<typeof makeOrder>>, fillTime: bigint, signature: Hex) =>
+    send(A, strangerKey, A.attested.messenger, messengerAbi, 'relayFill', [
+      A.attested.escrow,
+      order,
+      fillTime,
+      signature,
+    ]);
 
-    await expectRevert(send(A, fillerKey, escrow(), escrowAbi, 'settle', [orderHash]), 'NotMessenger');
-    await expectRevert(send(A, attesterKey, escrow(), escrowAbi, 'settle', [orderHash]), 'NotMessenger');
+  it('settles with the attester’s signature over the fill time; anything else is refused or skipped', async () => {
+    const order = await makeOrder();
+    const orderHash = hashOrder(order, A.attested.escrow);
+    await approveAndDeposit(order, undefined, A.attested.escrow);
+    const fillTime = await now(A);
+    // Not the attester's key; the attester's signature over another fill time or another order.
+    await expectRevert(relay(order, fillTime, await attest(order, fillTime, fillerKey)), 'WrongAttester');
+    await expectRevert(relay(order, fillTime + 1n, await attest(order, fillTime)), 'WrongAttester');
+    const other = await makeOrder();
+    await expectRevert(relay(order, fillTime, await attest(other, fillTime)), 'WrongAttester');
+    // The attester itself cannot call the escrow: only its messenger settles it.
     await expectRevert(
-      send(A, fillerKey, messenger, messengerAbi, 'relayFill', [
-        escrow(),
-        orderHash,
-        await attest(orderHash, fillerKey),
+      send(A, attesterKey, A.attested.escrow, escrowAbi, 'settleFills', [
+        [{ order, filler: filler.address, fillTime }],
       ]),
-      'WrongAttester',
+      'NotSettler',
     );
-    // A genuine attestation for another escrow cannot be redirected to this one. (Not B's escrow: the
-    // deterministic deployment puts it at the same address; the chain id in the digest separates those.)
-    const otherEscrow = await attest(orderHash, attesterKey, stranger.address);
-    await expectRevert(
-      send(A, fillerKey, messenger, messengerAbi, 'relayFill', [escrow(), orderHash, otherEscrow]),
-      'WrongAttester',
-    );
-    // Nor one signed for the same escrow address on the other chain.
-    const otherChain = await attester.signTypedData(
-      fillAttestationTypedData({
-        messenger,
-        escrow: escrow(),
-        inputChainId: OUTPUT_CHAIN_ID,
-        orderHash,
-        filler: filler.address,
-        fillTime: 0n,
-      }),
-    );
-    await expectRevert(
-      send(A, fillerKey, messenger, messengerAbi, 'relayFill', [escrow(), orderHash, otherChain]),
-      'WrongAttester',
-    );
-    // Nor an attestation for a different order.
-    const otherOrder = await attest(hashOrder(await makeOrder(), escrow()));
-    await expectRevert(
-      send(A, fillerKey, messenger, messengerAbi, 'relayFill', [escrow(), orderHash, otherOrder]),
-      'WrongAttester',
-    );
-    expect(await status(orderHash)).toBe(1);
+    expect(await status(orderHash, A.attested.escrow)).toBe(1);
+
+    // A fill attested after fillDeadline settles nothing: the escrow skips it as LateFill (2).
+    const late = await relay(order, order.fillDeadline + 1n, await attest(order, order.fillDeadline + 1n));
+    const [skipped] = parseEventLogs({ abi: escrowAbi, eventName: 'SettleSkipped', logs: late.logs });
+    expect(skipped?.args).toEqual({ orderHash, reason: 2 });
+    expect(await status(orderHash, A.attested.escrow)).toBe(1);
+
+    const before = await balanceOf(A, usdcA(), filler.address);
+    const settled = await relay(order, fillTime, await attest(order, fillTime));
+    expect(parseEventLogs({ abi: escrowAbi, eventName: 'Settled', logs: settled.logs })[0]?.args).toEqual({
+      orderHash,
+      filler: filler.address,
+    });
+    expect(await status(orderHash, A.attested.escrow)).toBe(2);
+    expect(await balanceOf(A, usdcA(), filler.address)).toBe(before + order.inputAmount);
+    // A replay settles nothing: NotActive (0), and the filler is not paid twice.
+    const replay = await relay(order, fillTime, await attest(order, fillTime));
+    expect(
+      parseEventLogs({ abi: escrowAbi, eventName: 'SettleSkipped', logs: replay.logs })[0]?.args,
+    ).toEqual({
+      orderHash,
+      reason: 0,
+    });
+    expect(await balanceOf(A, usdcA(), filler.address)).toBe(before + order.inputAmount);
   });
 });

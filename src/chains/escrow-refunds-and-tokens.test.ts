@@ -1,25 +1,28 @@
-import { type Address, createTestClient, http, parseSignature } from 'viem';
+import { type Address, createTestClient, type Hex, http, parseEventLogs, parseSignature } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   A,
   approveAndDeposit,
   approveOutput,
-  attest,
   balanceOf,
+  commit,
+  deliver,
   deployerKey,
   escrow,
   escrowAbi,
+  execute,
   expectRevert,
   fill,
+  fillAndProve,
   filler,
   GRACE,
   hashOrder,
   INPUT_CHAIN_ID,
   increaseTime,
   makeOrder,
-  messengerAbi,
   offerer,
   offererKey,
+  prove,
   read,
   send,
   sign,
@@ -30,48 +33,50 @@ import {
   strangerKey,
   tokenAbi,
   usdcA,
+  verifyBy,
 } from '../../test/support/contract-sides.ts';
 import { loadArtifact } from './contract-artifacts.ts';
 
-/** FerryEscrow refunds, tokens that break the ERC-20 conventions, and deposits authorised by permit, on two anvil chains. */
-beforeAll(startSides);
+type Order = Awaited<ReturnType<typeof makeOrder>>;
+
+/**
+ * FerryEscrow refunds (and proofs that arrive around them), a token failing during delivery, tokens that break the
+ * ERC-20 conventions, and deposits authorised by permit, on two anvil chains with LayerZero (contract-sides.ts).
+ */
+beforeAll(startSides, 180_000);
 afterAll(stopSides);
 
 describe('refunds', () => {
-  it('refunds only after the fill deadline plus the settle grace, once, and never settles afterwards', async () => {
+  const refund = (order: Order, key: Hex = strangerKey) =>
+    send(A, key, escrow(), escrowAbi, 'refund', [order]);
+
+  it('refunds the full order only after the fill deadline plus the settle grace, once', async () => {
     const order = await makeOrder();
-    const orderHash = hashOrder(order, escrow());
+    const orderHash = hashOrder(order);
     const before = await balanceOf(A, usdcA(), offerer.address);
     await approveAndDeposit(order);
     expect(await read(A, escrow(), escrowAbi, 'settleGrace')).toBe(BigInt(GRACE));
-    await expectRevert(send(A, strangerKey, escrow(), escrowAbi, 'refund', [orderHash]), 'RefundNotOpen');
+    await expectRevert(refund(order), 'RefundNotOpen');
     // Past fillDeadline but inside the grace: still closed, for the offerer too.
     await increaseTime(A, 3601);
-    await expectRevert(send(A, offererKey, escrow(), escrowAbi, 'refund', [orderHash]), 'RefundNotOpen');
-
+    await expectRevert(refund(order, offererKey), 'RefundNotOpen');
     await increaseTime(A, GRACE);
-    const receipt = await send(A, strangerKey, escrow(), escrowAbi, 'refund', [orderHash]);
-    expect(receipt.logs).toHaveLength(2); // Transfer + Refunded
+    // The order must be the one deposited, field for field: another amount is another (unknown) order.
+    await expectRevert(refund({ ...order, inputAmount: order.inputAmount * 2n }), 'NotActive');
+
+    const receipt = await refund(order);
+    expect(parseEventLogs({ abi: escrowAbi, eventName: 'Refunded', logs: receipt.logs })[0]?.args).toEqual({
+      orderHash,
+    });
     expect(await status(orderHash)).toBe(3);
     expect(await balanceOf(A, usdcA(), offerer.address)).toBe(before);
-
-    await expectRevert(send(A, strangerKey, escrow(), escrowAbi, 'refund', [orderHash]), 'NotActive');
-    await expectRevert(
-      send(A, strangerKey, A.deployment.contracts.messenger, messengerAbi, 'relayFill', [
-        escrow(),
-        orderHash,
-        await attest(orderHash),
-      ]),
-      'NotActive',
-    );
-    // The old signature cannot re-open it: refunds happen after fillDeadline >= openDeadline, and the
-    // orderHash stays marked Refunded regardless.
+    await expectRevert(refund(order), 'NotActive');
+    // The old signature cannot re-open it: refunds happen after fillDeadline >= openDeadline.
     await expectRevert(approveAndDeposit(order), 'OrderExpired');
   });
 
   it('keeps refund closed at fillDeadline + settleGrace and opens it one second later', async () => {
     const order = await makeOrder();
-    const orderHash = hashOrder(order, escrow());
     await approveAndDeposit(order);
     const test = createTestClient({ mode: 'anvil', chain: A.chain, transport: http(A.anvil.rpcUrl) });
     const opensAfter = order.fillDeadline + BigInt(GRACE);
@@ -82,7 +87,7 @@ describe('refunds', () => {
         address: escrow(),
         abi: escrowAbi,
         functionName: 'refund',
-        args: [orderHash],
+        args: [order],
       });
     await test.setNextBlockTimestamp({ timestamp: opensAfter });
     await test.mine({ blocks: 1 });
@@ -90,41 +95,74 @@ describe('refunds', () => {
     await test.setNextBlockTimestamp({ timestamp: opensAfter + 1n });
     await test.mine({ blocks: 1 });
     await refundAtLatest();
-    await send(A, strangerKey, escrow(), escrowAbi, 'refund', [orderHash]);
-    expect(await status(orderHash)).toBe(3);
+    await refund(order);
+    expect(await status(hashOrder(order))).toBe(3);
   });
 
-  it('settles a fill made by fillDeadline during the grace, after which refund is closed for good', async () => {
+  it('settles a fill made by fillDeadline and proven during the grace, after which refund is closed', async () => {
     const order = await makeOrder();
-    const orderHash = hashOrder(order, escrow());
     const fillerBefore = await balanceOf(A, usdcA(), filler.address);
     await approveAndDeposit(order);
     await approveOutput(order.outputAmount);
-    await fill(order, orderHash);
-    // The input chain passes fillDeadline before the attestation is relayed: inside the grace it still settles.
+    await fill(order);
+    // The input chain passes fillDeadline before the proof arrives: inside the grace it still settles.
     await increaseTime(A, 3601 + GRACE / 2);
-    await send(A, strangerKey, A.deployment.contracts.messenger, messengerAbi, 'relayFill', [
-      escrow(),
-      orderHash,
-      await attest(orderHash),
-    ]);
-    expect(await status(orderHash)).toBe(2);
+    await deliver((await prove([order])).packet);
+    expect(await status(hashOrder(order))).toBe(2);
     expect(await balanceOf(A, usdcA(), filler.address)).toBe(fillerBefore + order.inputAmount);
     await increaseTime(A, GRACE);
-    await expectRevert(send(A, offererKey, escrow(), escrowAbi, 'refund', [orderHash]), 'NotActive');
+    await expectRevert(refund(order, offererKey), 'NotActive');
   });
 
-  it('cannot refund an order that was settled', async () => {
+  it('a proof delivered after the refund settles nothing, and the offerer is not paid twice', async () => {
     const order = await makeOrder();
-    const orderHash = hashOrder(order, escrow());
+    const orderHash = hashOrder(order);
     await approveAndDeposit(order);
-    await send(A, strangerKey, A.deployment.contracts.messenger, messengerAbi, 'relayFill', [
-      escrow(),
-      orderHash,
-      await attest(orderHash),
-    ]);
+    await approveOutput(order.outputAmount);
+    await fill(order);
+    // Nobody proves the fill in time: the offerer takes the input back.
     await increaseTime(A, 3601 + GRACE);
-    await expectRevert(send(A, strangerKey, escrow(), escrowAbi, 'refund', [orderHash]), 'NotActive');
+    await refund(order, offererKey);
+    const balances = async () => ({
+      offerer: await balanceOf(A, usdcA(), offerer.address),
+      filler: await balanceOf(A, usdcA(), filler.address),
+      escrow: await balanceOf(A, usdcA(), escrow()),
+    });
+    const before = await balances();
+    const { receipt } = await deliver((await prove([order])).packet);
+    expect(
+      parseEventLogs({ abi: escrowAbi, eventName: 'SettleSkipped', logs: receipt.logs })[0]?.args,
+    ).toEqual({
+      orderHash,
+      reason: 0,
+    });
+    expect(parseEventLogs({ abi: escrowAbi, eventName: 'Settled', logs: receipt.logs })).toEqual([]);
+    expect(await status(orderHash)).toBe(3);
+    expect(await balances()).toEqual(before);
+  });
+});
+
+describe('a token transfer failing during lzReceive', () => {
+  it('reverts the delivery; the same message executes once the token is unpaused', async () => {
+    const order = await makeOrder();
+    const orderHash = hashOrder(order);
+    await approveAndDeposit(order);
+    await approveOutput(order.outputAmount);
+    const { packet } = await fillAndProve(order);
+    await verifyBy(packet);
+    await commit(packet);
+    await send(A, deployerKey, usdcA(), tokenAbi, 'pause', []);
+    try {
+      // SafeTransfer reports the token's Paused() revert as TransferFailed(token).
+      await expectRevert(execute(packet), 'TransferFailed');
+      expect(await status(orderHash)).toBe(1);
+    } finally {
+      await send(A, deployerKey, usdcA(), tokenAbi, 'unpause', []);
+    }
+    const before = await balanceOf(A, usdcA(), filler.address);
+    await execute(packet);
+    expect(await status(orderHash)).toBe(2);
+    expect(await balanceOf(A, usdcA(), filler.address)).toBe(before + order.inputAmount);
   });
 });
 
@@ -158,11 +196,10 @@ describe('non-standard tokens', () => {
   it('works with tokens that return nothing (USDT style)', async () => {
     const { token, abi } = await deployTestToken('NoReturnToken');
     const order = await makeOrder({ inputToken: token });
-    const orderHash = hashOrder(order, escrow());
     await send(A, offererKey, token, abi, 'approve', [escrow(), order.inputAmount]);
     await send(A, deployerKey, escrow(), escrowAbi, 'deposit', [order, await sign(order)]);
     await increaseTime(A, 3601 + GRACE);
-    await send(A, strangerKey, escrow(), escrowAbi, 'refund', [orderHash]);
+    await send(A, strangerKey, escrow(), escrowAbi, 'refund', [order]);
     expect(await read(A, token, abi, 'balanceOf', [offerer.address])).toBe(1_000_000_000n);
   });
 

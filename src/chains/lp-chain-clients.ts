@@ -13,9 +13,12 @@ import {
   type WalletClient,
 } from 'viem';
 import type { PrivateKeyAccount } from 'viem/accounts';
+import type { OrderTerms } from '../domain/order-typed-data.ts';
 import { loadArtifact } from './contract-artifacts.ts';
+import { lzReceiveOptions } from './layerzero/lz-packet.ts';
 
-const fillAbi = loadArtifact('FerryFill').abi;
+// FerryApp's ABI holds FerryFill's (fill, fillTimes, Filled) and its own (fillAndProve, quoteProve).
+const appAbi = loadArtifact('FerryApp').abi;
 const escrowAbi = loadArtifact('FerryEscrow').abi;
 
 /** The escrow's `orderStatus` values, in order (0 None, 1 Active, 2 Settled, 3 Refunded). */
@@ -100,14 +103,52 @@ export async function ensureAllowance(
   );
 }
 
-/** Whether `filler` has already filled `orderHash` on this chain's fill contract. */
-export async function hasFilled(c: ChainClients, fillContract: Address, orderHash: Hex, filler: Address) {
+/** The block time at which `orderHash` was filled on this chain's fill contract; 0 while it is not. */
+export async function fillTimeOf(c: ChainClients, fillContract: Address, orderHash: Hex): Promise<bigint> {
   return (await c.public.readContract({
     address: fillContract,
-    abi: fillAbi,
-    functionName: 'filled',
-    args: [orderHash, filler],
-  })) as boolean;
+    abi: appAbi,
+    functionName: 'fillTimes',
+    args: [orderHash],
+  })) as bigint;
+}
+
+/** The only address the input chain's escrow takes settlements from (FerryApp, or an AttesterMessenger). */
+export async function escrowSettler(c: ChainClients, escrow: Address): Promise<Address> {
+  return (await c.public.readContract({
+    address: escrow,
+    abi: escrowAbi,
+    functionName: 'settler',
+  })) as Address;
+}
+
+/**
+ * Gas the executor is asked to give the input chain's lzReceive for a proof of `proofs` fills: the app's checks and
+ * the escrow's settleFills, plus one token transfer per proof (measured by `npm run bench`, with headroom).
+ */
+export function proveReceiveGas(proofs: number): bigint {
+  return 120_000n + 45_000n * BigInt(proofs);
+}
+
+/** The LayerZero options of a proof of `proofs` fills (executor lzReceive gas). */
+export function proveOptions(proofs: number): Hex {
+  return lzReceiveOptions(proveReceiveGas(proofs));
+}
+
+/** The native fee FerryApp asks to prove `orders` to their input chain's `escrow` (unfilled ones as if filled now). */
+export async function quoteProve(
+  c: ChainClients,
+  app: Address,
+  orders: readonly OrderTerms[],
+  escrow: Address,
+  options: Hex,
+): Promise<bigint> {
+  return (await c.public.readContract({
+    address: app,
+    abi: appAbi,
+    functionName: 'quoteProve',
+    args: [orders, escrow, options],
+  })) as bigint;
 }
 
 /** What the input chain's escrow holds for `orderHash` right now. */
@@ -124,14 +165,6 @@ export async function escrowStatus(c: ChainClients, escrow: Address, orderHash: 
 /** The chain's latest block timestamp (unix seconds): the clock its contracts check deadlines against. */
 export async function chainTime(c: ChainClients): Promise<bigint> {
   return (await c.public.getBlock({ blockTag: 'latest' })).timestamp;
-}
-
-export interface FillTerms {
-  orderHash: Hex;
-  outputToken: Address;
-  outputAmount: bigint;
-  recipient: Address;
-  fillDeadline: bigint;
 }
 
 /** How many fills of the current size one approval covers. */
@@ -152,11 +185,12 @@ export function approveData(spender: Address, amount: bigint): Hex {
   return encodeFunctionData({ abi: erc20Abi, functionName: 'approve', args: [spender, amount] });
 }
 
-/** The calldata of the fill contract's `fill` for one order. */
-export function fillData(terms: FillTerms): Hex {
-  return encodeFunctionData({
-    abi: fillAbi,
-    functionName: 'fill',
-    args: [terms.orderHash, terms.outputToken, terms.outputAmount, terms.recipient, terms.fillDeadline],
-  });
+/** The calldata of the fill contract's `fill(order, escrow)`: pays the recipient, proves nothing. */
+export function fillData(order: OrderTerms, escrow: Address): Hex {
+  return encodeFunctionData({ abi: appAbi, functionName: 'fill', args: [order, escrow] });
+}
+
+/** The calldata of FerryApp's `fillAndProve(order, escrow, options)`: the fill and its proof in one transaction. */
+export function fillAndProveData(order: OrderTerms, escrow: Address, options: Hex): Hex {
+  return encodeFunctionData({ abi: appAbi, functionName: 'fillAndProve', args: [order, escrow, options] });
 }

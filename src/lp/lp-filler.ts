@@ -7,9 +7,13 @@ import {
   balanceOf,
   type ChainClients,
   chainTime,
+  escrowSettler,
   escrowStatus,
+  fillAndProveData,
   fillData,
-  hasFilled,
+  fillTimeOf,
+  proveOptions,
+  quoteProve,
 } from '../chains/lp-chain-clients.ts';
 import type { TransactionClient } from '../chains/transaction-client.ts';
 import type { TxAction } from '../chains/tx-ledger.ts';
@@ -18,6 +22,7 @@ import type { JournalQuote, JournalTables, LpJournal } from '../store/lp-journal
 import type { LedgerGuard } from '../store/tx-ledger-store.ts';
 import type { ChainInfo, OrderView } from './ferry-api.ts';
 import type { BotLog, PassReport } from './lp-bot.ts';
+import { type SignedOrder, settlementMethodOf, signedOrderOf } from './lp-signed-order.ts';
 import { quoteOutputAmount } from './pricing.ts';
 
 export type BotTransactions = TransactionClient<LedgerGuard<JournalTables>>;
@@ -34,6 +39,14 @@ export interface FillerDeps {
 }
 
 const hex = (value: string) => value as Hex;
+
+/** Why an order is not filled now: a log line, and whether its quote has ended (null: look again next pass). */
+interface Blocker {
+  final: boolean | null;
+  level: 'info' | 'warn' | 'error';
+  msg: string;
+  extra?: object;
+}
 
 function deadlineOf(order: OrderView): bigint {
   if (order.details.fillDeadline === null)
@@ -97,40 +110,118 @@ async function allowanceCovers(
   return sent?.outcome.status === 'success';
 }
 
+/**
+ * The fill's call: on a chain settled through LayerZero, FerryApp's fillAndProve (the fill and the message proving it
+ * to the input chain in one transaction, `value` the messaging fee quoted just now); on an attester chain, the plain
+ * fill (Ferry's attester proves it).
+ */
+async function fillCall(deps: FillerDeps, c: ChainClients, info: ChainInfo, signed: SignedOrder) {
+  const { order, escrow, settlement } = signed;
+  const to = hex(info.fill);
+  if (settlement === 'attester') return { to, data: fillData(order, escrow), value: 0n };
+  const options = proveOptions(1);
+  const value = await quoteProve(c, to, [order], escrow, options);
+  const native = await c.public.getBalance({ address: deps.account.address });
+  // A clear message instead of the node's "insufficient funds" on the gas estimate.
+  if (native < value)
+    throw new Error(`fill wallet holds ${native} wei on ${info.name}, the proof's fee is ${value}`);
+  return { to, data: fillAndProveData(order, escrow, options), value };
+}
+
 /** Submits the order's fill (the next try after `previous`), guarded against a second fill of one order. */
-function sendFill(
+async function sendFill(
   deps: FillerDeps,
-  order: OrderView,
+  c: ChainClients,
   info: ChainInfo,
+  signed: SignedOrder,
   previous: TxAction | null,
 ): Promise<TxOutcome | null> {
   const { account, journal, transactions } = deps;
-  const orderHash = hex(order.blockchainOrderId);
-  const d = order.details;
-  const data = fillData({
-    orderHash,
-    outputToken: hex(d.outputToken),
-    outputAmount: BigInt(d.outputAmount),
-    recipient: hex(d.recipient),
-    fillDeadline: deadlineOf(order),
+  const orderHash = signed.orderHash;
+  const { to, data, value } = await fillCall(deps, c, info, signed);
+  const sent = await transactions.submit({
+    subject: orderHash,
+    kind: 'fill',
+    seq: previous ? previous.seq + 1 : 0,
+    call: { chain: info.name, to, data },
+    // Fee bumps re-sign the same call with the same value: the fee quoted here (any excess is refunded).
+    ...(value > 0n ? { value } : {}),
+    account,
+    // Never a second fill of one order: not while one is in flight, not after one took effect.
+    guard: (trx) =>
+      journal.hasAction(trx, orderHash, 'fill', ['recorded', 'confirmed']).then((found) => !found),
   });
-  return transactions
-    .submit({
-      subject: orderHash,
-      kind: 'fill',
-      seq: previous ? previous.seq + 1 : 0,
-      call: { chain: info.name, to: hex(info.fill), data },
-      account,
-      // Never a second fill of one order: not while one is in flight, not after one took effect.
-      guard: (trx) =>
-        journal.hasAction(trx, orderHash, 'fill', ['recorded', 'confirmed']).then((found) => !found),
-    })
-    .then((sent) => sent?.outcome ?? null);
+  return sent?.outcome ?? null;
 }
 
 /** The order's fill, from the journal check to a fill mined at depth, one pass at a time. */
 export function createFiller(deps: FillerDeps) {
   const { account, journal, log } = deps;
+  /** Each escrow's settler: immutable, so read once per escrow. */
+  const settlers = new Map<string, Promise<Hex>>();
+
+  function settlerOf(inputInfo: ChainInfo, escrow: Hex): Promise<Hex> {
+    const key = `${inputInfo.name}:${escrow}`.toLowerCase();
+    let settler = settlers.get(key);
+    if (!settler) {
+      settler = escrowSettler(deps.clientsFor(inputInfo), escrow);
+      settlers.set(key, settler);
+      settler.catch(() => settlers.delete(key));
+    }
+    return settler;
+  }
+
+  /**
+   * Why the order must not be filled now, read from both chains just before the fill (one round of RPC calls), or
+   * null; `final` says whether the quote has ended (null: look again next pass). Fills the order's `settlement`.
+   */
+  async function fillBlocker(
+    info: ChainInfo,
+    inputInfo: ChainInfo,
+    signed: SignedOrder,
+  ): Promise<Blocker | null> {
+    const c = deps.clientsFor(info);
+    const fillDeadline = signed.order.fillDeadline;
+    const [outputTime, fillTime, escrow, settler] = await Promise.all([
+      chainTime(c),
+      fillTimeOf(c, hex(info.fill), signed.orderHash),
+      escrowStatus(deps.clientsFor(inputInfo), signed.escrow, signed.orderHash),
+      settlerOf(inputInfo, signed.escrow),
+    ]);
+    const method = settlementMethodOf(settler, inputInfo);
+    if (!method) {
+      return {
+        final: true,
+        level: 'error',
+        msg: `not filling: the input chain's escrow is settled by ${settler}, neither ${inputInfo.name}'s Ferry app nor its attester messenger`,
+      };
+    }
+    signed.settlement = method;
+    // The fill contract checks the output chain's block time; an idle chain's latest block can be old, so the
+    // local clock is the floor.
+    const now = BigInt(Math.floor(Date.now() / 1000));
+    if ((outputTime > now ? outputTime : now) + deps.fillMargin > fillDeadline) {
+      return {
+        final: true,
+        level: 'warn',
+        msg: `not filling: within ${deps.fillMargin} s of the fill deadline (the order will be refunded)`,
+        extra: { fillDeadline: fillDeadline.toString(), chainTime: outputTime.toString() },
+      };
+    }
+    if (fillTime !== 0n) {
+      return {
+        final: false,
+        level: 'info',
+        msg: 'already filled by this wallet',
+        extra: { fillTime: `${fillTime}` },
+      };
+    }
+    // Only an order the escrow holds `Active` can pay the fill back; anything else would be a gift.
+    if (escrow === 'active') return null;
+    const msg = `not filling: the escrow holds the order as ${escrow}, not active`;
+    // `none` may be a deposit not yet visible to this RPC. Settled or refunded is final.
+    return { final: escrow === 'none' ? null : true, level: 'warn', msg, extra: { escrow } };
+  }
 
   return {
     async fillOne(
@@ -156,6 +247,8 @@ export function createFiller(deps: FillerDeps) {
       const quote = await journal.findQuote(order.quoteId);
       const refusal = fillRefusal(order, quote, { input: inToken.decimals, output: outToken.decimals });
       if (refusal || !quote) return done(`not filling: ${refusal}`, 'error', { quoteId: order.quoteId });
+      const signed = signedOrderOf(order, inputInfo, info);
+      if (typeof signed === 'string') return done(`not filling: ${signed}`, 'error');
       const fillDeadline = deadlineOf(order);
       if (quote.status === 'active')
         await journal.setQuoteStatus(quote.quoteId, 'ordered', Number(fillDeadline) * 1000);
@@ -174,45 +267,29 @@ export function createFiller(deps: FillerDeps) {
 
       const c = deps.clientsFor(info);
       const outputAmount = BigInt(order.details.outputAmount);
-      // Everything the checks below need, read together just before the fill: one round of RPC calls.
-      const [outputTime, alreadyFilled, escrow, held] = await Promise.all([
-        chainTime(c),
-        hasFilled(c, hex(info.fill), orderHash, account.address),
-        escrowStatus(deps.clientsFor(inputInfo), hex(inputInfo.escrow), orderHash),
-        balanceOf(c, hex(order.details.outputToken), account.address),
-      ]);
-      // The fill contract checks the output chain's block time; an idle chain's latest block can be old, so the
-      // local clock is the floor.
-      const now = BigInt(Math.floor(Date.now() / 1000));
-      if ((outputTime > now ? outputTime : now) + deps.fillMargin > fillDeadline) {
-        await journal.setQuoteStatus(quote.quoteId, 'ended');
-        return done(
-          `not filling: within ${deps.fillMargin} s of the fill deadline (the order will be refunded)`,
-          'warn',
-          {
-            fillDeadline: fillDeadline.toString(),
-            chainTime: outputTime.toString(),
-          },
-        );
+      const blocked = await fillBlocker(info, inputInfo, signed);
+      if (blocked) {
+        if (blocked.final) await journal.setQuoteStatus(quote.quoteId, 'ended');
+        // Not final (a deposit not yet visible to this RPC): look again next pass.
+        if (blocked.final === null) return log.warn({ orderId: order.orderId, orderHash }, blocked.msg);
+        return done(blocked.msg, blocked.level, blocked.extra);
       }
-      if (alreadyFilled) return done('already filled by this wallet', 'info', { filler: account.address });
-      // Only an order the escrow holds `Active` can pay the fill back; anything else would be a gift.
-      if (escrow !== 'active') {
-        const msg = `not filling: the escrow holds the order as ${escrow}, not active`;
-        // `none` may be a deposit not yet visible to this RPC: look again next pass. Settled or refunded is final.
-        if (escrow === 'none') return log.warn({ orderId: order.orderId, orderHash, escrow }, msg);
-        await journal.setQuoteStatus(quote.quoteId, 'ended');
-        return done(msg, 'warn', { escrow });
-      }
+      const held = await balanceOf(c, hex(order.details.outputToken), account.address);
       if (held < outputAmount) {
         throw new Error(`fill wallet holds ${held} of ${order.details.outputToken}, needs ${outputAmount}`);
       }
       if (!(await allowanceCovers(deps, info, c, hex(order.details.outputToken), outputAmount))) return;
       log.info(
-        { orderId: order.orderId, orderHash, chain: info.name, outputAmount: order.details.outputAmount },
+        {
+          orderId: order.orderId,
+          orderHash,
+          chain: info.name,
+          outputAmount: order.details.outputAmount,
+          proof: signed.settlement,
+        },
         'filling',
       );
-      const outcome = await sendFill(deps, order, info, previous);
+      const outcome = await sendFill(deps, c, info, signed, previous);
       if (!outcome) return;
       if (outcome.status === 'success') {
         await journal.setQuoteStatus(quote.quoteId, 'filled');

@@ -1,10 +1,11 @@
 import { createPublicClient, createWalletClient, erc20Abi, type Hex, http } from 'viem';
 import type { PrivateKeyAccount } from 'viem/accounts';
 import { loadArtifact } from '../../src/chains/contract-artifacts.ts';
-import { type OrderTypedData, orderTermsFrom } from '../../src/domain/order-typed-data.ts';
+import { proveOptions } from '../../src/chains/lp-chain-clients.ts';
+import { type OrderTerms, type OrderTypedData, orderTermsFrom } from '../../src/domain/order-typed-data.ts';
 import type { Harness } from './harness.ts';
 
-const fillAbi = loadArtifact('FerryFill').abi;
+const appAbi = loadArtifact('FerryApp').abi;
 
 function clients(h: Harness, chainName: string, account?: PrivateKeyAccount) {
   const chain = h.registry.chain(chainName);
@@ -61,43 +62,75 @@ export async function approveEscrow(
   await erc20Write(h, chainName, token, owner, { functionName: 'approve', args: [escrow, amount] });
 }
 
+/**
+ * The LP fills `order` on its output chain `chain` (approving the fill contract for it first). By default it does
+ * what the reference bot does: on an order whose input chain settles through LayerZero, FerryApp's fillAndProve
+ * paying the quoted fee, else the plain fill; `prove: false` fills without a proof (the worker's fallback proves it).
+ */
 export async function fillOrder(
   h: Harness,
   lp: PrivateKeyAccount,
-  order: { chain: string; orderHash: Hex; token: Hex; amount: bigint; recipient: Hex; fillDeadline: bigint },
+  fill: { chain: string; order: OrderTerms; escrow: Hex; prove?: boolean },
 ): Promise<Hex> {
-  const c = clients(h, order.chain, lp);
+  const { order, escrow } = fill;
+  const c = clients(h, fill.chain, lp);
+  const app = c.chain.contracts.fill;
   const approve = await c.wallet!.writeContract({
-    address: order.token,
+    address: order.outputToken,
     abi: erc20Abi,
     functionName: 'approve',
-    args: [c.chain.contracts.fill, order.amount],
+    args: [app, order.outputAmount],
   });
   await c.public.waitForTransactionReceipt({ hash: approve });
-  const hash = await c.wallet!.writeContract({
-    address: c.chain.contracts.fill,
-    abi: fillAbi,
-    functionName: 'fill',
-    args: [order.orderHash, order.token, order.amount, order.recipient, order.fillDeadline],
-  });
+  const input = h.registry.chains.find((chain) => BigInt(chain.chainId) === order.inputChainId);
+  const proving = fill.prove ?? input?.settlement.method === 'layerzero';
+  let hash: Hex;
+  if (proving) {
+    const options = proveOptions(1);
+    const fee = (await c.public.readContract({
+      address: app,
+      abi: appAbi,
+      functionName: 'quoteProve',
+      args: [[order], escrow, options],
+    })) as bigint;
+    hash = await c.wallet!.writeContract({
+      address: app,
+      abi: appAbi,
+      functionName: 'fillAndProve',
+      args: [order, escrow, options],
+      value: fee,
+    });
+  } else {
+    hash = await c.wallet!.writeContract({
+      address: app,
+      abi: appAbi,
+      functionName: 'fill',
+      args: [order, escrow],
+    });
+  }
   await c.public.waitForTransactionReceipt({ hash });
   return hash;
 }
 
-/** The LP fills a swap made by the fixtures: `amount` of USDC on chain B to the other wallet, by its deadline. */
+/**
+ * The LP fills a swap made by the fixtures (its typed data: on chain B to the other wallet, by its deadline).
+ * `amount`, when given, must be the order's outputAmount: the fill pays exactly what the order says.
+ */
 export function fillSwap(
   h: Harness,
   lp: PrivateKeyAccount,
-  swap: { orderHash: Hex; fillDeadline: bigint },
-  amount: bigint,
+  swap: { typedData: OrderTypedData },
+  amount?: bigint,
+  options: { prove?: boolean } = {},
 ): Promise<Hex> {
+  const order = orderTermsFrom(swap.typedData);
+  if (amount !== undefined && amount !== order.outputAmount)
+    throw new Error(`fillSwap: the order pays ${order.outputAmount}, not ${amount}`);
   return fillOrder(h, lp, {
     chain: h.chainB,
-    orderHash: swap.orderHash,
-    token: h.usdcB,
-    amount,
-    recipient: h.otherWallet.address,
-    fillDeadline: swap.fillDeadline,
+    order,
+    escrow: swap.typedData.domain.verifyingContract,
+    ...options,
   });
 }
 
@@ -131,7 +164,7 @@ async function escrowWrite(
   h: Harness,
   caller: PrivateKeyAccount,
   call:
-    | { functionName: 'refund'; args: readonly [Hex] }
+    | { functionName: 'refund'; args: readonly [unknown] }
     | { functionName: 'deposit'; args: readonly [unknown, Hex] },
 ): Promise<Hex> {
   const c = clients(h, h.chainA, caller);
@@ -145,9 +178,13 @@ async function escrowWrite(
   return hash;
 }
 
-/** The offerer (or `caller`) takes the input back itself: refund is permissionless once it opens. */
-export async function refundAsOfferer(h: Harness, orderHash: Hex, caller = h.offerer): Promise<Hex> {
-  return escrowWrite(h, caller, { functionName: 'refund', args: [orderHash] });
+/** The offerer (or `caller`) takes the input back itself: refund(order) is permissionless once it opens. */
+export async function refundAsOfferer(
+  h: Harness,
+  swap: { typedData: OrderTypedData },
+  caller = h.offerer,
+): Promise<Hex> {
+  return escrowWrite(h, caller, { functionName: 'refund', args: [orderTermsFrom(swap.typedData)] });
 }
 
 /** Anyone holding the offerer's signature may open the order in the escrow (what Ferry's worker does). */

@@ -5,9 +5,12 @@ import {
   createPublicClient,
   createTestClient,
   createWalletClient,
+  getAddress,
   type Hex,
   http,
   type PublicClient,
+  parseEventLogs,
+  type TransactionReceipt,
   type Transport,
   type TypedDataDefinition,
   type WalletClient,
@@ -16,29 +19,38 @@ import { type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts';
 import { expect } from 'vitest';
 import { type AnvilInstance, startAnvil } from '../../src/chains/anvil-process.ts';
 import { loadArtifact } from '../../src/chains/contract-artifacts.ts';
-import {
-  ANVIL_KEYS,
-  type DevnetDeployment,
-  deployDevnetContracts,
-  devnetChain,
-} from '../../src/chains/devnet.ts';
-import { fillAttestationTypedData } from '../../src/chains/fill-attestation.ts';
+import { ANVIL_KEYS, devnetChain } from '../../src/chains/devnet.ts';
+import { loadLzArtifact, lzErrorAbi } from '../../src/chains/layerzero/lz-artifacts.ts';
+import { deployLz, type LzChainClient, lzChainClient } from '../../src/chains/layerzero/lz-chain-client.ts';
+import { commitLzVerification, dvnVerify } from '../../src/chains/layerzero/lz-delivery.ts';
+import { decodeLzPacket, type LzPacket, lzOrigin } from '../../src/chains/layerzero/lz-packet.ts';
+import { proveOptions } from '../../src/chains/lp-chain-clients.ts';
 import {
   buildOrderTypedData,
   hashOrderTypedData,
   type OrderTerms,
 } from '../../src/domain/order-typed-data.ts';
+import {
+  CONFIRMATIONS,
+  DVN_KEYS,
+  deployFerryLzChain,
+  EXECUTOR_KEY,
+  type FerryLzChain,
+  wireAndLockFerryLzChain,
+} from './ferry-lz-deploy.ts';
 
 /**
- * Two anvil chains with Ferry's contracts (input A, output B) and the calls the contract tests make on them.
- * A suite starts them with `beforeAll(startSides)`; `A` and `B` are live bindings, set once they are up.
+ * Two anvil chains with LayerZero V2 and Ferry's contracts (input A, output B; each app wired to the other and
+ * locked: delegate cleared, ownership renounced), and the calls the contract tests make on them. A suite starts
+ * them with `beforeAll(startSides)`; `A` and `B` are live bindings, set once they are up. Each chain also has an
+ * AttesterMessenger and an escrow it settles, for the attester route.
  */
 export const [deployerKey, attesterKey, offererKey, fillerKey, strangerKey] = ANVIL_KEYS;
 export const attester = privateKeyToAccount(attesterKey);
 export const offerer = privateKeyToAccount(offererKey);
 export const filler = privateKeyToAccount(fillerKey);
 export const stranger = privateKeyToAccount(strangerKey);
-export const recipient: Address = '0x000000000000000000000000000000000000fe11';
+export const recipient: Address = getAddress('0x000000000000000000000000000000000000fe11');
 
 export const INPUT_CHAIN_ID = 910001;
 export const OUTPUT_CHAIN_ID = 910002;
@@ -46,50 +58,83 @@ export const MILLION = 1_000_000n * 10n ** 6n;
 export const GRACE = 300;
 
 export const escrowAbi = loadArtifact('FerryEscrow').abi;
-export const fillAbi = loadArtifact('FerryFill').abi;
 export const tokenAbi = loadArtifact('TestStablecoin').abi;
-// relayFill bubbles up the escrow's errors; give viem both ABIs so it can name them.
-export const messengerAbi = [
-  ...loadArtifact('AttesterMessenger').abi,
-  ...escrowAbi.filter((x) => x.type === 'error'),
+const errorsOf = (abi: Abi) => abi.filter((x) => x.type === 'error');
+// Calls bubble up the errors of what they call (the app the escrow's, the escrow the token's): give viem them all.
+export const appAbi: Abi = [
+  ...loadArtifact('FerryApp').abi,
+  ...errorsOf(escrowAbi),
+  ...errorsOf(tokenAbi),
+  ...lzErrorAbi(),
 ];
+export const messengerAbi = [...loadArtifact('AttesterMessenger').abi, ...errorsOf(escrowAbi)];
+const endpointAbi: Abi = [...loadLzArtifact('EndpointV2').abi, ...errorsOf(appAbi)];
 
 export interface Side {
   anvil: AnvilInstance;
   chain: Chain;
   pub: PublicClient<Transport, Chain>;
-  deployment: DevnetDeployment;
+  ferry: FerryLzChain;
+  tokens: { usdc: Address; usdt: Address };
+  /** An escrow settled by this chain's AttesterMessenger (the attester route). */
+  attested: { escrow: Address; messenger: Address };
   wallet(key: Hex): WalletClient<Transport, Chain, PrivateKeyAccount>;
+  lzClient(key: Hex): LzChainClient;
 }
 
-export async function startSide(chainId: number): Promise<Side> {
+async function startSide(chainId: number, eid: number): Promise<Side> {
   const anvil = await startAnvil({ chainId });
   const chain = devnetChain(chainId, anvil.rpcUrl);
-  const deployment = await deployDevnetContracts({
-    rpcUrl: anvil.rpcUrl,
-    chainId,
-    deployerKey,
-    attester: attester.address,
-    mints: [offerer.address, filler.address].map((to) => ({ to, amount: MILLION })),
-    settleGrace: GRACE,
-  });
-  return {
+  const pub = createPublicClient({ chain, transport: http(anvil.rpcUrl), pollingInterval: 50 });
+  const lzClient = (key: Hex) => lzChainClient(anvil.rpcUrl, chainId, key);
+  const deployer = lzClient(deployerKey);
+  const ferry = await deployFerryLzChain(deployer, eid, GRACE);
+  const token = async (symbol: string, name: string) =>
+    getAddress((await deployLz(deployer, symbol, loadArtifact('TestStablecoin'), [name, symbol])).address);
+  const tokens = {
+    usdc: await token('USDC', 'Devnet USD Coin'),
+    usdt: await token('USDT', 'Devnet Tether USD'),
+  };
+  const messenger = (
+    await deployLz(deployer, 'messenger', loadArtifact('AttesterMessenger'), [attester.address])
+  ).address;
+  const attestedEscrow = (
+    await deployLz(deployer, 'escrow', loadArtifact('FerryEscrow'), [messenger, BigInt(GRACE)])
+  ).address;
+  const side: Side = {
     anvil,
     chain,
-    deployment,
-    pub: createPublicClient({ chain, transport: http(anvil.rpcUrl) }),
+    pub,
+    ferry,
+    tokens,
+    attested: { escrow: attestedEscrow, messenger },
     wallet: (key) =>
-      createWalletClient({ account: privateKeyToAccount(key), chain, transport: http(anvil.rpcUrl) }),
+      createWalletClient({
+        account: privateKeyToAccount(key),
+        chain,
+        transport: http(anvil.rpcUrl),
+        pollingInterval: 50,
+      }),
+    lzClient,
   };
+  for (const address of Object.values(tokens)) {
+    for (const to of [offerer.address, filler.address])
+      await send(side, deployerKey, address, tokenAbi, 'mint', [to, MILLION]);
+  }
+  return side;
 }
 
 export let A: Side; // input chain
 export let B: Side; // output chain
 export let nonce = 0n;
 
-/** Starts both chains with Ferry's contracts deployed (a suite's beforeAll). */
+/** Starts both chains with LayerZero and Ferry's contracts, wired and locked (a suite's beforeAll). */
 export async function startSides(): Promise<void> {
-  [A, B] = await Promise.all([startSide(INPUT_CHAIN_ID), startSide(OUTPUT_CHAIN_ID)]);
+  [A, B] = await Promise.all([startSide(INPUT_CHAIN_ID, 40_001), startSide(OUTPUT_CHAIN_ID, 40_002)]);
+  await Promise.all([
+    wireAndLockFerryLzChain(A.lzClient(deployerKey), A.ferry, B.ferry),
+    wireAndLockFerryLzChain(B.lzClient(deployerKey), B.ferry, A.ferry),
+  ]);
 }
 
 export async function stopSides(): Promise<void> {
@@ -105,8 +150,9 @@ export async function send(
   abi: Abi,
   functionName: string,
   args: unknown[],
-) {
-  const hash = await side.wallet(key).writeContract({ address, abi, functionName, args });
+  value?: bigint,
+): Promise<TransactionReceipt> {
+  const hash = await side.wallet(key).writeContract({ address, abi, functionName, args, value });
   const receipt = await side.pub.waitForTransactionReceipt({ hash });
   expect(receipt.status).toBe('success');
   return receipt;
@@ -125,10 +171,11 @@ export async function read<T>(
 export const balanceOf = (side: Side, token: Address, who: Address) =>
   read<bigint>(side, token, tokenAbi, 'balanceOf', [who]);
 export const now = async (side: Side) => (await side.pub.getBlock()).timestamp;
-export const usdcA = () => A.deployment.tokens[0]?.address as Address;
-export const usdtB = () => B.deployment.tokens[1]?.address as Address;
-export const escrow = () => A.deployment.contracts.escrow;
-export const status = (hash: Hex) => read<number>(A, escrow(), escrowAbi, 'orderStatus', [hash]);
+export const usdcA = () => A.tokens.usdc;
+export const usdtB = () => B.tokens.usdt;
+export const escrow = () => A.ferry.escrow;
+export const status = (hash: Hex, escrowAddress = escrow()) =>
+  read<number>(A, escrowAddress, escrowAbi, 'orderStatus', [hash]);
 
 export async function makeOrder(overrides: Partial<OrderTerms> = {}): Promise<OrderTerms> {
   const t = await now(A);
@@ -150,57 +197,131 @@ export async function makeOrder(overrides: Partial<OrderTerms> = {}): Promise<Or
   };
 }
 
-export const sign = (order: OrderTerms, key: Hex = offererKey) =>
+export const sign = (order: OrderTerms, key: Hex = offererKey, escrowAddress = escrow()) =>
   // Signed exactly as the API serves it (uint256 as decimal strings), like a wallet would.
   privateKeyToAccount(key).signTypedData(
-    buildOrderTypedData(order, escrow()) as unknown as TypedDataDefinition,
+    buildOrderTypedData(order, escrowAddress) as unknown as TypedDataDefinition,
   );
-export const hashOrder = (order: OrderTerms, escrowAddress: Address) =>
+export const hashOrder = (order: OrderTerms, escrowAddress: Address = escrow()) =>
   hashOrderTypedData(buildOrderTypedData(order, escrowAddress));
 
-export async function approveAndDeposit(order: OrderTerms, signature?: Hex) {
-  await send(A, offererKey, order.inputToken, tokenAbi, 'approve', [escrow(), order.inputAmount]);
+export async function approveAndDeposit(order: OrderTerms, signature?: Hex, escrowAddress = escrow()) {
+  await send(A, offererKey, order.inputToken, tokenAbi, 'approve', [escrowAddress, order.inputAmount]);
   // Deposits are submitted by a third party (Ferry's worker); the offerer's signature is the authorisation.
-  return send(A, deployerKey, escrow(), escrowAbi, 'deposit', [order, signature ?? (await sign(order))]);
+  return send(A, deployerKey, escrowAddress, escrowAbi, 'deposit', [
+    order,
+    signature ?? (await sign(order, offererKey, escrowAddress)),
+  ]);
 }
 
 export function expectRevert(promise: Promise<unknown>, error: string) {
   return expect(promise).rejects.toThrow(new RegExp(`\\b${error}\\b`));
 }
 
-export async function attest(
-  orderHash: Hex,
-  key: Hex = attesterKey,
-  escrowAddress: Address = escrow(),
-  fillTime = 0n,
-) {
-  return privateKeyToAccount(key).signTypedData(
-    fillAttestationTypedData({
-      messenger: A.deployment.contracts.messenger,
-      escrow: escrowAddress,
-      inputChainId: INPUT_CHAIN_ID,
+/** The attester's signature over a fill at `fillTime`, for the AttesterMessenger route (A's attested escrow). */
+export function attest(order: OrderTerms, fillTime: bigint, key: Hex = attesterKey) {
+  const orderHash = hashOrder(order, A.attested.escrow);
+  return privateKeyToAccount(key).signTypedData({
+    domain: {
+      name: 'Ferry Attester',
+      version: '1',
+      chainId: INPUT_CHAIN_ID,
+      verifyingContract: A.attested.messenger,
+    },
+    types: {
+      FillAttestation: [
+        { name: 'escrow', type: 'address' },
+        { name: 'inputChainId', type: 'uint256' },
+        { name: 'orderHash', type: 'bytes32' },
+        { name: 'filler', type: 'address' },
+        { name: 'fillTime', type: 'uint256' },
+      ],
+    },
+    primaryType: 'FillAttestation',
+    message: {
+      escrow: A.attested.escrow,
+      inputChainId: BigInt(INPUT_CHAIN_ID),
       orderHash,
-      filler: filler.address,
+      filler: order.filler,
       fillTime,
-    }),
-  );
+    },
+  });
 }
 
-export const fill = (order: OrderTerms, orderHash: Hex, key: Hex = fillerKey) =>
-  send(B, key, B.deployment.contracts.fill, fillAbi, 'fill', [
-    orderHash,
-    order.outputToken,
-    order.outputAmount,
-    order.recipient,
-    order.fillDeadline,
-  ]);
+/** The filler pays the recipient on B (no proof). */
+export const fill = (order: OrderTerms, key: Hex = fillerKey, escrowAddress = escrow()) =>
+  send(B, key, B.ferry.app, appAbi, 'fill', [order, escrowAddress]);
+
+/** The LayerZero packet a proving transaction sent. */
+export function packetOf(receipt: TransactionReceipt): LzPacket {
+  const [sent] = parseEventLogs({
+    abi: loadLzArtifact('EndpointV2').abi,
+    eventName: 'PacketSent',
+    logs: receipt.logs,
+  });
+  if (!sent) throw new Error(`no PacketSent in ${receipt.transactionHash}`);
+  return decodeLzPacket((sent.args as { encodedPayload: Hex }).encodedPayload);
+}
+
+/** The fee B's app asks to prove `orders` (unfilled ones as if filled now). */
+export const quoteProve = (orders: OrderTerms[], options = proveOptions(orders.length)) =>
+  read<bigint>(B, B.ferry.app, appAbi, 'quoteProve', [orders, escrow(), options]);
+
+/** fillAndProve on B as the filler, paying the quoted fee: the receipt and the packet it sent. */
+export async function fillAndProve(order: OrderTerms, key: Hex = fillerKey) {
+  const options = proveOptions(1);
+  const fee = await quoteProve([order], options);
+  const receipt = await send(B, key, B.ferry.app, appAbi, 'fillAndProve', [order, escrow(), options], fee);
+  return { receipt, packet: packetOf(receipt) };
+}
+
+/** prove(orders) on B (permissionless), paying the quoted fee. */
+export async function prove(orders: OrderTerms[], key: Hex = strangerKey) {
+  const options = proveOptions(orders.length);
+  const fee = await quoteProve(orders, options);
+  const receipt = await send(B, key, B.ferry.app, appAbi, 'prove', [orders, escrow(), options], fee);
+  return { receipt, packet: packetOf(receipt) };
+}
 
 export async function approveOutput(amount: bigint, key: Hex = fillerKey) {
-  await send(B, key, usdtB(), tokenAbi, 'approve', [B.deployment.contracts.fill, amount]);
+  await send(B, key, usdtB(), tokenAbi, 'approve', [B.ferry.app, amount]);
 }
 
 export async function increaseTime(side: Side, seconds: number) {
   const test = createTestClient({ mode: 'anvil', chain: side.chain, transport: http(side.anvil.rpcUrl) });
   await test.increaseTime({ seconds });
   await test.mine({ blocks: 1 });
+}
+
+/** The executor's call on `side`: EndpointV2.lzReceive of a committed packet, with every Ferry error named. */
+export function endpointCall(side: Side, functionName: string, args: unknown[]) {
+  return send(side, strangerKey, side.ferry.lz.endpoint, endpointAbi, functionName, args);
+}
+
+/** Each DVN in `dvns` (indices) verifies `packet` on `to` (A by default); answers each verification's gas. */
+export async function verifyBy(packet: LzPacket, dvns: number[] = [0, 1], to: Side = A): Promise<bigint[]> {
+  const gas: bigint[] = [];
+  for (const i of dvns) {
+    const key = DVN_KEYS[i] as Hex;
+    const dvn = to.ferry.lz.dvns[i];
+    if (!dvn) throw new Error(`no DVN ${i}`);
+    gas.push(await dvnVerify(to.lzClient(key), key, dvn, to.ferry.lz, packet, CONFIRMATIONS));
+  }
+  return gas;
+}
+
+/** ReceiveUln302.commitVerification (anyone may call it): the endpoint then holds the payload hash. */
+export const commit = (packet: LzPacket, to: Side = A) =>
+  commitLzVerification(to.lzClient(EXECUTOR_KEY), to.ferry.lz, packet);
+
+/** EndpointV2.lzReceive of a committed packet (anyone may call it): the app settles what it proves. */
+export const execute = (packet: LzPacket, to: Side = A) =>
+  endpointCall(to, 'lzReceive', [lzOrigin(packet), packet.receiver, packet.guid, packet.message, '0x']);
+
+/** Both DVNs verify, then commit and execute: what the devnet relay does. */
+export async function deliver(packet: LzPacket, to: Side = A) {
+  const dvnGas = await verifyBy(packet, [0, 1], to);
+  const commitGas = await commit(packet, to);
+  const receipt = await execute(packet, to);
+  return { dvnGas, commitGas, receipt };
 }
