@@ -71,7 +71,7 @@ export const EVENT_CATALOGUE = {
   },
   'order.attested': {
     view: 'order',
-    channels: ['account'],
+    channels: ['public', 'account'],
     description:
       "Ferry's attester signed the fill (attester chains): the filler reads the attestation in the order's `details.settlement.attestation` and may relay it itself.",
   },

@@ -30,6 +30,7 @@ export function publicOrderView(order: Order) {
     fillDeadline: order.fillDeadline?.toString() ?? null,
     settlementMethod: order.settlement?.method ?? null,
     messageId: order.settlement?.messageId ?? null,
+    settlementStatus: order.settlement?.status ?? null,
   };
 }
 

@@ -98,15 +98,20 @@ const MessageIdSchema = Type.Union([Type.String({ pattern: '^0x[a-fA-F0-9]{64}$'
     "The settlement message's id: the LayerZero guid, or the attestation's EIP-712 digest; null before any",
 });
 
+const SettlementStatusSchema = Type.Union(
+  [Type.Literal('sent'), Type.Literal('verified'), Type.Literal('delivered')],
+  {
+    description:
+      'LayerZero: `sent` (the proof message left the output chain), `verified` (the DVNs verified it), `delivered` (executed: the escrow settled). Attester: `verified` once signed, `delivered` once the escrow settled',
+  },
+);
+
 export const OrderSettlementSchema = Type.Union(
   [
     Type.Object({
       method: SettlementMethodSchema,
       messageId: MessageIdSchema,
-      status: Type.Union([Type.Literal('sent'), Type.Literal('verified'), Type.Literal('delivered')], {
-        description:
-          'LayerZero: `sent` (the proof message left the output chain), `verified` (the DVNs verified it), `delivered` (executed: the escrow settled). Attester: `verified` once signed, `delivered` once the escrow settled',
-      }),
+      status: SettlementStatusSchema,
       txHash: Type.Union([Type.String(), Type.Null()], {
         description: 'The transaction that sent the message (fillAndProve, prove) or relayed the attestation',
       }),
@@ -203,6 +208,7 @@ export const PublicOrderSchema = Type.Object({
   fillDeadline: FillDeadlineSchema,
   settlementMethod: Type.Union([SettlementMethodSchema, Type.Null()]),
   messageId: MessageIdSchema,
+  settlementStatus: Type.Union([SettlementStatusSchema, Type.Null()]),
 });
 
 export const PublicQuoteSchema = Type.Object({
