@@ -2,7 +2,9 @@ import type { RegistryFile } from './chain-registry.ts';
 import type { Devnets } from './devnet.ts';
 
 /** The registry entries of the built-in devnets. Their RPC URLs are loopback and public by nature. */
-export function devnetRegistryFile(devnets: Devnets): RegistryFile {
+export function devnetRegistryFile(devnets: {
+  readonly chains: readonly Devnets['chains'][number][];
+}): RegistryFile {
   return {
     chains: devnets.chains.map((chain) => ({
       name: chain.name,
@@ -13,11 +15,25 @@ export function devnetRegistryFile(devnets: Devnets): RegistryFile {
       wsUrl: chain.rpcUrl.replace(/^http/, 'ws'),
       confirmations: chain.confirmations,
       startBlock: Number(chain.startBlock),
+      messenger: chain.messenger,
       contracts: {
         escrow: chain.contracts.escrow,
         fill: chain.contracts.fill,
-        messenger: chain.contracts.messenger,
+        ...(chain.contracts.messenger ? { messenger: chain.contracts.messenger } : {}),
       },
+      ...(chain.layerzero
+        ? {
+            layerzero: {
+              eid: chain.layerzero.eid,
+              endpoint: chain.layerzero.endpoint,
+              sendLibrary: chain.layerzero.sendUln302,
+              receiveLibrary: chain.layerzero.receiveUln302,
+              executor: chain.layerzero.executor,
+              requiredDvns: chain.layerzero.dvns.map((dvn) => dvn.address),
+              confirmations: chain.confirmations,
+            },
+          }
+        : {}),
       tokens: chain.tokens.map((t) => ({ symbol: t.symbol, address: t.address, decimals: t.decimals })),
     })),
   };

@@ -4,8 +4,12 @@ import path from 'node:path';
 import { type Address, createPublicClient, createTestClient, http } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, describe, expect, it } from 'vitest';
+import { createChainRegistry } from './chain-registry.ts';
 import { loadArtifact } from './contract-artifacts.ts';
 import { ANVIL_KEYS, type Devnets, startDevnets } from './devnet.ts';
+import { DEVNET_DVN_KEYS, DEVNET_LZ_EIDS } from './devnet-layerzero.ts';
+import { devnetRegistryFile } from './devnet-registry.ts';
+import { checkFerryAppLocked } from './ferry-app-lock.ts';
 
 const dataDir = mkdtempSync(path.join(tmpdir(), 'ferry-devnet-'));
 const demo = privateKeyToAccount(ANVIL_KEYS[2]).address;
@@ -23,8 +27,10 @@ async function snapshot(d: Devnets) {
   return Promise.all(
     d.chains.map(async (chain) => {
       const client = createPublicClient({ transport: http(chain.rpcUrl) });
+      const lz = chain.layerzero;
+      const lzContracts = lz ? [lz.endpoint, lz.sendUln302, lz.receiveUln302, lz.executor] : [];
       const code = await Promise.all(
-        Object.values(chain.contracts).map((address) => client.getCode({ address })),
+        [...Object.values(chain.contracts), ...lzContracts].map((address) => client.getCode({ address })),
       );
       const balances = await Promise.all(
         chain.tokens.flatMap((token) =>
@@ -43,8 +49,24 @@ async function snapshot(d: Devnets) {
   );
 }
 
+/** What the registry of LayerZero devnets must say, and what the chain must hold for it. */
+async function expectWiredAndLocked(d: Devnets) {
+  const file = devnetRegistryFile(d);
+  const registry = createChainRegistry(file);
+  for (const [i, chain] of registry.chains.entries()) {
+    expect(file.chains[i]?.messenger).toBe('layerzero');
+    expect(file.chains[i]?.contracts.messenger).toBeUndefined();
+    const lz = chain.settlement.method === 'layerzero' ? chain.settlement.layerzero : null;
+    expect(lz?.eid).toBe(DEVNET_LZ_EIDS[i]);
+    expect(lz?.requiredDvns).toHaveLength(DEVNET_DVN_KEYS.length);
+    expect(lz?.confirmations).toBe(1);
+    // No owner, no delegate, peers and verifier config pinned: nothing left that a key could change.
+    expect(await checkFerryAppLocked(chain, registry)).toEqual([]);
+  }
+}
+
 describe('startDevnets', () => {
-  it('starts two chains with Ferry deployed, funds demo wallets and survives a restart', async () => {
+  it('starts two chains with LayerZero and Ferry wired and locked, funds demo wallets and survives a restart', async () => {
     const options = { dataDir, ports: [0, 0] as const, demoWallets: [demo, fresh], demoAmount: amount };
     devnets = await startDevnets(options);
     const first = devnets.chains;
@@ -57,8 +79,10 @@ describe('startDevnets', () => {
       ['USDT', 6],
     ]);
     for (const chain of first) expect(chain.rpcUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
-    // Two tokens in blocks 1 and 2, then the messenger: Ferry's log scans start at block 3.
-    expect(first.map((c) => c.startBlock)).toEqual([3n, 3n]);
+    // LayerZero's 18 transactions (its own key), Ferry's two tokens, then the app: log scans start at block 21.
+    expect(first.map((c) => c.startBlock)).toEqual([21n, 21n]);
+    expect(devnets.relay).not.toBeNull();
+    await expectWiredAndLocked(devnets);
 
     const before = await snapshot(devnets);
     for (const chain of before) {
@@ -78,12 +102,54 @@ describe('startDevnets', () => {
     devnets = await startDevnets(options);
     const restartedA = createPublicClient({ transport: http(devnets.chains[0]?.rpcUrl as string) });
     expect(await restartedA.getBlockNumber()).toBe(height);
-    expect(devnets.chains.map((c) => [c.contracts, c.tokens])).toEqual(
-      first.map((c) => [c.contracts, c.tokens]),
+    expect(devnets.chains.map((c) => [c.contracts, c.tokens, c.layerzero])).toEqual(
+      first.map((c) => [c.contracts, c.tokens, c.layerzero]),
     );
     expect(await snapshot(devnets)).toEqual(before);
     // Restored from state, the deployment block is found again rather than reset to 0.
-    expect(devnets.chains.map((c) => c.startBlock)).toEqual([3n, 3n]);
+    expect(devnets.chains.map((c) => c.startBlock)).toEqual([21n, 21n]);
+    expect(devnets.relay).not.toBeNull();
+    await expectWiredAndLocked(devnets);
+
+    // The relay can be stopped and started again, as a test of "the executor is down" does.
+    await devnets.relay?.stop();
+    const relay = devnets.startRelay();
+    expect(devnets.relay).toBe(relay);
+    expect(devnets.startRelay()).toBe(relay);
+  });
+
+  it('with messenger attester, deploys AttesterMessenger, FerryEscrow and FerryFill and runs no relay', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'ferry-devnet-attester-'));
+    const attester = await startDevnets({
+      dataDir: dir,
+      ports: [0, 0],
+      demoWallets: [demo],
+      messenger: 'attester',
+    });
+    try {
+      // Two tokens in blocks 1 and 2, then the messenger: Ferry's log scans start at block 3.
+      expect(attester.chains.map((c) => c.startBlock)).toEqual([3n, 3n]);
+      expect(attester.relay).toBeNull();
+      expect(() => attester.startRelay()).toThrow('attester devnets have no LayerZero relay');
+      const file = devnetRegistryFile(attester);
+      for (const chain of file.chains) {
+        expect(chain.messenger).toBe('attester');
+        expect(chain.layerzero).toBeUndefined();
+        expect(chain.contracts.messenger).toMatch(/^0x[0-9a-fA-F]{40}$/);
+      }
+      const messenger = file.chains[0]?.contracts.messenger as Address;
+      const client = createPublicClient({ transport: http(file.chains[0]?.rpcUrl as string) });
+      expect(
+        await client.readContract({
+          address: messenger,
+          abi: loadArtifact('AttesterMessenger').abi,
+          functionName: 'attester',
+        }),
+      ).toBe(attester.attester);
+    } finally {
+      await attester.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('with a block time, deploys at once and then mines on an interval instead of per transaction', async () => {
@@ -91,7 +157,7 @@ describe('startDevnets', () => {
     const interval = await startDevnets({ dataDir: dir, ports: [0, 0], demoWallets: [demo], blockTime: 2 });
     try {
       const chain = interval.chains[0];
-      expect(chain?.startBlock).toBe(3n);
+      expect(chain?.startBlock).toBe(21n);
       const test = createTestClient({ mode: 'anvil', transport: http(chain?.rpcUrl as string) });
       expect(await test.getAutomine()).toBe(false);
     } finally {

@@ -2,27 +2,39 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import {
   type Address,
-  type Chain,
   createPublicClient,
-  createTestClient,
   createWalletClient,
-  defineChain,
   getContractAddress,
   type Hex,
   http,
-  type PublicClient,
-  parseEther,
-  type Transport,
-  type WalletClient,
 } from 'viem';
-import { type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts';
+import { privateKeyToAccount } from 'viem/accounts';
 import { type AnvilInstance, startAnvil } from './anvil-process.ts';
 import type { ChainLogger } from './chain-logger.ts';
-import { type ContractName, loadArtifact } from './contract-artifacts.ts';
+import { loadArtifact } from './contract-artifacts.ts';
+import { devnetChain } from './devnet-chain.ts';
+import { topUpDevnetWallets } from './devnet-funding.ts';
+import {
+  DEVNET_LZ_EIDS,
+  DEVNET_LZ_OWNER_KEY,
+  type DevnetRelayOptions,
+  deployDevnetLayerZero,
+  readDevnetLayerZero,
+  startDevnetRelay,
+  wireDevnetApps,
+} from './devnet-layerzero.ts';
+import { startIntervalMining } from './devnet-mining.ts';
+import { assertAttester, assertEscrowSettler, restoredDeploymentBlock } from './devnet-restore.ts';
+import { deployFerryChain } from './ferry-deploy.ts';
+import type { LzChainDeployment } from './layerzero/lz-deploy.ts';
+import type { LzRelay } from './layerzero/lz-relay.ts';
+
+export { devnetChain } from './devnet-chain.ts';
 
 /**
- * anvil's well-known default accounts (mnemonic "test test ... junk"). Public knowledge and funded on every
- * anvil chain: fine for a devnet, fatal anywhere else.
+ * anvil's well-known default accounts 0-4 (mnemonic "test test ... junk"). Public knowledge and funded on every
+ * anvil chain: fine for a devnet, fatal anywhere else. Account 5 is the worker's relayer (below); accounts 6-9
+ * belong to LayerZero's side of the devnets (src/chains/devnet-layerzero.ts).
  */
 export const ANVIL_KEYS = [
   '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80',
@@ -32,9 +44,9 @@ export const ANVIL_KEYS = [
   '0x47e179ec197488593b187f80a00eb0da91f1b9d0b13f8733639f19c30a34926a',
 ] as const satisfies readonly Hex[];
 
-/** Account 0 deploys everything, so a fresh chain always gets the same contract addresses. */
+/** Account 0 deploys Ferry's contracts, so a fresh chain always gets the same contract addresses. */
 export const DEVNET_DEPLOYER_KEY: Hex = ANVIL_KEYS[0];
-/** Account 1 is the default fill attester. */
+/** Account 1 is the fill attester of attester devnets. */
 export const DEVNET_ATTESTER_KEY: Hex = ANVIL_KEYS[1];
 /**
  * Account 5 pays the settlement worker's gas on the devnets: a key of its own, apart from the attester's, as on a
@@ -60,15 +72,20 @@ export interface DevnetToken {
   decimals: number;
 }
 
+/** `fill` is FerryApp on LayerZero devnets; `messenger` (AttesterMessenger) exists on attester devnets only. */
 export interface DevnetContracts {
   escrow: Address;
   fill: Address;
+  messenger?: Address;
+}
+
+export interface AttesterDevnetContracts extends DevnetContracts {
   messenger: Address;
 }
 
-export interface DevnetDeployment {
+export interface DevnetDeployment<Contracts extends DevnetContracts = DevnetContracts> {
   chainId: number;
-  contracts: DevnetContracts;
+  contracts: Contracts;
   tokens: DevnetToken[];
   /** The block the first Ferry contract was deployed in: log scans start there (0 when it cannot be told). */
   startBlock: bigint;
@@ -81,8 +98,10 @@ export interface DeployDevnetOptions {
   chainId: number;
   /** Default: anvil account 0. Must have sent no transaction before the first deployment. */
   deployerKey?: Hex;
-  /** Address whose EIP-712 FillAttestation signatures settle orders. */
-  attester: Address;
+  /** Attester devnet: the address whose EIP-712 FillAttestation signatures settle orders. */
+  attester?: Address;
+  /** LayerZero devnet: the chain's EndpointV2 (LayerZero deployed already); the app is wired afterwards. */
+  layerzeroEndpoint?: Address;
   /** Default: USDC and USDT. Order matters: it determines the addresses. */
   tokens?: readonly DevnetTokenSpec[];
   /** Every wallet is topped up to at least `amount` (base units, 6 decimals) of every token. */
@@ -94,58 +113,54 @@ export interface DeployDevnetOptions {
 
 /**
  * Devnets keep the settle grace short so a refund test waits seconds, not minutes; long enough for the
- * worker to see, attest and relay a fill made right at fillDeadline.
+ * worker to see and prove a fill made right at fillDeadline.
  */
 export const DEVNET_SETTLE_GRACE_SECONDS = 10;
 
 const TOKEN_DECIMALS = 6;
-/** Demo wallets with no ETH at all get this much so they can pay for gas. */
-const DEMO_WALLET_ETH = parseEther('100');
-
-export function devnetChain(chainId: number, rpcUrl: string, name = `devnet-${chainId}`): Chain {
-  return defineChain({
-    id: chainId,
-    name,
-    nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
-    rpcUrls: { default: { http: [rpcUrl] } },
-  });
-}
 
 /**
- * Deploys the test stablecoins, AttesterMessenger, FerryEscrow and FerryFill (in that order, so on a fresh
- * chain the addresses depend only on the deployer), then tops up the demo wallets. If the contracts are
- * already there - the chain was restored from a state file - it only tops up.
+ * Deploys the test stablecoins, then Ferry's contracts through `deployFerryChain` (attester: AttesterMessenger,
+ * FerryEscrow, FerryFill; LayerZero: FerryApp, FerryEscrow), so on a fresh chain the addresses depend only on the
+ * deployer, then tops up the demo wallets. If the contracts are already there - the chain was restored from a
+ * state file - it only tops up.
  */
+export async function deployDevnetContracts(
+  options: DeployDevnetOptions & { attester: Address },
+): Promise<DevnetDeployment<AttesterDevnetContracts>>;
+export async function deployDevnetContracts(options: DeployDevnetOptions): Promise<DevnetDeployment>;
 export async function deployDevnetContracts(options: DeployDevnetOptions): Promise<DevnetDeployment> {
-  const { rpcUrl, chainId, attester, log } = options;
+  const { rpcUrl, chainId, attester, layerzeroEndpoint, log } = options;
+  if ((attester === undefined) === (layerzeroEndpoint === undefined))
+    throw new Error('deployDevnetContracts needs exactly one of attester and layerzeroEndpoint');
   const tokenSpecs = options.tokens ?? DEFAULT_DEVNET_TOKENS;
-  const account = privateKeyToAccount(options.deployerKey ?? DEVNET_DEPLOYER_KEY);
+  const deployerKey = options.deployerKey ?? DEVNET_DEPLOYER_KEY;
+  const account = privateKeyToAccount(deployerKey);
   const chain = devnetChain(chainId, rpcUrl);
   const publicClient = createPublicClient({ chain, transport: http(rpcUrl) });
   const wallet = createWalletClient({ account, chain, transport: http(rpcUrl) });
 
-  // CREATE addresses are keccak(deployer, nonce): nonces 0..n-1 are the tokens, then messenger, escrow, fill.
+  // CREATE addresses are keccak(deployer, nonce): nonces 0..n-1 are the tokens, then Ferry's contracts.
   const at = (nonce: number) => getContractAddress({ from: account.address, nonce: BigInt(nonce) });
+  const n = tokenSpecs.length;
   const tokens: DevnetToken[] = tokenSpecs.map((t, i) => ({
     symbol: t.symbol,
     address: at(i),
     decimals: TOKEN_DECIMALS,
   }));
-  const contracts: DevnetContracts = {
-    messenger: at(tokenSpecs.length),
-    escrow: at(tokenSpecs.length + 1),
-    fill: at(tokenSpecs.length + 2),
-  };
-  const planned = [...tokens.map((t) => t.address), contracts.messenger, contracts.escrow, contracts.fill];
+  const contracts: DevnetContracts = attester
+    ? { messenger: at(n), escrow: at(n + 1), fill: at(n + 2) }
+    : { fill: at(n), escrow: at(n + 1) };
+  const planned = [...tokens.map((t) => t.address), ...Object.values(contracts)];
 
   const codes = await Promise.all(planned.map((address) => publicClient.getCode({ address })));
   const present = codes.filter((code) => code !== undefined && code !== '0x').length;
   let deployed = false;
   let startBlock = 0n;
   if (present === planned.length) {
-    await assertAttester(publicClient, contracts, attester);
-    await assertEscrowHasGrace(publicClient, contracts);
-    startBlock = await restoredDeploymentBlock(publicClient, account.address, tokenSpecs.length);
+    if (contracts.messenger && attester) await assertAttester(publicClient, contracts.messenger, attester);
+    await assertEscrowSettler(publicClient, contracts.escrow, contracts.messenger ?? contracts.fill);
+    startBlock = await restoredDeploymentBlock(publicClient, account.address, n);
     log?.info({ chainId, ...contracts }, 'devnet contracts already deployed');
   } else {
     const nonce = await publicClient.getTransactionCount({ address: account.address });
@@ -155,124 +170,37 @@ export async function deployDevnetContracts(options: DeployDevnetOptions): Promi
           'contracts exist; deterministic deployment needs a fresh chain (delete the devnet state file)',
       );
     }
-    const deploy = async (name: ContractName, args: readonly unknown[], expected: Address) => {
-      const { abi, bytecode } = loadArtifact(name);
-      const hash = await wallet.deployContract({ abi, bytecode, args });
-      const receipt = await publicClient.waitForTransactionReceipt({ hash });
-      if (receipt.status !== 'success' || receipt.contractAddress?.toLowerCase() !== expected.toLowerCase()) {
-        throw new Error(`deploying ${name} on chain ${chainId} failed (tx ${hash})`);
-      }
-      return receipt.blockNumber;
-    };
+    const { abi, bytecode } = loadArtifact('TestStablecoin');
     for (const [i, spec] of tokenSpecs.entries()) {
-      await deploy('TestStablecoin', [spec.name, spec.symbol], planned[i] as Address);
+      const hash = await wallet.deployContract({ abi, bytecode, args: [spec.name, spec.symbol] });
+      const receipt = await publicClient.waitForTransactionReceipt({ hash });
+      if (receipt.status !== 'success' || receipt.contractAddress?.toLowerCase() !== at(i).toLowerCase())
+        throw new Error(`deploying ${spec.symbol} on chain ${chainId} failed (tx ${hash})`);
     }
-    startBlock = await deploy('AttesterMessenger', [attester], contracts.messenger);
-    const grace = BigInt(options.settleGrace ?? DEVNET_SETTLE_GRACE_SECONDS);
-    await deploy('FerryEscrow', [contracts.messenger, grace], contracts.escrow);
-    await deploy('FerryFill', [], contracts.fill);
+    const ferry = await deployFerryChain({
+      rpcUrl,
+      chainId,
+      deployerKey,
+      settleGrace: options.settleGrace ?? DEVNET_SETTLE_GRACE_SECONDS,
+      settlement: attester
+        ? { method: 'attester', attester }
+        : { method: 'layerzero', endpoint: layerzeroEndpoint as Address },
+    });
+    for (const [role, address] of Object.entries(contracts)) {
+      const actual = ferry.contracts[role as keyof DevnetContracts];
+      if (actual?.toLowerCase() !== address.toLowerCase())
+        throw new Error(`chain ${chainId}: ${role} deployed at ${actual}, not at the planned ${address}`);
+    }
+    startBlock = ferry.startBlock;
     deployed = true;
     log?.info({ chainId, ...contracts, tokens }, 'devnet contracts deployed');
   }
 
-  await topUp(options.mints ?? [], tokens, { publicClient, wallet, chainId, log });
+  await topUpDevnetWallets(options.mints ?? [], tokens, { publicClient, wallet, chainId, log });
   return { chainId, contracts, tokens, deployed, startBlock };
 }
 
-/**
- * On a chain restored from a state file the deployment receipts are not at hand; the messenger's deployment is
- * the deployer's transaction with nonce `tokenCount`, mined alone in block `tokenCount + 1` by the automining
- * deployment. If that block says otherwise (or is not kept), scans start at 0: slower, never wrong.
- */
-async function restoredDeploymentBlock(
-  publicClient: PublicClient,
-  deployer: Address,
-  tokenCount: number,
-): Promise<bigint> {
-  const blockNumber = BigInt(tokenCount + 1);
-  try {
-    const block = await publicClient.getBlock({ blockNumber, includeTransactions: true });
-    const creates = block.transactions.some(
-      (tx) => tx.from.toLowerCase() === deployer.toLowerCase() && tx.nonce === tokenCount && tx.to === null,
-    );
-    return creates ? blockNumber : 0n;
-  } catch {
-    return 0n;
-  }
-}
-
-async function assertAttester(publicClient: PublicClient, contracts: DevnetContracts, attester: Address) {
-  const { abi } = loadArtifact('AttesterMessenger');
-  const onChain = (await publicClient.readContract({
-    address: contracts.messenger,
-    abi,
-    functionName: 'attester',
-  })) as Address;
-  if (onChain.toLowerCase() !== attester.toLowerCase()) {
-    throw new Error(
-      `devnet messenger ${contracts.messenger} trusts attester ${onChain}, expected ${attester}`,
-    );
-  }
-}
-
-/** A state file written before the escrow had a settle grace holds an escrow the worker cannot use. */
-async function assertEscrowHasGrace(publicClient: PublicClient, contracts: DevnetContracts) {
-  const { abi } = loadArtifact('FerryEscrow');
-  try {
-    await publicClient.readContract({ address: contracts.escrow, abi, functionName: 'settleGrace' });
-  } catch (cause) {
-    throw new Error(
-      `devnet escrow ${contracts.escrow} predates the settle grace; delete the devnet state file`,
-      { cause },
-    );
-  }
-}
-
-async function topUp(
-  mints: readonly { to: Address; amount: bigint }[],
-  tokens: readonly DevnetToken[],
-  ctx: {
-    publicClient: PublicClient<Transport, Chain>;
-    wallet: WalletClient<Transport, Chain, PrivateKeyAccount>;
-    chainId: number;
-    log?: ChainLogger;
-  },
-) {
-  const { abi } = loadArtifact('TestStablecoin');
-  const { publicClient, wallet } = ctx;
-  const testClient = createTestClient({
-    mode: 'anvil',
-    chain: wallet.chain,
-    transport: http(wallet.chain.rpcUrls.default.http[0]),
-  });
-  for (const { to, amount } of mints) {
-    if ((await publicClient.getBalance({ address: to })) === 0n) {
-      await testClient.setBalance({ address: to, value: DEMO_WALLET_ETH });
-    }
-    for (const token of tokens) {
-      const balance = (await publicClient.readContract({
-        address: token.address,
-        abi,
-        functionName: 'balanceOf',
-        args: [to],
-      })) as bigint;
-      if (balance >= amount) continue;
-      const hash = await wallet.writeContract({
-        address: token.address,
-        abi,
-        functionName: 'mint',
-        args: [to, amount - balance],
-      });
-      const receipt = await publicClient.waitForTransactionReceipt({ hash });
-      if (receipt.status !== 'success')
-        throw new Error(`minting ${token.symbol} to ${to} failed (tx ${hash})`);
-      ctx.log?.info(
-        { chainId: ctx.chainId, token: token.symbol, to, amount: String(amount - balance) },
-        'minted',
-      );
-    }
-  }
-}
+export type DevnetMessenger = 'layerzero' | 'attester';
 
 export interface DevnetChainConfig {
   name: string;
@@ -283,13 +211,24 @@ export interface DevnetChainConfig {
   contracts: DevnetContracts;
   explorerUrl: string | undefined;
   tokens: DevnetToken[];
+  messenger: DevnetMessenger;
+  /** LayerZero V2 on this devnet; null on attester devnets. */
+  layerzero: LzChainDeployment | null;
 }
 
 export interface Devnets {
   chains: DevnetChainConfig[];
-  /** The address AttesterMessenger trusts on both chains. */
-  attester: Address;
-  /** Stops both anvils; their state files are written on the way out. */
+  messenger: DevnetMessenger;
+  /** The address AttesterMessenger trusts on both chains (attester devnets; null on LayerZero devnets). */
+  attester: Address | null;
+  /**
+   * The DVNs and executor delivering Ferry's messages between the devnets (LayerZero devnets; null once stopped,
+   * or when started without it). Stop it to play "the executor is down".
+   */
+  readonly relay: LzRelay | null;
+  /** Starts the relay again (or answers the running one); it picks up every message not yet delivered. */
+  startRelay(options?: DevnetRelayOptions): LzRelay;
+  /** Stops the relay and both anvils; their state files are written on the way out. */
   stop(): Promise<void>;
 }
 
@@ -299,7 +238,9 @@ export interface StartDevnetsOptions {
   /** Ports on 127.0.0.1; default 8545 and 8546. Use 0 for OS-assigned ports (tests). */
   ports?: readonly [number, number];
   chainIds?: readonly [number, number];
-  /** Default: the address of DEVNET_ATTESTER_KEY (anvil account 1). */
+  /** How fills are proven: LayerZero V2 (default) or the attester key through AttesterMessenger. */
+  messenger?: DevnetMessenger;
+  /** Attester devnets: default the address of DEVNET_ATTESTER_KEY (anvil account 1). */
   attester?: Address;
   /** Wallets topped up with every token on both chains; default anvil accounts 2-4. */
   demoWallets?: readonly Address[];
@@ -312,74 +253,141 @@ export interface StartDevnetsOptions {
    * deployment itself always automines, so contract addresses and the start block stay deterministic.
    */
   blockTime?: number;
+  /** LayerZero devnets: start the relay (default true), with these options when an object. */
+  relay?: boolean | DevnetRelayOptions;
   log?: ChainLogger;
 }
 
 export const DEVNET_CHAIN_IDS = [900001, 900002] as const;
 export const DEVNET_PORTS = [8545, 8546] as const;
+const DEVNET_NAMES = ['devnet-a', 'devnet-b'] as const;
 
-/** Starts two local anvil chains ("devnet-a", "devnet-b") with Ferry's contracts deployed on both. */
+/**
+ * Starts two local anvil chains ("devnet-a", "devnet-b") with Ferry's contracts deployed on both. LayerZero
+ * devnets also get LayerZero V2 (deployed by its own key), Ferry's apps wired to each other and locked, and the
+ * relay (two DVNs and the executor) running in this process.
+ */
 export async function startDevnets(options: StartDevnetsOptions): Promise<Devnets> {
   const { dataDir, log } = options;
+  const messenger = options.messenger ?? 'layerzero';
   const ports = options.ports ?? DEVNET_PORTS;
   const chainIds = options.chainIds ?? DEVNET_CHAIN_IDS;
-  const attester = options.attester ?? privateKeyToAccount(DEVNET_ATTESTER_KEY).address;
-  const demoWallets =
-    options.demoWallets ?? ANVIL_KEYS.slice(2).map((key) => privateKeyToAccount(key).address);
-  const demoAmount = options.demoAmount ?? 1_000_000n * 10n ** BigInt(TOKEN_DECIMALS);
+  const attester =
+    messenger === 'attester' ? (options.attester ?? privateKeyToAccount(DEVNET_ATTESTER_KEY).address) : null;
   mkdirSync(dataDir, { recursive: true });
 
-  const names = ['devnet-a', 'devnet-b'] as const;
   const anvils: AnvilInstance[] = [];
+  let relay: LzRelay | null = null;
   const stop = async () => {
+    await relay?.stop();
     await Promise.all(anvils.map((anvil) => anvil.stop()));
   };
   try {
-    const chains: DevnetChainConfig[] = [];
-    for (const [i, name] of names.entries()) {
+    for (const [i, name] of DEVNET_NAMES.entries()) {
+      const stateFile = path.join(dataDir, `${name}.state.json`);
       const chainId = chainIds[i] as number;
-      const anvil = await startAnvil({
-        chainId,
-        port: ports[i],
-        stateFile: path.join(dataDir, `${name}.state.json`),
-        stateIntervalSeconds: 10,
-        log,
-      });
-      anvils.push(anvil);
-      const deployment = await deployDevnetContracts({
-        rpcUrl: anvil.rpcUrl,
-        chainId,
-        attester,
-        mints: demoWallets.map((to) => ({ to, amount: demoAmount })),
-        ...(options.settleGrace === undefined ? {} : { settleGrace: options.settleGrace }),
-        log,
-      });
-      if (options.blockTime) await startIntervalMining(anvil.rpcUrl, chainId, options.blockTime, log);
-      chains.push({
-        name,
-        chainId,
-        rpcUrl: anvil.rpcUrl,
-        confirmations: 1,
-        startBlock: deployment.startBlock,
-        contracts: deployment.contracts,
-        explorerUrl: undefined,
-        tokens: deployment.tokens,
-      });
+      anvils.push(await startAnvil({ chainId, port: ports[i], stateFile, stateIntervalSeconds: 10, log }));
     }
-    return { chains, attester, stop };
+    const started = await Promise.all(
+      anvils.map((anvil, i) => startDevnetChain(anvil, i, { ...options, messenger, attester })),
+    );
+    const chains = started.map((s) => s.chain);
+    if (messenger === 'layerzero')
+      await wireDevnetApps(
+        chains,
+        started.some((s) => s.deployed) ? 'wire' : 'check',
+        DEVNET_DEPLOYER_KEY,
+        log,
+      );
+    if (options.blockTime) {
+      for (const chain of chains)
+        await startIntervalMining(chain.rpcUrl, chain.chainId, options.blockTime, log);
+    }
+    const startRelay = (relayOptions: DevnetRelayOptions = {}): LzRelay => {
+      if (messenger !== 'layerzero') throw new Error('attester devnets have no LayerZero relay');
+      if (relay) return relay;
+      const lzChains = chains as { rpcUrl: string; layerzero: LzChainDeployment }[];
+      const inner = startDevnetRelay(lzChains, log, relayOptions);
+      // Stopping the relay, by whoever holds it, clears `devnets.relay`, so startRelay starts a new one.
+      const handle: LzRelay = {
+        stop: async () => {
+          if (relay === handle) relay = null;
+          await inner.stop();
+        },
+      };
+      relay = handle;
+      return handle;
+    };
+    if (messenger === 'layerzero' && options.relay !== false)
+      startRelay(typeof options.relay === 'object' ? options.relay : {});
+    return {
+      chains,
+      messenger,
+      attester,
+      get relay() {
+        return relay;
+      },
+      startRelay,
+      stop,
+    };
   } catch (err) {
     await stop();
     throw err;
   }
 }
 
-/** Switches an anvil from mining each transaction at once to one block every `seconds` (automine off). */
-async function startIntervalMining(rpcUrl: string, chainId: number, seconds: number, log?: ChainLogger) {
-  const testClient = createTestClient({
-    mode: 'anvil',
-    chain: devnetChain(chainId, rpcUrl),
-    transport: http(rpcUrl),
+async function startDevnetChain(
+  anvil: AnvilInstance,
+  index: number,
+  options: Omit<StartDevnetsOptions, 'attester'> & { messenger: DevnetMessenger; attester: Address | null },
+): Promise<{ chain: DevnetChainConfig; deployed: boolean }> {
+  const { messenger, log } = options;
+  const { chainId, rpcUrl } = anvil;
+  const demoWallets =
+    options.demoWallets ?? ANVIL_KEYS.slice(2).map((key) => privateKeyToAccount(key).address);
+  const demoAmount = options.demoAmount ?? 1_000_000n * 10n ** BigInt(TOKEN_DECIMALS);
+  const eid = DEVNET_LZ_EIDS[index] as number;
+  const remoteEid = DEVNET_LZ_EIDS[1 - index] as number;
+  let layerzero: LzChainDeployment | null = null;
+  let endpoint: Address | undefined;
+  if (messenger === 'layerzero') {
+    // LayerZero's owner deploys the endpoint with its first transaction: a restored chain has it there.
+    const owner = privateKeyToAccount(DEVNET_LZ_OWNER_KEY).address;
+    const publicClient = createPublicClient({ transport: http(rpcUrl) });
+    const fresh = (await publicClient.getTransactionCount({ address: owner })) === 0;
+    if (fresh) layerzero = await deployDevnetLayerZero(rpcUrl, chainId, eid, remoteEid);
+    endpoint = layerzero?.endpoint ?? getContractAddress({ from: owner, nonce: 0n });
+  }
+  const deployment = await deployDevnetContracts({
+    rpcUrl,
+    chainId,
+    ...(options.attester ? { attester: options.attester } : { layerzeroEndpoint: endpoint }),
+    mints: demoWallets.map((to) => ({ to, amount: demoAmount })),
+    ...(options.settleGrace === undefined ? {} : { settleGrace: options.settleGrace }),
+    log,
   });
-  await testClient.setIntervalMining({ interval: seconds });
-  log?.info({ chainId, blockTimeSeconds: seconds }, 'devnet interval mining on');
+  if (messenger === 'layerzero') {
+    layerzero = deployment.deployed
+      ? { ...(layerzero as LzChainDeployment), startBlock: deployment.startBlock }
+      : await readDevnetLayerZero(
+          rpcUrl,
+          chainId,
+          deployment.contracts.fill,
+          remoteEid,
+          deployment.startBlock,
+        );
+  }
+  const chain: DevnetChainConfig = {
+    name: DEVNET_NAMES[index] as string,
+    chainId,
+    rpcUrl,
+    confirmations: 1,
+    startBlock: deployment.startBlock,
+    contracts: deployment.contracts,
+    explorerUrl: undefined,
+    tokens: deployment.tokens,
+    messenger,
+    layerzero,
+  };
+  return { chain, deployed: deployment.deployed };
 }

@@ -14,7 +14,8 @@ import type { WorkerKeys } from '../settlement/worker-runtime.ts';
 
 /**
  * The registry comes from CHAIN_REGISTRY when set; otherwise Ferry starts its two anvil devnets, deploys
- * its contracts and writes the resulting registry to the data folder.
+ * its contracts and writes the resulting registry to the data folder. LayerZero devnets run their relay (the DVNs
+ * and the executor) in this process until `stop`.
  */
 export async function resolveRegistry(
   config: Config,
@@ -35,11 +36,12 @@ export async function resolveRegistry(
     dataDir: path.join(config.dataDir, 'devnets'),
     ports: config.devnetPorts,
     blockTime: config.devnetBlockTime,
+    messenger: config.devnetMessenger,
     log,
   });
   const file = devnetRegistryFile(devnets);
   fs.writeFileSync(path.join(config.dataDir, 'chains.json'), `${JSON.stringify(file, null, 2)}\n`);
-  // On the devnets the worker uses anvil's well-known accounts: 5 pays gas, 1 attests (the messenger trusts it).
+  // On the devnets the worker uses anvil's well-known accounts: 5 pays gas, 1 attests (attester devnets trust it).
   const workerKeys = DEVNET_WORKER_KEYS;
   return {
     registry: createChainRegistry(file),

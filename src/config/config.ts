@@ -16,6 +16,8 @@ export interface Config {
   readonly devnetPorts: readonly [number, number];
   /** Seconds between blocks on the built-in devnets; 0 mines each transaction at once. */
   readonly devnetBlockTime: number;
+  /** How the built-in devnets prove fills: LayerZero V2 (DVNs and executor in the devnet process) or the attester. */
+  readonly devnetMessenger: 'layerzero' | 'attester';
   readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   /** `auto`: readable lines on a terminal, JSON lines otherwise. */
   readonly logFormat: LogFormatSetting;
@@ -136,6 +138,11 @@ export const SETTINGS = {
     0,
     3600,
     'seconds between devnet blocks after deployment (0: mine each tx at once)',
+  ),
+  DEVNET_MESSENGER: oneOf(
+    ['layerzero', 'attester'] as const,
+    'layerzero',
+    'how the devnets prove fills: LayerZero V2 with a local relay, or the attester key',
   ),
   LOG_LEVEL: oneOf(LOG_LEVELS, 'info', 'log verbosity; request logs are at debug'),
   LOG_FORMAT: oneOf(
@@ -273,6 +280,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     chainRegistryPath: s.CHAIN_REGISTRY ? resolveFromProject(s.CHAIN_REGISTRY) : null,
     devnetPorts: [s.DEVNET_PORT_A, s.DEVNET_PORT_B],
     devnetBlockTime: s.DEVNET_BLOCK_TIME,
+    devnetMessenger: s.DEVNET_MESSENGER,
     logLevel: s.LOG_LEVEL,
     logFormat: s.LOG_FORMAT,
     redisUrl: s.REDIS_URL,

@@ -9,7 +9,13 @@ import {
   createChainRegistry,
   type RegistryFile,
 } from '../../src/chains/chain-registry.ts';
-import { ANVIL_KEYS, DEVNET_WORKER_KEYS, type Devnets, startDevnets } from '../../src/chains/devnet.ts';
+import {
+  ANVIL_KEYS,
+  DEVNET_WORKER_KEYS,
+  type DevnetMessenger,
+  type Devnets,
+  startDevnets,
+} from '../../src/chains/devnet.ts';
 import { devnetRegistryFile } from '../../src/chains/devnet-registry.ts';
 import { type Config, loadConfig } from '../../src/config/config.ts';
 import type { Clock } from '../../src/domain/clock.ts';
@@ -88,6 +94,8 @@ export type ChainOverrides = Partial<Omit<RegistryFile['chains'][number], 'name'
 export interface HarnessOptions {
   /** Registry fields set on every devnet chain. */
   chains?: ChainOverrides;
+  /** How the devnets prove fills (default LayerZero, with the relay running in the test process). */
+  messenger?: DevnetMessenger;
   /** Changes the devnets' registry before Ferry starts (e.g. RPC URLs through a fault proxy, confirmations). */
   registry?: (file: RegistryFile, devnets: Devnets) => RegistryFile | Promise<RegistryFile>;
 }
@@ -98,7 +106,11 @@ export async function startHarness(
 ): Promise<Harness> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ferry-test-'));
   const journals: LpJournal[] = [];
-  const devnets = await startDevnets({ dataDir: path.join(dir, 'devnets'), ports: [0, 0] });
+  const devnets = await startDevnets({
+    dataDir: path.join(dir, 'devnets'),
+    ports: [0, 0],
+    ...(options.messenger ? { messenger: options.messenger } : {}),
+  });
   const base = devnetRegistryFile(devnets);
   const withChains: RegistryFile = { chains: base.chains.map((chain) => ({ ...chain, ...options.chains })) };
   const registryFileContent = options.registry ? await options.registry(withChains, devnets) : withChains;

@@ -5,6 +5,7 @@ import {
   ContractFunctionRevertedError,
   createPublicClient,
   createWalletClient,
+  getAddress,
   type Hex,
   http,
   type PublicClient,
@@ -13,7 +14,7 @@ import {
 } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { FerryError } from '../../domain/ferry-error.ts';
-import { devnetChain } from '../devnet.ts';
+import { devnetChain } from '../devnet-chain.ts';
 import { lzErrorAbi } from './lz-artifacts.ts';
 
 /** A LayerZero devnet step that failed: a transaction reverted, timed out or was refused by the node. */
@@ -94,7 +95,7 @@ export async function deployLz(
   }
   const receipt = await awaitSuccess(client, hash, `deploying ${what}`);
   if (!receipt.contractAddress) throw new LayerZeroDevnetError(`deploying ${what}: no contract address`);
-  return { address: receipt.contractAddress, receipt };
+  return { address: getAddress(receipt.contractAddress), receipt };
 }
 
 /** One contract call; the ABIs come from JSON artifacts, so names and arguments are checked on chain. */

@@ -123,3 +123,51 @@ export async function executeLzReceive(
 function sameAddress(a: Address | undefined, b: Address): boolean {
   return a !== undefined && a.toLowerCase() === b.toLowerCase();
 }
+
+/**
+ * Where a packet stands on its destination endpoint: `delivered` (lzReceive ran: the hash is cleared and the
+ * endpoint's lazy nonce passed it), `committed` (verified into the endpoint, waiting for lzReceive), `burnt`
+ * (nilified or skipped by the receiver's delegate: never deliverable), or `open` (not committed yet).
+ */
+export async function lzInboundState(
+  client: LzChainClient,
+  destination: LzChainDeployment,
+  packet: LzPacket,
+): Promise<'delivered' | 'committed' | 'burnt' | 'open'> {
+  const abi = loadLzArtifact('EndpointV2').abi;
+  const path = [packet.receiver, packet.srcEid, packet.sender] as const;
+  const [hash, lazyNonce] = (await Promise.all([
+    client.publicClient.readContract({
+      address: destination.endpoint,
+      abi,
+      functionName: 'inboundPayloadHash',
+      args: [...path, packet.nonce],
+    }),
+    client.publicClient.readContract({
+      address: destination.endpoint,
+      abi,
+      functionName: 'lazyInboundNonce',
+      args: path,
+    }),
+  ])) as [Hex, bigint];
+  if (BigInt(hash) === 0n) return packet.nonce <= lazyNonce ? 'delivered' : 'open';
+  if (BigInt(hash) === 2n ** 256n - 1n) return 'burnt';
+  return hash.toLowerCase() === packet.payloadHash.toLowerCase() ? 'committed' : 'open';
+}
+
+/** Whether `dvn` already verified `packet` on ReceiveUln302 with at least `confirmations`. */
+export async function hasDvnVerified(
+  client: LzChainClient,
+  destination: LzChainDeployment,
+  packet: LzPacket,
+  dvn: Address,
+  confirmations: bigint,
+): Promise<boolean> {
+  const [submitted, confirmed] = (await client.publicClient.readContract({
+    address: destination.receiveUln302,
+    abi: loadLzArtifact('ReceiveUln302').abi,
+    functionName: 'hashLookup',
+    args: [keccak256(packet.header), packet.payloadHash, dvn],
+  })) as [boolean, bigint];
+  return submitted && confirmed >= confirmations;
+}

@@ -151,7 +151,7 @@ export async function deployLzChain(options: DeployLzChainOptions): Promise<LzCh
 export async function wireLzPath(
   deployer: LzChainClient,
   local: LzChainDeployment,
-  remote: LzChainDeployment,
+  remote: Pick<LzChainDeployment, 'eid'>,
   confirmations: bigint,
 ): Promise<void> {
   const ulnConfig = requiredDvnsConfig(local.dvns, confirmations);

@@ -7,7 +7,13 @@ import {
   type LzChainClient,
   lzChainClient,
 } from './lz-chain-client.ts';
-import { commitLzVerification, dvnVerify, executeLzReceive } from './lz-delivery.ts';
+import {
+  commitLzVerification,
+  dvnVerify,
+  executeLzReceive,
+  hasDvnVerified,
+  lzInboundState,
+} from './lz-delivery.ts';
 import type { LzChainDeployment } from './lz-deploy.ts';
 import { decodeLzPacket, type LzPacket } from './lz-packet.ts';
 
@@ -33,8 +39,15 @@ export interface LzRelayOptions {
   verifyingDvns?: readonly number[];
   pollIntervalMs?: number;
   rpcTimeoutMs?: number;
+  /**
+   * A delivery refused on chain or cut off by an RPC failure is tried again after this long, doubling per failed
+   * attempt up to `retryMaxMs` (defaults 500 ms and 10 s): a message whose lzReceive reverted (the escrow's token
+   * paused) is executed once the token works again.
+   */
+  retryBaseMs?: number;
+  retryMaxMs?: number;
   onDelivered?: (delivery: LzDelivery) => void;
-  /** A packet the relay gave up on (it is not retried): refused on chain, or an RPC failure mid-delivery. */
+  /** A delivery attempt that failed; the packet is tried again later (see `retryBaseMs`). */
   onError?: (error: LayerZeroDevnetError, packet: LzPacket) => void;
   log?: ChainLogger;
 }
@@ -63,47 +76,117 @@ interface RelayChainState {
   nextBlock: bigint;
 }
 
-/** Has each verifying DVN verify `packet` on `destination`, then (all of them verifying) commits and executes it. */
+/** A packet seen on its source chain and not yet delivered: tried on every poll once `nextAttemptAt` passed. */
+interface PendingPacket {
+  packet: LzPacket;
+  destination: RelayChainState;
+  seenAt: number;
+  attempts: number;
+  nextAttemptAt: number;
+}
+
+/**
+ * Has each verifying DVN that has not yet done so verify `packet` on `destination`, then (all of them verifying)
+ * commits and executes it; each step already done on chain (by an earlier attempt, or by anyone else: all three
+ * are permissionless) is skipped. Answers null when the packet needs nothing more.
+ */
 async function deliver(
   options: LzRelayOptions,
   verifying: readonly number[],
-  packet: LzPacket,
-  destination: RelayChainState,
-  seenAt: number,
-): Promise<LzDelivery> {
+  pending: PendingPacket,
+): Promise<LzDelivery | null> {
+  const { packet, destination, seenAt } = pending;
   const target = destination.chain.deployment;
+  const state = await lzInboundState(destination.executor, target, packet);
+  if (state === 'delivered' || state === 'burnt') return null;
   const dvnGas: bigint[] = [];
-  for (const index of verifying) {
-    const dvn = target.dvns[index];
-    const key = options.dvnKeys[index];
-    const client = destination.dvnClients[index];
-    if (!dvn || !key || !client) throw new LayerZeroDevnetError(`no DVN ${index} on chain ${target.chainId}`);
-    dvnGas.push(await dvnVerify(client, key, dvn, target, packet, options.confirmations));
+  if (state === 'open') {
+    for (const index of verifying) {
+      const dvn = target.dvns[index];
+      const key = options.dvnKeys[index];
+      const client = destination.dvnClients[index];
+      if (!dvn || !key || !client)
+        throw new LayerZeroDevnetError(`no DVN ${index} on chain ${target.chainId}`);
+      if (await hasDvnVerified(client, target, packet, dvn.address, options.confirmations)) continue;
+      dvnGas.push(await dvnVerify(client, key, dvn, target, packet, options.confirmations));
+    }
+    if (verifying.length < target.dvns.length) {
+      return { packet, stage: 'verified', dvnGas, elapsedMs: Date.now() - seenAt };
+    }
   }
-  if (verifying.length < target.dvns.length) {
-    return { packet, stage: 'verified', dvnGas, elapsedMs: Date.now() - seenAt };
-  }
-  const commitGas = await commitLzVerification(destination.executor, target, packet);
+  const commitGas =
+    state === 'open' ? await commitLzVerification(destination.executor, target, packet) : undefined;
   const received = await executeLzReceive(destination.executor, target, packet);
   return {
     packet,
     stage: 'executed',
     dvnGas,
-    commitGas,
+    ...(commitGas === undefined ? {} : { commitGas }),
     receiveGas: received.gasUsed,
     receiveTx: received.transactionHash,
     elapsedMs: Date.now() - seenAt,
   };
 }
 
+interface RetryContext {
+  options: LzRelayOptions;
+  verifying: readonly number[];
+  pending: Map<Hex, PendingPacket>;
+  baseMs: number;
+  maxMs: number;
+}
+
+/** One delivery attempt; a failure schedules the next one, twice as far off each time (up to `maxMs`). */
+async function attempt(ctx: RetryContext, entry: PendingPacket): Promise<void> {
+  const { options, pending } = ctx;
+  const log = options.log;
+  const { packet } = entry;
+  const where = { guid: packet.guid, srcEid: packet.srcEid, dstEid: packet.dstEid, nonce: packet.nonce };
+  try {
+    const delivery = await deliver(options, ctx.verifying, entry);
+    pending.delete(packet.guid);
+    if (!delivery) {
+      log?.info(where, 'LayerZero packet needs no relaying (delivered already)');
+      return;
+    }
+    log?.info({ ...where, stage: delivery.stage, attempts: entry.attempts + 1 }, 'LayerZero packet relayed');
+    options.onDelivered?.(delivery);
+  } catch (err) {
+    const error =
+      err instanceof LayerZeroDevnetError
+        ? err
+        : new LayerZeroDevnetError(`relaying packet ${packet.guid} failed`, { cause: err });
+    entry.attempts += 1;
+    const retryInMs = Math.min(ctx.baseMs * 2 ** (entry.attempts - 1), ctx.maxMs);
+    entry.nextAttemptAt = Date.now() + retryInMs;
+    log?.warn?.(
+      { ...where, attempts: entry.attempts, retryInMs, err: error.message },
+      'LayerZero packet not relayed; will retry',
+    );
+    options.onError?.(error, packet);
+  }
+}
+
 /**
  * The devnet's off-chain LayerZero workers in one loop: watches PacketSent on every endpoint and, per packet,
  * has each DVN verify it on the destination, commits the verification and executes lzReceive, as LayerZero's
- * DVNs and executor do. It runs apart from Ferry's API and worker, with its own keys.
+ * DVNs and executor do. It runs apart from Ferry's API and worker, with its own keys. A failed delivery is tried
+ * again with backoff; a packet someone else delivered meanwhile is dropped, so a restarted relay that rescans
+ * from the first block only finishes what is left.
  */
 export function startLzRelay(options: LzRelayOptions): LzRelay {
   const timeoutMs = options.rpcTimeoutMs ?? DEFAULT_LZ_RPC_TIMEOUT_MS;
   const verifying = options.verifyingDvns ?? options.dvnKeys.map((_, index) => index);
+  /** By guid, in the order seen: executing in order keeps each path's nonces in order where it can. */
+  const pending = new Map<Hex, PendingPacket>();
+  const retry: RetryContext = {
+    options,
+    verifying,
+    pending,
+    baseMs: options.retryBaseMs ?? 500,
+    maxMs: options.retryMaxMs ?? 10_000,
+  };
+  const log = options.log;
   const states: RelayChainState[] = options.chains.map((chain) => {
     const { chainId } = chain.deployment;
     return {
@@ -119,7 +202,7 @@ export function startLzRelay(options: LzRelayOptions): LzRelay {
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> = Promise.resolve();
 
-  async function pollChain(state: RelayChainState): Promise<void> {
+  async function scanChain(state: RelayChainState): Promise<void> {
     const head = await state.executor.publicClient.getBlockNumber();
     // A packet in block b has head - b + 1 confirmations; scan only blocks that already have enough.
     const toBlock = head - options.confirmations + 1n;
@@ -131,42 +214,23 @@ export function startLzRelay(options: LzRelayOptions): LzRelay {
       fromBlock: state.nextBlock,
       toBlock,
     });
-    for (const log of logs) {
-      if (stopped) return;
-      const seenAt = Date.now();
-      const { encodedPayload } = log.args as { encodedPayload: Hex };
+    for (const event of logs) {
+      const { encodedPayload } = event.args as { encodedPayload: Hex };
       let packet: LzPacket;
       try {
         packet = decodeLzPacket(encodedPayload);
       } catch (err) {
-        // Skipped, not retried: rescanning would meet the same bytes on every poll.
-        options.log?.warn?.({ tx: log.transactionHash, err }, 'LayerZero packet not decodable');
+        // Skipped, not retried: the same bytes would fail on every attempt.
+        log?.warn?.({ tx: event.transactionHash, err }, 'LayerZero packet not decodable');
         continue;
       }
       const destination = byEid.get(packet.dstEid);
-      try {
-        if (!destination)
-          throw new LayerZeroDevnetError(`packet ${packet.guid} is for unknown eid ${packet.dstEid}`);
-        const delivery = await deliver(options, verifying, packet, destination, seenAt);
-        options.log?.info(
-          {
-            guid: packet.guid,
-            srcEid: packet.srcEid,
-            dstEid: packet.dstEid,
-            nonce: packet.nonce,
-            stage: delivery.stage,
-          },
-          'LayerZero packet relayed',
-        );
-        options.onDelivered?.(delivery);
-      } catch (err) {
-        const error =
-          err instanceof LayerZeroDevnetError
-            ? err
-            : new LayerZeroDevnetError(`relaying packet ${packet.guid} failed`, { cause: err });
-        options.log?.warn?.({ guid: packet.guid, err: error }, 'LayerZero packet not relayed');
-        options.onError?.(error, packet);
+      if (!destination) {
+        log?.warn?.({ guid: packet.guid, dstEid: packet.dstEid }, 'LayerZero packet for an unknown eid');
+        continue;
       }
+      if (!pending.has(packet.guid))
+        pending.set(packet.guid, { packet, destination, seenAt: Date.now(), attempts: 0, nextAttemptAt: 0 });
     }
     state.nextBlock = toBlock + 1n;
   }
@@ -175,11 +239,15 @@ export function startLzRelay(options: LzRelayOptions): LzRelay {
     for (const state of states) {
       if (stopped) return;
       try {
-        await pollChain(state);
+        await scanChain(state);
       } catch (err) {
         // The cursor did not move: the same blocks are scanned again on the next poll.
-        options.log?.warn?.({ chainId: state.chain.deployment.chainId, err }, 'LayerZero relay poll failed');
+        log?.warn?.({ chainId: state.chain.deployment.chainId, err }, 'LayerZero relay poll failed');
       }
+    }
+    for (const entry of [...pending.values()]) {
+      if (stopped) return;
+      if (entry.nextAttemptAt <= Date.now()) await attempt(retry, entry);
     }
   }
 

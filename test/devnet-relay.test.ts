@@ -1,0 +1,168 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import {
+  type Abi,
+  type Address,
+  createPublicClient,
+  createWalletClient,
+  type Hex,
+  http,
+  type TypedDataDefinition,
+} from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadArtifact } from '../src/chains/contract-artifacts.ts';
+import { ANVIL_KEYS, DEVNET_DEPLOYER_KEY, type Devnets, startDevnets } from '../src/chains/devnet.ts';
+import { devnetChain } from '../src/chains/devnet-chain.ts';
+import type { LayerZeroDevnetError } from '../src/chains/layerzero/lz-chain-client.ts';
+import { lzReceiveOptions } from '../src/chains/layerzero/lz-packet.ts';
+import { buildOrderTypedData, hashOrderTypedData, type OrderTerms } from '../src/domain/order-typed-data.ts';
+import { until } from './support/polling.ts';
+
+/**
+ * The devnets' LayerZero path end to end: a fill proven by the filler's own fillAndProve settles the escrow on the
+ * other devnet through the relay running beside the anvils, with no Ferry process at all.
+ */
+const trader = privateKeyToAccount(ANVIL_KEYS[2]);
+const recipient: Address = '0x000000000000000000000000000000000000fe12';
+const appAbi = loadArtifact('FerryApp').abi;
+const escrowAbi = loadArtifact('FerryEscrow').abi;
+const tokenAbi = loadArtifact('TestStablecoin').abi;
+const AMOUNT = 25_000_000n;
+
+let devnets: Devnets;
+let dataDir: string;
+let nonce = 0n;
+
+beforeAll(async () => {
+  dataDir = mkdtempSync(path.join(tmpdir(), 'ferry-devnet-relay-'));
+  devnets = await startDevnets({
+    dataDir,
+    ports: [0, 0],
+    demoWallets: [trader.address],
+    relay: { pollIntervalMs: 50 },
+  });
+});
+
+afterAll(async () => {
+  await devnets?.stop();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+function side(index: 0 | 1) {
+  const chain = devnets.chains[index];
+  if (!chain) throw new Error(`no devnet ${index}`);
+  const viemChain = devnetChain(chain.chainId, chain.rpcUrl);
+  const pub = createPublicClient({ chain: viemChain, transport: http(chain.rpcUrl) });
+  const send = async (
+    key: Hex,
+    address: Address,
+    abi: Abi,
+    functionName: string,
+    args: unknown[],
+    value = 0n,
+  ) => {
+    const wallet = createWalletClient({
+      account: privateKeyToAccount(key),
+      chain: viemChain,
+      transport: http(chain.rpcUrl),
+    });
+    const hash = await wallet.writeContract({ address, abi, functionName, args, value } as never);
+    const receipt = await pub.waitForTransactionReceipt({ hash });
+    expect(receipt.status).toBe('success');
+    return receipt;
+  };
+  return { chain, pub, send };
+}
+
+/** Deposits a fresh order on devnet-a, then the trader (its own filler) fills and proves it on devnet-b. */
+async function depositFillAndProve(): Promise<Hex> {
+  const a = side(0);
+  const b = side(1);
+  const now = (await a.pub.getBlock()).timestamp;
+  nonce += 1n;
+  const order: OrderTerms = {
+    offerer: trader.address,
+    recipient,
+    inputToken: a.chain.tokens[0]?.address as Address,
+    outputToken: b.chain.tokens[0]?.address as Address,
+    inputAmount: AMOUNT,
+    outputAmount: AMOUNT,
+    inputChainId: BigInt(a.chain.chainId),
+    outputChainId: BigInt(b.chain.chainId),
+    filler: trader.address,
+    nonce,
+    openDeadline: now + 600n,
+    fillDeadline: now + 3600n,
+  };
+  const escrow = a.chain.contracts.escrow;
+  const typedData = buildOrderTypedData(order, escrow);
+  const signature = await trader.signTypedData(typedData as unknown as TypedDataDefinition);
+  await a.send(ANVIL_KEYS[2], order.inputToken, tokenAbi, 'approve', [escrow, AMOUNT]);
+  await a.send(ANVIL_KEYS[2], escrow, escrowAbi, 'deposit', [order, signature]);
+  const app = b.chain.contracts.fill;
+  await b.send(ANVIL_KEYS[2], order.outputToken, tokenAbi, 'approve', [app, AMOUNT]);
+  const options = lzReceiveOptions(200_000n);
+  const fee = (await b.pub.readContract({
+    address: app,
+    abi: appAbi,
+    functionName: 'quoteProve',
+    args: [[order], escrow, options],
+  })) as bigint;
+  await b.send(ANVIL_KEYS[2], app, appAbi, 'fillAndProve', [order, escrow, options], fee);
+  return hashOrderTypedData(typedData);
+}
+
+const statusOf = (orderHash: Hex) =>
+  side(0).pub.readContract({
+    address: side(0).chain.contracts.escrow,
+    abi: escrowAbi,
+    functionName: 'orderStatus',
+    args: [orderHash],
+  }) as Promise<number>;
+
+const SETTLED = 2;
+
+describe('the devnet relay', () => {
+  it('settles a fill proven on the other devnet', async () => {
+    const orderHash = await depositFillAndProve();
+    await until('escrow settled', async () => (await statusOf(orderHash)) === SETTLED);
+    const balance = await side(1).pub.readContract({
+      address: side(1).chain.tokens[0]?.address as Address,
+      abi: tokenAbi,
+      functionName: 'balanceOf',
+      args: [recipient],
+    });
+    expect(balance).toBe(AMOUNT);
+  });
+
+  it('delivers what was sent while it was stopped once it is started again', async () => {
+    await devnets.relay?.stop();
+    expect(devnets.relay).toBeNull();
+    const orderHash = await depositFillAndProve();
+    expect(await statusOf(orderHash)).toBe(1);
+    devnets.startRelay({ pollIntervalMs: 50 });
+    await until('escrow settled after restart', async () => (await statusOf(orderHash)) === SETTLED);
+  });
+
+  it('executes again later a message whose delivery reverted (the input token was paused)', async () => {
+    const a = side(0);
+    const usdc = a.chain.tokens[0]?.address as Address;
+    await devnets.relay?.stop();
+    const orderHash = await depositFillAndProve();
+    // Devnet tokens are owned by Ferry's deployer; a paused token makes the escrow's settleFills revert.
+    await a.send(DEVNET_DEPLOYER_KEY, usdc, tokenAbi, 'pause', []);
+    const errors: LayerZeroDevnetError[] = [];
+    devnets.startRelay({
+      pollIntervalMs: 50,
+      retryBaseMs: 100,
+      retryMaxMs: 400,
+      onError: (e) => errors.push(e),
+    });
+    await until('the relay tried and failed twice', async () => errors.length >= 2);
+    expect(await statusOf(orderHash)).toBe(1);
+    await a.send(DEVNET_DEPLOYER_KEY, usdc, tokenAbi, 'unpause', []);
+    await until('escrow settled after unpausing', async () => (await statusOf(orderHash)) === SETTLED);
+  });
+});
