@@ -9,7 +9,7 @@ import { lzChainClient } from '../src/chains/layerzero/lz-chain-client.ts';
 import { dvnVerify } from '../src/chains/layerzero/lz-delivery.ts';
 import { decodeLzPacket } from '../src/chains/layerzero/lz-packet.ts';
 import { orderTermsFrom } from '../src/domain/order-typed-data.ts';
-import { approveEscrow, fillSwap } from './support/chain-actors.ts';
+import { approveEscrow, catchUpClock, fillSwap } from './support/chain-actors.ts';
 import { WORKER_ON } from './support/fixtures.ts';
 import { type Harness, startHarness } from './support/harness.ts';
 import { until } from './support/polling.ts';
@@ -78,7 +78,7 @@ describe('settlement through LayerZero', () => {
     });
     expect(completed.details.settlement.messageId).toMatch(HASH);
     expect(completed.details.settlementTxHash).toMatch(HASH);
-    const pub = (await h.http('GET', `/api/public/orders/${swap.orderId}`)).body.data;
+    const pub = (await h.http('GET', `/api/public/orders/${swap.orderId}`)).body.data.order;
     expect(pub).toMatchObject({
       settlementMethod: 'layerzero',
       messageId: completed.details.settlement.messageId,
@@ -91,6 +91,7 @@ describe('settlement through LayerZero', () => {
     const fillTx = await fillSwap(h, lpWallet, swap, output, { prove: false });
     const filled = await waitForStatus(h, mm.apiKey, swap.orderId, 'filled', 20_000);
     expect(filled.details.settlement).toBeNull();
+    await catchUpClock(h);
     h.clock.advance(10);
     const completed = await waitForStatus(h, mm.apiKey, swap.orderId, 'completed', 20_000);
     const { settlement } = completed.details;
@@ -111,7 +112,7 @@ describe('settlement through LayerZero', () => {
       const fillTx = await fillSwap(h, lpWallet, swap, output);
       const sent = await settlementReaches(h, lp.apiKey, swap.orderId, 'sent');
       expect(sent.details.settlement.txHash).toBe(fillTx);
-      const pub = (await h.http('GET', `/api/public/orders/${swap.orderId}`)).body.data;
+      const pub = (await h.http('GET', `/api/public/orders/${swap.orderId}`)).body.data.order;
       expect(pub).toMatchObject({
         settlementMethod: 'layerzero',
         messageId: sent.details.settlement.messageId,
@@ -136,6 +137,7 @@ describe('settlement through LayerZero', () => {
       await settlementReaches(h, lp.apiKey, swap.orderId, 'verified');
       expect((await orderView(h, mm.apiKey, swap.orderId)).status).toBe('filled');
 
+      await catchUpClock(h);
       h.clock.advance(10);
       const completed = await waitForStatus(h, mm.apiKey, swap.orderId, 'completed', 20_000);
       expect(completed.details.settlement).toMatchObject({

@@ -85,6 +85,21 @@ describe('decideSettlement: LayerZero route', () => {
     });
   });
 
+  it('waits for the delivery to be indexed before completing, so the order names the paying transaction', () => {
+    expect(decideSettlement(filled({ route: lz(sent('delivered')), escrow: 'settled' }))).toMatchObject({
+      kind: 'wait',
+    });
+    expect(
+      decideSettlement(
+        filled({
+          route: lz(sent('delivered')),
+          escrow: 'settled',
+          actions: actions({ execute: confirmed(6) }),
+        }),
+      ),
+    ).toEqual({ kind: 'follow', to: 'completed', settlementTxHash: tx(6) });
+  });
+
   it('never refunds while a valid fill exists, and never proves once a refund is written down', () => {
     const afterRefundTime = { inputTime: FILL_BY + GRACE + 100n, outputTime: FILL_BY + GRACE + 100n };
     expect(decideSettlement(filled({ route: lz(null, FILL_BY + 1000n), ...afterRefundTime }))).toEqual({

@@ -235,6 +235,11 @@ function decideOpen(obs: SettlementObservation): SettlementDecision {
   switch (obs.escrow) {
     case 'settled': {
       const settlementTxHash = deliveryTxHash(obs);
+      // The escrow is read at a block the fill index may not have scanned yet: wait a pass for the delivery's log,
+      // so the completed order names the transaction that paid the filler.
+      if (obs.route.method === 'layerzero' && !settlementTxHash) {
+        return { kind: 'wait', reason: 'the escrow settled; waiting for the fill index to see the delivery' };
+      }
       return {
         kind: 'follow',
         to: 'completed',
