@@ -603,7 +603,7 @@ export type components = {
             /**
              * @description `order.created`: The money mover submitted the signed order. Channels: public, account.
              *     `order.updated`: The order moved to another status (deposited, filled, settled, refunded, failed…), or its settlement message moved on (sent, verified, delivered). Channels: public, account.
-             *     `order.attested`: Ferry's attester signed the fill (attester chains): the filler reads the attestation in the order's `details.settlement.attestation` and may relay it itself. Channels: account.
+             *     `order.attested`: Ferry's attester signed the fill (attester chains): the filler reads the attestation in the order's `details.settlement.attestation` and may relay it itself. Channels: public, account.
              * @enum {string}
              */
             type: "order.created" | "order.updated" | "order.attested";

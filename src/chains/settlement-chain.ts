@@ -171,6 +171,7 @@ export function createSettlementChain({
   return {
     ...contractCalls(contracts),
     ...createProofMessageChain({ registry, rpcErrors }),
+    ...roleReads(client, contracts),
 
     async simulate(call: ContractCall, from: Address): Promise<void> {
       try {
@@ -215,26 +216,6 @@ export function createSettlementChain({
 
     async blockTimestamp(chain: string, blockNumber: bigint): Promise<bigint> {
       return (await client(chain).getBlock({ blockNumber })).timestamp;
-    },
-
-    async messengerAttester(chain: string): Promise<Address | null> {
-      const { messenger } = contracts(chain);
-      if (!messenger) return null;
-      const attester = await client(chain).readContract({
-        address: messenger,
-        abi: messengerAbi,
-        functionName: 'attester',
-      });
-      return getAddress(attester as string);
-    },
-
-    async escrowSettler(chain: string): Promise<Address> {
-      const settler = await client(chain).readContract({
-        address: contracts(chain).escrow,
-        abi: escrowAbi,
-        functionName: 'settler',
-      });
-      return getAddress(settler as string);
     },
 
     nativeBalance(chain: string, address: Address): Promise<bigint> {
@@ -306,4 +287,32 @@ export function decodeRevert(data: Hex): string | null {
     } catch {}
   }
   return null;
+}
+
+/** Who may act on the escrow: its settler, and the attester a messenger trusts. */
+function roleReads(
+  client: ReturnType<typeof publicClientsFor>,
+  contracts: (chain: string) => Chain['contracts'],
+): Pick<SettlementChain, 'messengerAttester' | 'escrowSettler'> {
+  return {
+    async messengerAttester(chain: string): Promise<Address | null> {
+      const { messenger } = contracts(chain);
+      if (!messenger) return null;
+      const attester = await client(chain).readContract({
+        address: messenger,
+        abi: messengerAbi,
+        functionName: 'attester',
+      });
+      return getAddress(attester as string);
+    },
+
+    async escrowSettler(chain: string): Promise<Address> {
+      const settler = await client(chain).readContract({
+        address: contracts(chain).escrow,
+        abi: escrowAbi,
+        functionName: 'settler',
+      });
+      return getAddress(settler as string);
+    },
+  };
 }

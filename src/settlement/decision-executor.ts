@@ -80,48 +80,12 @@ export function createDecisionExecutor(deps: {
 }): DecisionExecutor {
   const { database, chain, actions, clock, log, relayer } = deps;
 
-  /**
-   * Moves the order (`change`), writes its proof message (`settlement`), or both, in one unit of work with the
-   * order's event; false when another writer moved it first.
-   */
-  async function move(
+  const move = (
     order: Order,
     change: OrderChange | null,
     settlement: OrderSettlement | null,
     obs: SettlementObservation,
-  ): Promise<boolean> {
-    const now = clock.now();
-    const moved = await database.transaction(async (trx, uow) => {
-      if (settlement && !(await recordOrderSettlement(trx, order.id, order.status, settlement, now, ACTOR))) {
-        return null;
-      }
-      if (change && !(await transitionOrder(trx, order.id, order.status, change, now, ACTOR))) return null;
-      const updated = await findOrder(trx, order.id);
-      if (!updated) return null;
-      uow.emit({
-        type: 'order.updated',
-        occurredAt: now,
-        data: publicOrderView(updated),
-        accountIds: [updated.moneyMoverAccountId, updated.liquidityProviderAccountId],
-      });
-      return updated;
-    });
-    if (moved && change) {
-      log.info({ orderId: order.id, from: order.status, to: change.status }, 'order moved');
-    }
-    if (moved && settlement && settlement.status !== order.settlement?.status) {
-      settlementMetrics(settlement, obs);
-    }
-    return moved !== null;
-  }
-
-  function settlementMetrics(settlement: OrderSettlement, obs: SettlementObservation) {
-    deps.metrics?.settlementMessages.inc({ status: settlement.status });
-    if (settlement.status === 'delivered' && settlement.deliveredAt && obs.fill) {
-      const seconds = settlement.deliveredAt.getTime() / 1000 - Number(obs.fill.blockTimestamp);
-      deps.metrics?.fillToDelivery.observe(Math.max(0, seconds));
-    }
-  }
+  ) => moveOrder(deps, order, change, settlement, obs);
 
   const attesting = createAttesting({ ...deps, actor: ACTOR });
 
@@ -129,24 +93,6 @@ export function createDecisionExecutor(deps: {
   async function settleCall(order: Order, terms: OrderTerms, obs: SettlementObservation) {
     const kept = await attesting.attest(order, terms, obs);
     return chain.relayFillCall(order.inputChain, terms, kept.fillTime, kept.signature);
-  }
-
-  /** FerryApp.prove([order]) on the output chain, paying the fee quoted now. */
-  async function proveCall(order: Order, terms: OrderTerms) {
-    const options = proveOptions(1);
-    const fee = await chain.quoteProve(order.outputChain, terms, options);
-    return chain.proveCall(order.outputChain, terms, fee, options);
-  }
-
-  /** The commit or the delivery of the order's proof message on the input chain. */
-  async function deliveryCall(order: Order, obs: SettlementObservation, kind: 'commit' | 'execute') {
-    const proof = obs.route.method === 'layerzero' ? obs.route.proof : null;
-    if (!proof) throw new Error(`order ${order.id} has no proof message to ${kind}`);
-    const packet = await chain.proofPacket(order.outputChain, proof.txHash, proof.guid);
-    if (!packet) throw new Error(`no LayerZero packet ${proof.guid} in transaction ${proof.txHash}`);
-    return kind === 'commit'
-      ? chain.commitCall(order.inputChain, packet)
-      : chain.lzReceiveCall(order.inputChain, packet);
   }
 
   /**
@@ -208,10 +154,15 @@ export function createDecisionExecutor(deps: {
       case 'attest-and-settle':
         return send(order, 'settle', await settleCall(order, terms, obs), decision.retryOf);
       case 'prove':
-        return send(order, 'prove', await proveCall(order, terms), decision.retryOf);
+        return send(order, 'prove', await proveCall(chain, order, terms), decision.retryOf);
       case 'commit':
       case 'execute':
-        return send(order, decision.kind, await deliveryCall(order, obs, decision.kind), decision.retryOf);
+        return send(
+          order,
+          decision.kind,
+          await deliveryCall(chain, order, obs, decision.kind),
+          decision.retryOf,
+        );
       case 'refund':
         return send(order, 'refund', chain.refundCall(order.inputChain, terms), decision.retryOf);
       case 'follow': {
@@ -231,4 +182,82 @@ export function createDecisionExecutor(deps: {
   }
 
   return { act };
+}
+
+/** FerryApp.prove([order]) on the output chain, paying the fee quoted now. */
+async function proveCall(chain: SettlementChain, order: Order, terms: OrderTerms) {
+  const options = proveOptions(1);
+  const fee = await chain.quoteProve(order.outputChain, terms, options);
+  return chain.proveCall(order.outputChain, terms, fee, options);
+}
+
+/** The commit or the delivery of the order's proof message on the input chain. */
+async function deliveryCall(
+  chain: SettlementChain,
+  order: Order,
+  obs: SettlementObservation,
+  kind: 'commit' | 'execute',
+) {
+  const proof = obs.route.method === 'layerzero' ? obs.route.proof : null;
+  if (!proof) throw new Error(`order ${order.id} has no proof message to ${kind}`);
+  const packet = await chain.proofPacket(order.outputChain, proof.txHash, proof.guid);
+  if (!packet) throw new Error(`no LayerZero packet ${proof.guid} in transaction ${proof.txHash}`);
+  return kind === 'commit'
+    ? chain.commitCall(order.inputChain, packet)
+    : chain.lzReceiveCall(order.inputChain, packet);
+}
+
+/** Counts a settlement message reaching a status, and a delivery's wait since the fill. */
+function settlementMetrics(
+  metrics: FerryMetrics | undefined,
+  settlement: OrderSettlement,
+  obs: SettlementObservation,
+) {
+  metrics?.settlementMessages.inc({ status: settlement.status });
+  if (settlement.status === 'delivered' && settlement.deliveredAt && obs.fill) {
+    const seconds = settlement.deliveredAt.getTime() / 1000 - Number(obs.fill.blockTimestamp);
+    metrics?.fillToDelivery.observe(Math.max(0, seconds));
+  }
+}
+
+/**
+ * Moves the order (`change`), writes its proof message (`settlement`), or both, in one unit of work with the
+ * order's event; false when another writer moved it first.
+ */
+async function moveOrder(
+  deps: {
+    readonly database: FerryDatabase;
+    readonly clock: Clock;
+    readonly log: FastifyBaseLogger;
+    readonly metrics?: FerryMetrics;
+  },
+  order: Order,
+  change: OrderChange | null,
+  settlement: OrderSettlement | null,
+  obs: SettlementObservation,
+): Promise<boolean> {
+  const { database, clock, log } = deps;
+  const now = clock.now();
+  const moved = await database.transaction(async (trx, uow) => {
+    if (settlement && !(await recordOrderSettlement(trx, order.id, order.status, settlement, now, ACTOR))) {
+      return null;
+    }
+    if (change && !(await transitionOrder(trx, order.id, order.status, change, now, ACTOR))) return null;
+    const updated = await findOrder(trx, order.id);
+    if (!updated) return null;
+    uow.emit({
+      type: 'order.updated',
+      occurredAt: now,
+      data: publicOrderView(updated),
+      accountIds: [updated.moneyMoverAccountId, updated.liquidityProviderAccountId],
+    });
+    return updated;
+  });
+  if (moved && change) {
+    log.info({ orderId: order.id, from: order.status, to: change.status }, 'order moved');
+  }
+  if (moved && settlement && settlement.status !== order.settlement?.status) {
+    settlementMetrics(deps.metrics, settlement, obs);
+  }
+  return moved !== null;
 }

@@ -68,12 +68,11 @@ export function createFillIndexer(deps: {
 
   /** Stores one range; false when another worker moved the cursor first (the caller reads it again). */
   async function commit(chain: Chain, from: LogCursor | null, to: LogCursor, read: FillRange) {
-    const key = { chain: chain.name, scope: fillScope(chain) };
     return database.transaction(async (trx) => {
+      const key = { chain: chain.name, scope: fillScope(chain) };
       if (!(await moveLogCursor(trx, key, from, to, clock.now().getTime()))) return false;
       await insertChainFills(trx, read.fills);
-      await insertProofLogs(trx, read.proofsSent, read.proofsDelivered);
-      return true;
+      return insertProofLogs(trx, read.proofsSent, read.proofsDelivered).then(() => true);
     });
   }
 

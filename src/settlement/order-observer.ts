@@ -103,7 +103,7 @@ export function createOrderObserver(deps: {
         commit: recordedAction(commit),
         execute: recordedAction(execute),
       },
-      route: open ? await route(order, escrow) : { method: 'attester' },
+      route: open ? await observeRoute(deps, order, escrow) : { method: 'attester' },
       fill: fill && {
         ...fill,
         blockTimestamp: BigInt(fill.blockTimestamp),
@@ -115,40 +115,6 @@ export function createOrderObserver(deps: {
     const inFlight = base.actions.deposit && base.actions.deposit.status !== 'reverted';
     if (order.status !== 'created' || escrow !== 'none' || escrowAtLatest !== 'none' || inFlight) return base;
     return { ...base, depositCheck: await checkDeposit(order, terms, input.timestamp) };
-  }
-
-  /**
-   * The input chain's settlement method and, on LayerZero, the newest proof message of the order from the index,
-   * with where it stands on the input chain (read only while it matters: sent, not yet seen delivered, escrow
-   * active).
-   */
-  async function route(order: Order, escrow: EscrowStatus): Promise<SettlementRoute> {
-    const input = registryChain(deps.registry, order.inputChain);
-    if (input.settlement.method !== 'layerzero') return { method: 'attester' };
-    const output = registryChain(deps.registry, order.outputChain);
-    const found = await findProofMessage(
-      deps.database.db,
-      order.outputChain,
-      order.inputChain,
-      order.blockchainOrderId,
-    );
-    let proof: ProofObservation | null = null;
-    if (found) {
-      const delivered = found.delivered && { txHash: found.delivered.txHash, at: BigInt(found.delivered.at) };
-      let state: ProofState = delivered ? 'delivered' : 'pending';
-      if (!delivered && escrow === 'active') {
-        const packet = await chain.proofPacket(order.outputChain, found.txHash, found.guid);
-        if (packet) state = await chain.messageState(order.inputChain, packet);
-      }
-      proof = { guid: found.guid, txHash: found.txHash, sentAt: BigInt(found.sentAt), state, delivered };
-    }
-    return {
-      method: 'layerzero',
-      proof,
-      proveAfter: BigInt(output.proveAfterSeconds),
-      executeAfter: BigInt(input.executeAfterSeconds),
-      now: BigInt(Math.floor(deps.clock.now().getTime() / 1000)),
-    };
   }
 
   /** The offerer's funds, and, when they suffice, whether the deposit would revert for another reason. */
@@ -172,4 +138,48 @@ export function createOrderObserver(deps: {
   }
 
   return { observe };
+}
+
+/**
+ * The input chain's settlement method and, on LayerZero, the newest proof message of the order from the index,
+ * with where it stands on the input chain (read only while it matters: sent, not yet seen delivered, escrow
+ * active).
+ */
+async function observeRoute(
+  deps: {
+    readonly registry: ChainRegistry;
+    readonly chain: SettlementChain;
+    readonly database: FerryDatabase;
+    readonly clock: Clock;
+  },
+  order: Order,
+  escrow: EscrowStatus,
+): Promise<SettlementRoute> {
+  const { chain } = deps;
+  const input = registryChain(deps.registry, order.inputChain);
+  if (input.settlement.method !== 'layerzero') return { method: 'attester' };
+  const output = registryChain(deps.registry, order.outputChain);
+  const found = await findProofMessage(
+    deps.database.db,
+    order.outputChain,
+    order.inputChain,
+    order.blockchainOrderId,
+  );
+  let proof: ProofObservation | null = null;
+  if (found) {
+    const delivered = found.delivered && { txHash: found.delivered.txHash, at: BigInt(found.delivered.at) };
+    let state: ProofState = delivered ? 'delivered' : 'pending';
+    if (!delivered && escrow === 'active') {
+      const packet = await chain.proofPacket(order.outputChain, found.txHash, found.guid);
+      if (packet) state = await chain.messageState(order.inputChain, packet);
+    }
+    proof = { guid: found.guid, txHash: found.txHash, sentAt: BigInt(found.sentAt), state, delivered };
+  }
+  return {
+    method: 'layerzero',
+    proof,
+    proveAfter: BigInt(output.proveAfterSeconds),
+    executeAfter: BigInt(input.executeAfterSeconds),
+    now: BigInt(Math.floor(deps.clock.now().getTime() / 1000)),
+  };
 }
