@@ -23,7 +23,7 @@ export function exampleRegistry() {
         name: 'example',
         chainId: 1,
         rpcUrl: 'http://127.0.0.1:1',
-        contracts: { escrow: zero(1), fill: zero(2) },
+        contracts: { escrow: zero(1), fill: zero(2), messenger: zero(4) },
         tokens: [{ symbol: 'USDC', address: zero(3), decimals: 6 }],
       },
     ],

@@ -64,7 +64,8 @@ describe('settlement follows the chain', () => {
     expect(deposited.details.srcChainTxHash).toMatch(/^0x[0-9a-f]{64}$/);
     await fill(swap, 990_000n);
     await waitForStatus(h, mm.apiKey, swap.orderId, 'completed');
-    expect(await kindsOf(swap.orderId)).toEqual(['deposit', 'settle']);
+    // The filler proved its own fill (fillAndProve): Ferry sent only the deposit.
+    expect(await kindsOf(swap.orderId)).toEqual(['deposit']);
   });
 
   it('a deposit sent by someone else (the LP, with the offerer’s signature) is followed like Ferry’s own', async () => {
@@ -82,8 +83,8 @@ describe('settlement follows the chain', () => {
     await waitForStatus(h, mm.apiKey, swap.orderId, 'deposited');
     await fill(swap, 990_000n);
     await waitForStatus(h, mm.apiKey, swap.orderId, 'completed');
-    // Ferry sent no deposit of its own, only the settle.
-    expect(await kindsOf(swap.orderId)).toEqual(['settle']);
+    // Ferry sent nothing: the deposit was the LP's, the proof the filler's own (fillAndProve).
+    expect(await kindsOf(swap.orderId)).toEqual([]);
   });
 
   it('the deadline race: input chain past fillDeadline, output chain not; refund stays shut, the LP is paid', async () => {
@@ -110,7 +111,8 @@ describe('settlement follows the chain', () => {
     }
     await waitForStatus(h, mm.apiKey, swap.orderId, 'completed');
     expect(await balanceOf(h, h.chainA, h.usdcA, lpWallet.address)).toBe(before.lpInput + input);
-    expect(await kindsOf(swap.orderId)).toEqual(['deposit', 'settle']);
+    // The filler proved its own fill (fillAndProve): Ferry sent only the deposit.
+    expect(await kindsOf(swap.orderId)).toEqual(['deposit']);
     // After the grace the refund is gone for good: the escrow paid the LP.
     await setChainTime(h, h.chainA, swap.fillDeadline + GRACE + 2n);
     await expect(refundAsOfferer(h, swap)).rejects.toThrow(/NotActive/);

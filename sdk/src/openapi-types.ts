@@ -649,6 +649,10 @@ export type components = {
             openDeadline: string | null;
             /** @description Unix seconds (output-chain time), decimal string: the fill must happen by then; the offerer can refund from the escrow once the grace after it has passed on the input chain */
             fillDeadline: string | null;
+            settlementMethod: ("layerzero" | "attester") | null;
+            /** @description The settlement message's id: the LayerZero guid, or the attestation's EIP-712 digest; null before any */
+            messageId: string | null;
+            settlementStatus: ("sent" | "verified" | "delivered") | null;
         };
         /** @description One event of the event log, as both the SSE stream and the WebSocket deliver it (docs/events.md) */
         FerryEvent: {
@@ -682,10 +686,11 @@ export type components = {
             id: number;
             /**
              * @description `order.created`: The money mover submitted the signed order. Channels: public, account.
-             *     `order.updated`: The order moved to another status (deposited, filled, settled, refunded, failed…). Channels: public, account.
+             *     `order.updated`: The order moved to another status (deposited, filled, settled, refunded, failed…), or its settlement message moved on (sent, verified, delivered). Channels: public, account.
+             *     `order.attested`: Ferry's attester signed the fill (attester chains): the filler reads the attestation in the order's `details.settlement.attestation` and may relay it itself. Channels: public, account.
              * @enum {string}
              */
-            type: "order.created" | "order.updated";
+            type: "order.created" | "order.updated" | "order.attested";
             /** @description ISO 8601 UTC with milliseconds */
             occurredAt: string;
             data: components["schemas"]["PublicOrder"];
@@ -2248,6 +2253,33 @@ export interface operations {
                                     openDeadline: string | null;
                                     /** @description Unix seconds (output-chain time), decimal string: the fill must happen by then; the offerer can refund from the escrow once the grace after it has passed on the input chain */
                                     fillDeadline: string | null;
+                                    /** @description The message proving the order's fill to the escrow; null before any */
+                                    settlement: {
+                                        /** @description How the fill is proven to the input chain's escrow: a LayerZero message from Ferry's app on the output chain, or the operator's attester (see docs/settlement.md) */
+                                        method: "layerzero" | "attester";
+                                        /** @description The settlement message's id: the LayerZero guid, or the attestation's EIP-712 digest; null before any */
+                                        messageId: string | null;
+                                        /** @description LayerZero: `sent` (the proof message left the output chain), `verified` (the DVNs verified it), `delivered` (executed: the escrow settled). Attester: `verified` once signed, `delivered` once the escrow settled */
+                                        status: "sent" | "verified" | "delivered";
+                                        /** @description The transaction that sent the message (fillAndProve, prove) or relayed the attestation */
+                                        txHash: string | null;
+                                        /** @description Attester chains, to the liquidity provider only: the signed attestation; `AttesterMessenger.relayFill(escrow, order, fillTime, signature)` settles the order with it */
+                                        attestation: {
+                                            /**
+                                             * @description EVM address, any case on input; returned EIP-55 checksummed
+                                             * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
+                                             */
+                                            messenger: string;
+                                            /**
+                                             * @description EVM address, any case on input; returned EIP-55 checksummed
+                                             * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
+                                             */
+                                            escrow: string;
+                                            /** @description The fill's block timestamp (unix seconds) */
+                                            fillTime: string;
+                                            signature: string;
+                                        } | null;
+                                    } | null;
                                 };
                                 /** @description ISO 8601 UTC with milliseconds */
                                 createdAt: string;
@@ -2402,6 +2434,33 @@ export interface operations {
                                     openDeadline: string | null;
                                     /** @description Unix seconds (output-chain time), decimal string: the fill must happen by then; the offerer can refund from the escrow once the grace after it has passed on the input chain */
                                     fillDeadline: string | null;
+                                    /** @description The message proving the order's fill to the escrow; null before any */
+                                    settlement: {
+                                        /** @description How the fill is proven to the input chain's escrow: a LayerZero message from Ferry's app on the output chain, or the operator's attester (see docs/settlement.md) */
+                                        method: "layerzero" | "attester";
+                                        /** @description The settlement message's id: the LayerZero guid, or the attestation's EIP-712 digest; null before any */
+                                        messageId: string | null;
+                                        /** @description LayerZero: `sent` (the proof message left the output chain), `verified` (the DVNs verified it), `delivered` (executed: the escrow settled). Attester: `verified` once signed, `delivered` once the escrow settled */
+                                        status: "sent" | "verified" | "delivered";
+                                        /** @description The transaction that sent the message (fillAndProve, prove) or relayed the attestation */
+                                        txHash: string | null;
+                                        /** @description Attester chains, to the liquidity provider only: the signed attestation; `AttesterMessenger.relayFill(escrow, order, fillTime, signature)` settles the order with it */
+                                        attestation: {
+                                            /**
+                                             * @description EVM address, any case on input; returned EIP-55 checksummed
+                                             * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
+                                             */
+                                            messenger: string;
+                                            /**
+                                             * @description EVM address, any case on input; returned EIP-55 checksummed
+                                             * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
+                                             */
+                                            escrow: string;
+                                            /** @description The fill's block timestamp (unix seconds) */
+                                            fillTime: string;
+                                            signature: string;
+                                        } | null;
+                                    } | null;
                                 };
                                 /** @description ISO 8601 UTC with milliseconds */
                                 createdAt: string;
@@ -2655,6 +2714,33 @@ export interface operations {
                                     openDeadline: string | null;
                                     /** @description Unix seconds (output-chain time), decimal string: the fill must happen by then; the offerer can refund from the escrow once the grace after it has passed on the input chain */
                                     fillDeadline: string | null;
+                                    /** @description The message proving the order's fill to the escrow; null before any */
+                                    settlement: {
+                                        /** @description How the fill is proven to the input chain's escrow: a LayerZero message from Ferry's app on the output chain, or the operator's attester (see docs/settlement.md) */
+                                        method: "layerzero" | "attester";
+                                        /** @description The settlement message's id: the LayerZero guid, or the attestation's EIP-712 digest; null before any */
+                                        messageId: string | null;
+                                        /** @description LayerZero: `sent` (the proof message left the output chain), `verified` (the DVNs verified it), `delivered` (executed: the escrow settled). Attester: `verified` once signed, `delivered` once the escrow settled */
+                                        status: "sent" | "verified" | "delivered";
+                                        /** @description The transaction that sent the message (fillAndProve, prove) or relayed the attestation */
+                                        txHash: string | null;
+                                        /** @description Attester chains, to the liquidity provider only: the signed attestation; `AttesterMessenger.relayFill(escrow, order, fillTime, signature)` settles the order with it */
+                                        attestation: {
+                                            /**
+                                             * @description EVM address, any case on input; returned EIP-55 checksummed
+                                             * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
+                                             */
+                                            messenger: string;
+                                            /**
+                                             * @description EVM address, any case on input; returned EIP-55 checksummed
+                                             * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
+                                             */
+                                            escrow: string;
+                                            /** @description The fill's block timestamp (unix seconds) */
+                                            fillTime: string;
+                                            signature: string;
+                                        } | null;
+                                    } | null;
                                 };
                                 /** @description ISO 8601 UTC with milliseconds */
                                 createdAt: string;
@@ -2860,6 +2946,33 @@ export interface operations {
                                 openDeadline: string | null;
                                 /** @description Unix seconds (output-chain time), decimal string: the fill must happen by then; the offerer can refund from the escrow once the grace after it has passed on the input chain */
                                 fillDeadline: string | null;
+                                /** @description The message proving the order's fill to the escrow; null before any */
+                                settlement: {
+                                    /** @description How the fill is proven to the input chain's escrow: a LayerZero message from Ferry's app on the output chain, or the operator's attester (see docs/settlement.md) */
+                                    method: "layerzero" | "attester";
+                                    /** @description The settlement message's id: the LayerZero guid, or the attestation's EIP-712 digest; null before any */
+                                    messageId: string | null;
+                                    /** @description LayerZero: `sent` (the proof message left the output chain), `verified` (the DVNs verified it), `delivered` (executed: the escrow settled). Attester: `verified` once signed, `delivered` once the escrow settled */
+                                    status: "sent" | "verified" | "delivered";
+                                    /** @description The transaction that sent the message (fillAndProve, prove) or relayed the attestation */
+                                    txHash: string | null;
+                                    /** @description Attester chains, to the liquidity provider only: the signed attestation; `AttesterMessenger.relayFill(escrow, order, fillTime, signature)` settles the order with it */
+                                    attestation: {
+                                        /**
+                                         * @description EVM address, any case on input; returned EIP-55 checksummed
+                                         * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
+                                         */
+                                        messenger: string;
+                                        /**
+                                         * @description EVM address, any case on input; returned EIP-55 checksummed
+                                         * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
+                                         */
+                                        escrow: string;
+                                        /** @description The fill's block timestamp (unix seconds) */
+                                        fillTime: string;
+                                        signature: string;
+                                    } | null;
+                                } | null;
                             };
                             /** @description ISO 8601 UTC with milliseconds */
                             createdAt: string;
@@ -3528,6 +3641,10 @@ export interface operations {
                                 openDeadline: string | null;
                                 /** @description Unix seconds (output-chain time), decimal string: the fill must happen by then; the offerer can refund from the escrow once the grace after it has passed on the input chain */
                                 fillDeadline: string | null;
+                                settlementMethod: ("layerzero" | "attester") | null;
+                                /** @description The settlement message's id: the LayerZero guid, or the attestation's EIP-712 digest; null before any */
+                                messageId: string | null;
+                                settlementStatus: ("sent" | "verified" | "delivered") | null;
                             }[];
                         };
                         /** @description Number of matching items on all pages */
@@ -3634,6 +3751,10 @@ export interface operations {
                                 openDeadline: string | null;
                                 /** @description Unix seconds (output-chain time), decimal string: the fill must happen by then; the offerer can refund from the escrow once the grace after it has passed on the input chain */
                                 fillDeadline: string | null;
+                                settlementMethod: ("layerzero" | "attester") | null;
+                                /** @description The settlement message's id: the LayerZero guid, or the attestation's EIP-712 digest; null before any */
+                                messageId: string | null;
+                                settlementStatus: ("sent" | "verified" | "delivered") | null;
                             };
                             events: {
                                 /** @description Event id, as on the streams */
@@ -3696,6 +3817,10 @@ export interface operations {
                                     openDeadline: string | null;
                                     /** @description Unix seconds (output-chain time), decimal string: the fill must happen by then; the offerer can refund from the escrow once the grace after it has passed on the input chain */
                                     fillDeadline: string | null;
+                                    settlementMethod: ("layerzero" | "attester") | null;
+                                    /** @description The settlement message's id: the LayerZero guid, or the attestation's EIP-712 digest; null before any */
+                                    messageId: string | null;
+                                    settlementStatus: ("sent" | "verified" | "delivered") | null;
                                 };
                             }[];
                         };

@@ -55,6 +55,16 @@ export const ChainSchema = Type.Object({
   /** Below this native balance (in ether) the relayer is reported: a warning, and /readyz lists it. */
   relayerMinBalanceEther: Type.Optional(Type.Number({ minimum: 0, maximum: 1_000_000 })),
   /**
+   * LayerZero output chain: a final fill here whose proof message was not sent after this many seconds is proven
+   * by the settlement worker itself (FerryApp.prove, paying the fee).
+   */
+  proveAfterSeconds: Type.Optional(Type.Integer({ minimum: 0, maximum: 86_400 })),
+  /**
+   * LayerZero input chain: a proof message the DVNs verified but nobody delivered this many seconds after it was
+   * sent is committed and executed by the settlement worker itself (EndpointV2.lzReceive).
+   */
+  executeAfterSeconds: Type.Optional(Type.Integer({ minimum: 0, maximum: 86_400 })),
+  /**
    * How fills are proven to this chain's escrow: "layerzero" (a message from Ferry's app on the output chain,
    * verified by the DVNs in `layerzero`) or "attester" (the operator's attester key, through
    * `contracts.messenger`). Default: "layerzero" when `layerzero` is given, else "attester".
@@ -76,6 +86,10 @@ export const DEFAULT_REPLACE_AFTER_SECONDS = 30;
 export const DEFAULT_MAX_FEE_PER_GAS_GWEI = 1_000;
 /** A few dozen settlements' worth of gas at ordinary fees: time to top up before orders stall. */
 export const DEFAULT_RELAYER_MIN_BALANCE_ETHER = 0.05;
+/** Time for the filler's own fillAndProve (or a prove batch) before the worker proves a fill. */
+export const DEFAULT_PROVE_AFTER_SECONDS = 60;
+/** Time for LayerZero's executor before the worker delivers a verified message itself. */
+export const DEFAULT_EXECUTE_AFTER_SECONDS = 120;
 
 /** Gwei (possibly fractional, as operators write it) to wei, without floating-point drift below 1 wei. */
 function gweiToWei(gwei: number): bigint {
@@ -108,6 +122,10 @@ export interface Chain {
   readonly maxFeePerGas: bigint;
   /** In wei: the relayer's balance below which it is reported. */
   readonly relayerMinBalance: bigint;
+  /** See ChainSchema's `proveAfterSeconds` (this chain as the output chain). */
+  readonly proveAfterSeconds: number;
+  /** See ChainSchema's `executeAfterSeconds` (this chain as the input chain). */
+  readonly executeAfterSeconds: number;
   readonly contracts: {
     readonly escrow: Address;
     readonly fill: Address;
@@ -199,6 +217,8 @@ export function createChainRegistry(file: RegistryFile): ChainRegistry {
       replaceAfterSeconds: c.replaceAfterSeconds ?? DEFAULT_REPLACE_AFTER_SECONDS,
       maxFeePerGas: gweiToWei(c.maxFeePerGasGwei ?? DEFAULT_MAX_FEE_PER_GAS_GWEI),
       relayerMinBalance: parseEther(String(c.relayerMinBalanceEther ?? DEFAULT_RELAYER_MIN_BALANCE_ETHER)),
+      proveAfterSeconds: c.proveAfterSeconds ?? DEFAULT_PROVE_AFTER_SECONDS,
+      executeAfterSeconds: c.executeAfterSeconds ?? DEFAULT_EXECUTE_AFTER_SECONDS,
       contracts: {
         escrow: getAddress(c.contracts.escrow),
         fill: getAddress(c.contracts.fill),

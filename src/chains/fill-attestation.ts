@@ -1,14 +1,17 @@
 import type { Address, Hex } from 'viem';
 
 /**
- * EIP-712 definition shared with contracts/AttesterMessenger.sol: the attester signs this for an order whose
- * fill it has checked, and the messenger settles the order in the escrow when shown the signature.
+ * EIP-712 definition shared with contracts/AttesterMessenger.sol: the attester signs this for a fill it has checked
+ * (final, by the designated filler, by the fill deadline), and the messenger settles the order in the escrow when
+ * shown the signature. It binds the filler and the fill's block time, which the escrow checks against the order.
  */
 export const FILL_ATTESTATION_TYPES = {
   FillAttestation: [
     { name: 'escrow', type: 'address' },
     { name: 'inputChainId', type: 'uint256' },
     { name: 'orderHash', type: 'bytes32' },
+    { name: 'filler', type: 'address' },
+    { name: 'fillTime', type: 'uint256' },
   ],
 } as const;
 
@@ -18,6 +21,8 @@ export function fillAttestationTypedData(args: {
   escrow: Address;
   inputChainId: number | bigint;
   orderHash: Hex;
+  filler: Address;
+  fillTime: bigint;
 }) {
   return {
     domain: {
@@ -28,6 +33,12 @@ export function fillAttestationTypedData(args: {
     },
     types: FILL_ATTESTATION_TYPES,
     primaryType: 'FillAttestation',
-    message: { escrow: args.escrow, inputChainId: BigInt(args.inputChainId), orderHash: args.orderHash },
+    message: {
+      escrow: args.escrow,
+      inputChainId: BigInt(args.inputChainId),
+      orderHash: args.orderHash,
+      filler: args.filler,
+      fillTime: args.fillTime,
+    },
   } as const;
 }

@@ -1,4 +1,5 @@
 import {
+  type Abi,
   ContractFunctionRevertedError,
   decodeErrorResult,
   encodeFunctionData,
@@ -14,10 +15,13 @@ import type { OrderTerms } from '../domain/order-typed-data.ts';
 import type { EscrowStatus } from '../domain/settlement-decision.ts';
 import type { Chain, ChainRegistry } from './chain-registry.ts';
 import { loadArtifact } from './contract-artifacts.ts';
+import { lzErrorAbi } from './layerzero/lz-artifacts.ts';
+import { createProofMessageChain, type ProofMessageChain } from './proof-message-chain.ts';
 import { publicClientsFor, type RpcErrorCounter } from './viem-client.ts';
 
 const escrowAbi = loadArtifact('FerryEscrow').abi;
 const messengerAbi = loadArtifact('AttesterMessenger').abi;
+const appAbi = loadArtifact('FerryApp').abi;
 
 const ESCROW_STATUS: readonly EscrowStatus[] = ['none', 'active', 'settled', 'refunded'];
 
@@ -25,6 +29,8 @@ export interface ContractCall {
   readonly chain: string;
   readonly to: Address;
   readonly data: Hex;
+  /** Native coin sent with the call (a LayerZero message's fee), in wei. */
+  readonly value?: bigint;
 }
 
 export interface FillRecord {
@@ -64,15 +70,20 @@ function revertReason(error: unknown): string | null {
 }
 
 /** The settlement's chain reads and the calls it sends: escrow, messenger and token state, blocks and fills. */
-export interface SettlementChain {
+export interface SettlementChain extends ProofMessageChain {
   depositCall(chain: string, order: OrderTerms, signature: Hex): ContractCall;
-  refundCall(chain: string, orderHash: Hex): ContractCall;
-  relayFillCall(chain: string, orderHash: Hex, attestation: Hex): ContractCall;
+  /** FerryEscrow.refund(order): permissionless once the fill deadline and the settle grace have passed. */
+  refundCall(chain: string, order: OrderTerms): ContractCall;
+  /** AttesterMessenger.relayFill with the attester's signature over the fill by `order.filler` at `fillTime`. */
+  relayFillCall(chain: string, order: OrderTerms, fillTime: bigint, attestation: Hex): ContractCall;
   /**
-   * Runs the call against the latest state; throws RevertError with the contract's reason if it would revert.
+   * Runs the call against the latest state; throws RevertError with the contract's reason if it would revert
+   * (named from the escrow's, messenger's, FerryApp's, tokens' and LayerZero's errors).
    * Any other failure (timeout, node down) is rethrown as is: a transient outage must never fail an order.
    */
-  simulate(call: ContractCall, from: Address, abi: 'escrow' | 'messenger'): Promise<void>;
+  simulate(call: ContractCall, from: Address): Promise<void>;
+  /** The escrow's `settler()`: the only address that can release its deposits to fillers. */
+  escrowSettler(chain: string): Promise<Address>;
   /** The latest block's timestamp, in seconds: the clock the contracts judge deadlines by. */
   chainTime(chain: string): Promise<number>;
   /** The escrow's record of the order, at `blockNumber` (default: the latest block). */
@@ -113,14 +124,14 @@ function contractCalls(
         data: encodeFunctionData({ abi: escrowAbi, functionName: 'deposit', args: [order, signature] }),
       };
     },
-    refundCall(chain: string, orderHash: Hex): ContractCall {
+    refundCall(chain: string, order: OrderTerms): ContractCall {
       return {
         chain,
         to: contracts(chain).escrow,
-        data: encodeFunctionData({ abi: escrowAbi, functionName: 'refund', args: [orderHash] }),
+        data: encodeFunctionData({ abi: escrowAbi, functionName: 'refund', args: [order] }),
       };
     },
-    relayFillCall(chain: string, orderHash: Hex, attestation: Hex): ContractCall {
+    relayFillCall(chain: string, order: OrderTerms, fillTime: bigint, attestation: Hex): ContractCall {
       const { messenger, escrow } = contracts(chain);
       if (!messenger) throw new Error(`chain ${chain} has no messenger contract`);
       return {
@@ -129,7 +140,7 @@ function contractCalls(
         data: encodeFunctionData({
           abi: messengerAbi,
           functionName: 'relayFill',
-          args: [escrow, orderHash, attestation],
+          args: [escrow, order, fillTime, attestation],
         }),
       };
     },
@@ -159,13 +170,15 @@ export function createSettlementChain({
 
   return {
     ...contractCalls(contracts),
+    ...createProofMessageChain({ registry, rpcErrors }),
+    ...roleReads(client, contracts),
 
-    async simulate(call: ContractCall, from: Address, abi: 'escrow' | 'messenger'): Promise<void> {
+    async simulate(call: ContractCall, from: Address): Promise<void> {
       try {
-        await client(call.chain).call({ account: from, to: call.to, data: call.data });
+        await client(call.chain).call({ account: from, to: call.to, data: call.data, value: call.value });
       } catch (error) {
         const data = (error as { data?: Hex }).data ?? walkData(error);
-        const decoded = data ? decodeRevert(abi === 'escrow' ? escrowAbi : messengerAbi, data) : null;
+        const decoded = data ? decodeRevert(data) : null;
         const reason = decoded ?? revertReason(error);
         if (reason) throw new RevertError(reason);
         if (/execution reverted|revert/i.test((error as Error).message ?? ''))
@@ -203,17 +216,6 @@ export function createSettlementChain({
 
     async blockTimestamp(chain: string, blockNumber: bigint): Promise<bigint> {
       return (await client(chain).getBlock({ blockNumber })).timestamp;
-    },
-
-    async messengerAttester(chain: string): Promise<Address | null> {
-      const { messenger } = contracts(chain);
-      if (!messenger) return null;
-      const attester = await client(chain).readContract({
-        address: messenger,
-        abi: messengerAbi,
-        functionName: 'attester',
-      });
-      return getAddress(attester as string);
     },
 
     nativeBalance(chain: string, address: Address): Promise<bigint> {
@@ -272,11 +274,12 @@ function walkData(error: unknown): Hex | undefined {
 const tokenAbi = loadArtifact('TestStablecoin').abi;
 
 /**
- * Names the custom error in revert data, trying the contract's own errors, then those of the contracts it calls
- * (the messenger calls the escrow, the escrow calls the token) whose reverts it may bubble.
+ * Names the custom error in revert data: Ferry's contracts bubble each other's reverts (the messenger and FerryApp
+ * call the escrow, the escrow calls the token, the endpoint calls FerryApp), so every ABI a revert can come from
+ * is tried, LayerZero's own errors last.
  */
-function decodeRevert(abi: typeof escrowAbi, data: Hex): string | null {
-  for (const candidate of [abi, escrowAbi, tokenAbi]) {
+export function decodeRevert(data: Hex): string | null {
+  for (const candidate of [escrowAbi, messengerAbi, appAbi, tokenAbi, lzErrorAbi()] as Abi[]) {
     try {
       const decoded = decodeErrorResult({ abi: candidate, data });
       const args = decoded.args?.length ? `(${decoded.args.map(String).join(', ')})` : '';
@@ -284,4 +287,32 @@ function decodeRevert(abi: typeof escrowAbi, data: Hex): string | null {
     } catch {}
   }
   return null;
+}
+
+/** Who may act on the escrow: its settler, and the attester a messenger trusts. */
+function roleReads(
+  client: ReturnType<typeof publicClientsFor>,
+  contracts: (chain: string) => Chain['contracts'],
+): Pick<SettlementChain, 'messengerAttester' | 'escrowSettler'> {
+  return {
+    async messengerAttester(chain: string): Promise<Address | null> {
+      const { messenger } = contracts(chain);
+      if (!messenger) return null;
+      const attester = await client(chain).readContract({
+        address: messenger,
+        abi: messengerAbi,
+        functionName: 'attester',
+      });
+      return getAddress(attester as string);
+    },
+
+    async escrowSettler(chain: string): Promise<Address> {
+      const settler = await client(chain).readContract({
+        address: contracts(chain).escrow,
+        abi: escrowAbi,
+        functionName: 'settler',
+      });
+      return getAddress(settler as string);
+    },
+  };
 }

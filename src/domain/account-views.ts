@@ -87,6 +87,7 @@ export function orderView(order: Order, viewer: Pick<Principal, 'accountId'>) {
       filler: order.filler,
       openDeadline: order.openDeadline?.toString() ?? null,
       fillDeadline: order.fillDeadline?.toString() ?? null,
+      settlement: settlementView(order, viewer),
     },
     createdAt: order.createdAt.toISOString(),
     updatedAt: order.updatedAt.toISOString(),
@@ -96,4 +97,15 @@ export function orderView(order: Order, viewer: Pick<Principal, 'accountId'>) {
     updatedBy: order.updatedBy,
     metadata: order.metadata,
   };
+}
+
+/** The order's settlement message; the attestation goes to the liquidity provider (its filler) only. */
+function settlementView(order: Order, viewer: Pick<Principal, 'accountId'>) {
+  if (!order.settlement) return null;
+  const { method, messageId, status, txHash } = order.settlement;
+  const attestation =
+    order.fillAttestation && viewer.accountId === order.liquidityProviderAccountId
+      ? { ...order.fillAttestation, fillTime: order.fillAttestation.fillTime.toString() }
+      : null;
+  return { method, messageId, status, txHash, attestation };
 }

@@ -66,7 +66,14 @@ export const EVENT_CATALOGUE = {
   'order.updated': {
     view: 'order',
     channels: ['public', 'account'],
-    description: 'The order moved to another status (deposited, filled, settled, refunded, failed…).',
+    description:
+      'The order moved to another status (deposited, filled, settled, refunded, failed…), or its settlement message moved on (sent, verified, delivered).',
+  },
+  'order.attested': {
+    view: 'order',
+    channels: ['public', 'account'],
+    description:
+      "Ferry's attester signed the fill (attester chains): the filler reads the attestation in the order's `details.settlement.attestation` and may relay it itself.",
   },
 } as const satisfies Record<string, EventEntry>;
 

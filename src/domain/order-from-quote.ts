@@ -45,5 +45,7 @@ export function orderFromAcceptedQuote(input: {
     filler: normalizeAddress(quote.typedData.message.filler, 'quote.typedData.message.filler'),
     openDeadline: BigInt(quote.typedData.message.openDeadline),
     fillDeadline: BigInt(quote.typedData.message.fillDeadline),
+    settlement: null,
+    fillAttestation: null,
   };
 }

@@ -97,4 +97,36 @@ export interface Order {
   readonly filler: Address | null;
   readonly openDeadline: bigint | null;
   readonly fillDeadline: bigint | null;
+  /** The message proving the order's fill to its escrow; null before any. */
+  readonly settlement: OrderSettlement | null;
+  /** Attester chains: the attestation Ferry signed for the fill, handed to the filler (who may relay it itself). */
+  readonly fillAttestation: FillAttestation | null;
+}
+
+export type SettlementMethod = 'layerzero' | 'attester';
+export type SettlementMessageStatus = 'sent' | 'verified' | 'delivered';
+
+/**
+ * The proof of an order's fill on its way to the escrow. LayerZero: `messageId` is the message's guid, `sent`
+ * when FerryApp's ProofSent is final on the output chain, `verified` once the DVNs verified it on the input chain,
+ * `delivered` once executed (the escrow settled). Attester: `messageId` is the attestation's EIP-712 digest,
+ * `verified` once signed, `sent` once relayed, `delivered` once the escrow settled.
+ */
+export interface OrderSettlement {
+  readonly method: SettlementMethod;
+  readonly messageId: `0x${string}` | null;
+  readonly status: SettlementMessageStatus;
+  /** The transaction that sent the message (fillAndProve or prove; the attester's relayFill). */
+  readonly txHash: `0x${string}` | null;
+  readonly sentAt: Date | null;
+  readonly deliveredAt: Date | null;
+}
+
+/** AttesterMessenger.relayFill(escrow, order, fillTime, signature) settles the order with this. */
+export interface FillAttestation {
+  readonly messenger: Address;
+  readonly escrow: Address;
+  /** The fill's block timestamp (unix seconds), which the signature binds. */
+  readonly fillTime: bigint;
+  readonly signature: `0x${string}`;
 }

@@ -338,6 +338,7 @@ describe('decideSettlement properties', () => {
               terms,
               settleGrace: GRACE,
               actions: { ...run.actions },
+              route: { method: 'attester' },
             };
             apply(run, obs, decideSettlement(obs));
           }
@@ -358,6 +359,7 @@ describe('decideSettlement properties', () => {
           terms,
           settleGrace: GRACE,
           actions: { deposit: null, settle: null, refund: null },
+          route: { method: 'attester' },
         });
         expect(['deposit', 'attest-and-settle', 'refund', 'follow', 'fail', 'wait', 'done']).toContain(
           decision.kind,

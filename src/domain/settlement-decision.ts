@@ -1,6 +1,7 @@
 import type { Address } from './address.ts';
 import type { OrderStatus } from './lifecycle.ts';
 import type { OrderTerms } from './order-typed-data.ts';
+import { decideProof, type SettlementRoute } from './proof-decision.ts';
 
 /**
  * The settlement lifecycle as one pure function: given an order and what was just observed on both chains,
@@ -56,9 +57,16 @@ export interface SettlementObservation {
   readonly outputConfirmations: number;
   readonly actions: {
     readonly deposit: RecordedAction | null;
+    /** Attester route: the attestation's relay. */
     readonly settle: RecordedAction | null;
     readonly refund: RecordedAction | null;
+    /** LayerZero route: Ferry's own prove, commit and execute of the proof message (fallbacks). */
+    readonly prove?: RecordedAction | null;
+    readonly commit?: RecordedAction | null;
+    readonly execute?: RecordedAction | null;
   };
+  /** How the fill is proven to the escrow (the input chain's settlement method) and, for LayerZero, what was seen. */
+  readonly route: SettlementRoute;
   /**
    * The escrow's record at the input chain's latest block, read only for a `created` order whose escrow is empty at
    * the confirmed block: a deposit in a block not yet at depth (the offerer's own, say) is followed, never failed.
@@ -89,6 +97,12 @@ export type SettlementDecision =
   | ({ readonly kind: 'deposit' } & Retry)
   /** Sign the fill attestation and relay it (or follow the relay written down to its receipt). */
   | ({ readonly kind: 'attest-and-settle' } & Retry)
+  /** LayerZero: prove the fill (FerryApp.prove on the output chain), or follow Ferry's prove to its receipt. */
+  | ({ readonly kind: 'prove' } & Retry)
+  /** LayerZero: commit the verified proof message on the input chain (ReceiveUln302.commitVerification). */
+  | ({ readonly kind: 'commit' } & Retry)
+  /** LayerZero: execute the committed proof message on the input chain (EndpointV2.lzReceive). */
+  | ({ readonly kind: 'execute' } & Retry)
   /** Send Ferry's refund, or follow the one written down to its receipt. */
   | ({ readonly kind: 'refund' } & Retry)
   /** Move the order to the status the chains show. */
@@ -144,6 +158,9 @@ export function refundIsDue(obs: SettlementObservation): boolean {
 export function actionForbiddingMove(to: OrderStatus): 'refund' | null {
   return to === 'filled' ? 'refund' : null;
 }
+
+/** Actions that (may) release the escrow to the filler: the attester's relay, and LayerZero's prove and delivery. */
+export const RELEASE_ACTIONS = ['settle', 'prove', 'commit', 'execute'] as const;
 
 export function decideSettlement(obs: SettlementObservation): SettlementDecision {
   switch (obs.status) {
@@ -216,13 +233,20 @@ function decideOpen(obs: SettlementObservation): SettlementDecision {
   const { settle, refund } = obs.actions;
   const fill = validFillAtDepth(obs);
   switch (obs.escrow) {
-    case 'settled':
+    case 'settled': {
+      const settlementTxHash = deliveryTxHash(obs);
+      // The escrow is read at a block the fill index may not have scanned yet: wait a pass for the delivery's log,
+      // so the completed order names the transaction that paid the filler.
+      if (obs.route.method === 'layerzero' && !settlementTxHash) {
+        return { kind: 'wait', reason: 'the escrow settled; waiting for the fill index to see the delivery' };
+      }
       return {
         kind: 'follow',
         to: 'completed',
-        ...(settle && settle.status !== 'reverted' ? { settlementTxHash: settle.txHash } : {}),
+        ...(settlementTxHash ? { settlementTxHash } : {}),
         ...(fill && obs.status === 'deposited' ? { dstChainTxHash: fill.txHash } : {}),
       };
+    }
     case 'refunded': {
       const ours = refund && refund.status !== 'reverted';
       return {
@@ -241,12 +265,18 @@ function decideOpen(obs: SettlementObservation): SettlementDecision {
       break;
   }
   // An action spent without effect (reverted) no longer stands in the way of its rival; it may be sent again.
-  const liveSettle = settle && settle.status !== 'reverted' ? settle : null;
+  const liveSettle = liveRelease(obs);
   const liveRefund = refund && refund.status !== 'reverted' ? refund : null;
   if (liveSettle && liveRefund)
     return { kind: 'wait', reason: 'both a settle and a refund are written down' };
   // Follow the relay written down (when a valid fill at depth was seen) to its receipt, fill or not now.
-  if (liveSettle) return { kind: 'attest-and-settle' };
+  if (obs.route.method === 'attester' && settle && settle.status !== 'reverted') {
+    return { kind: 'attest-and-settle' };
+  }
+  // Ferry's prove or delivery is out while the fill is not (or no longer) seen at depth: the escrow decides.
+  if (liveSettle && !liveRefund && !fill) {
+    return { kind: 'wait', reason: 'a proof of the fill Ferry sent is on its way to the escrow' };
+  }
   if (liveRefund) {
     // A valid fill seen after a refund was written down: neither pay twice nor keep refunding blindly.
     if (fill) return { kind: 'wait', reason: 'a refund is written down but a valid fill exists' };
@@ -254,8 +284,29 @@ function decideOpen(obs: SettlementObservation): SettlementDecision {
   }
   if (fill) {
     if (obs.status === 'deposited') return { kind: 'follow', to: 'filled', dstChainTxHash: fill.txHash };
+    if (obs.route.method === 'layerzero') return decideProof(obs, fill, obs.route);
     return settle ? { kind: 'attest-and-settle', retryOf: settle.txHash } : { kind: 'attest-and-settle' };
   }
   if (refundIsDue(obs)) return refund ? { kind: 'refund', retryOf: refund.txHash } : { kind: 'refund' };
   return { kind: 'wait', reason: 'waiting for a valid fill at depth or the refund time' };
+}
+
+/** A release action written down that may still take effect, or null. */
+function liveRelease(obs: SettlementObservation): RecordedAction | null {
+  for (const kind of RELEASE_ACTIONS) {
+    const action = obs.actions[kind];
+    if (action && action.status !== 'reverted') return action;
+  }
+  return null;
+}
+
+/** The transaction that settled the escrow as far as Ferry knows: the message's delivery, or Ferry's relay. */
+function deliveryTxHash(obs: SettlementObservation): Hex | null {
+  if (obs.route.method === 'layerzero') {
+    if (obs.route.proof?.delivered) return obs.route.proof.delivered.txHash;
+    const execute = obs.actions.execute;
+    return execute?.status === 'confirmed' ? execute.txHash : null;
+  }
+  const settle = obs.actions.settle;
+  return settle && settle.status !== 'reverted' ? settle.txHash : null;
 }

@@ -43,6 +43,7 @@ export function observation(overrides: Partial<SettlementObservation> = {}): Set
     settleGrace: GRACE,
     outputConfirmations: 1,
     actions: { deposit: null, settle: null, refund: null },
+    route: { method: 'attester' },
     fill: null,
     escrowAtLatest: 'none',
     depositCheck: { balance: 1_000n, allowance: 1_000n, inputAmount: 1_000n, revert: null },

@@ -30,6 +30,8 @@ function feedText(event) {
       return ['New order ', link(d.id), ': ', ...pair()];
     case 'order.updated':
       return ['Order ', link(d.id), ' is now ', badge(/** @type {string} */ (d.status))];
+    case 'order.attested':
+      return ['Fill of order ', link(d.id), ' attested'];
     case 'quote.created':
       return ['New quote: ', ...pair()];
     case 'quote.accepted':

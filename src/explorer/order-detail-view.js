@@ -218,7 +218,35 @@ function transactionsPanel(order, terminal) {
         order.settlementTxHash,
         terminal ? 'none' : 'pending',
       ),
+      settlementRow(order),
     ),
+  );
+}
+
+/** How the fill is proven to the escrow: a LayerZero message (its guid) or the attester's signature. */
+const METHOD_TEXT = { layerzero: 'LayerZero message', attester: 'Attester signature' };
+
+/**
+ * The order's settlement message: method, id and where it stands (sent, verified, delivered).
+ * @param {PublicOrder} order
+ */
+function settlementRow(order) {
+  const method = order.settlementMethod;
+  return h(
+    'li',
+    { class: 'tx', 'data-settlement': method ?? 'none' },
+    h('span', { class: 'tx-label' }, 'Settlement message'),
+    method && order.messageId
+      ? h(
+          'span',
+          { class: 'with-copy' },
+          h('span', {}, `${METHOD_TEXT[method]} `),
+          h('code', { class: 'message-id' }, order.messageId),
+          copyButton(order.messageId, 'settlement message id'),
+          ' ',
+          badge(order.settlementStatus ?? 'sent'),
+        )
+      : h('span', { class: 'muted' }, 'none yet'),
   );
 }
 

@@ -5,6 +5,7 @@ import { $ } from './dom.js';
 const STREAM_EVENT_TYPES = [
   'order.created',
   'order.updated',
+  'order.attested',
   'quote.created',
   'quote.accepted',
   'quote.declined',

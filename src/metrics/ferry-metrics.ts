@@ -31,6 +31,8 @@ export interface FerryMetrics {
   readonly chainActionsCancelled: Counter<ActionLabel>;
   readonly nonceGapsRepaired: Counter<'chain'>;
   readonly settlementReverts: Counter<ActionLabel>;
+  readonly settlementMessages: Counter<'status'>;
+  readonly fillToDelivery: Histogram<string>;
   readonly relayerBalance: Gauge<'chain'>;
   readonly rpcErrors: Counter<ActionLabel>;
   readonly openStreams: Gauge<'kind'>;
@@ -118,6 +120,7 @@ export function createMetrics(): FerryMetrics {
       labelNames: ['chain', 'kind'] as const,
       registers,
     }),
+    ...settlementMessageMetrics(registers),
     relayerBalance: new Gauge({
       name: 'ferry_relayer_balance_wei',
       help: "The settlement relayer's native balance per chain, in wei (read every 15 s by the process running the worker)",
@@ -161,5 +164,23 @@ export function createMetrics(): FerryMetrics {
         },
       });
     },
+  };
+}
+
+/** How settlement messages move (docs/metrics.md): statuses reached, and a filler's wait to be paid. */
+function settlementMessageMetrics(registers: Registry[]) {
+  return {
+    settlementMessages: new Counter({
+      name: 'ferry_settlement_messages_total',
+      help: "Orders' settlement messages reaching a status (sent, verified, delivered), as the settlement worker saw them",
+      labelNames: ['status'] as const,
+      registers,
+    }),
+    fillToDelivery: new Histogram({
+      name: 'ferry_fill_to_delivery_seconds',
+      help: "From a fill's block to the delivery of its proof to the escrow (chain time of both), per order",
+      buckets: [1, 2, 5, 10, 20, 30, 60, 120, 300, 600, 1800, 3600],
+      registers,
+    }),
   };
 }

@@ -94,6 +94,7 @@ export function createChainActionExecutor(deps: {
         kind,
         seq,
         call: input.call,
+        ...(input.call.value === undefined ? {} : { value: input.call.value }),
         account: input.account,
         guard: (trx) =>
           mayRecord(trx, database.dialect, { orderId, kind, seq, expectStatus: input.expectStatus }),

@@ -2,19 +2,25 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Hex } from 'viem';
 import type { PrivateKeyAccount } from 'viem/accounts';
 import type { ChainRegistry } from '../chains/chain-registry.ts';
-import { fillAttestationTypedData } from '../chains/fill-attestation.ts';
+import { proveOptions } from '../chains/proof-message-chain.ts';
 import { type ContractCall, RevertError, type SettlementChain } from '../chains/settlement-chain.ts';
 import type { Clock } from '../domain/clock.ts';
 import { FerryError } from '../domain/ferry-error.ts';
 import type { OrderChange } from '../domain/lifecycle.ts';
 import type { OrderTerms } from '../domain/order-typed-data.ts';
 import { publicOrderView } from '../domain/public-views.ts';
-import type { Order } from '../domain/records.ts';
-import type { SettlementDecision } from '../domain/settlement-decision.ts';
+import type { Order, OrderSettlement } from '../domain/records.ts';
+import type { SettlementDecision, SettlementObservation } from '../domain/settlement-decision.ts';
 import type { FerryMetrics } from '../metrics/ferry-metrics.ts';
 import type { FerryDatabase } from '../store/database.ts';
 import { findOrder } from '../store/orders-store.ts';
-import { type ChainActionKind, noteOrderProblem, transitionOrder } from '../store/settlement-store.ts';
+import {
+  type ChainActionKind,
+  noteOrderProblem,
+  recordOrderSettlement,
+  transitionOrder,
+} from '../store/settlement-store.ts';
+import { createAttesting } from './attesting.ts';
 import type { ActionOutcome, ChainActionExecutor } from './chain-action-executor.ts';
 
 /**
@@ -37,7 +43,17 @@ export class RetryLaterError extends FerryError {
 
 /** Carries out the settlement decision for one order. */
 export interface DecisionExecutor {
-  act(order: Order, terms: OrderTerms, decision: SettlementDecision): Promise<StepResult>;
+  /**
+   * `settlement`: the order's proof message as the chains now show it, when that differs from what the order
+   * says (settlement-record.ts); written with the decision's move, or on its own, always with the order's event.
+   */
+  act(
+    order: Order,
+    terms: OrderTerms,
+    decision: SettlementDecision,
+    obs: SettlementObservation,
+    settlement: OrderSettlement | null,
+  ): Promise<StepResult>;
 }
 
 const ACTOR = 'settlement-worker';
@@ -62,40 +78,21 @@ export function createDecisionExecutor(deps: {
   readonly attester: PrivateKeyAccount;
   readonly metrics?: FerryMetrics;
 }): DecisionExecutor {
-  const { database, chain, actions, clock, log, relayer, attester } = deps;
+  const { database, chain, actions, clock, log, relayer } = deps;
 
-  async function move(order: Order, change: OrderChange): Promise<boolean> {
-    const now = clock.now();
-    const moved = await database.transaction(async (trx, uow) => {
-      if (!(await transitionOrder(trx, order.id, order.status, change, now, ACTOR))) return null;
-      const updated = await findOrder(trx, order.id);
-      if (!updated) return null;
-      uow.emit({
-        type: 'order.updated',
-        occurredAt: now,
-        data: publicOrderView(updated),
-        accountIds: [updated.moneyMoverAccountId, updated.liquidityProviderAccountId],
-      });
-      return updated;
-    });
-    if (moved) {
-      log.info({ orderId: order.id, from: order.status, to: change.status }, 'order moved');
-    }
-    return moved !== null;
-  }
+  const move = (
+    order: Order,
+    change: OrderChange | null,
+    settlement: OrderSettlement | null,
+    obs: SettlementObservation,
+  ) => moveOrder(deps, order, change, settlement, obs);
 
-  async function settleCall(order: Order) {
-    const inputChain = deps.registry.chain(order.inputChain);
-    if (!inputChain?.contracts.messenger) throw new Error(`chain ${order.inputChain} has no messenger`);
-    const attestation = await attester.signTypedData(
-      fillAttestationTypedData({
-        messenger: inputChain.contracts.messenger,
-        escrow: inputChain.contracts.escrow,
-        inputChainId: inputChain.chainId,
-        orderHash: order.blockchainOrderId,
-      }),
-    );
-    return chain.relayFillCall(order.inputChain, order.blockchainOrderId, attestation);
+  const attesting = createAttesting({ ...deps, actor: ACTOR });
+
+  /** The attester's relay: the attestation is kept and handed to the filler before Ferry relays it itself. */
+  async function settleCall(order: Order, terms: OrderTerms, obs: SettlementObservation) {
+    const kept = await attesting.attest(order, terms, obs);
+    return chain.relayFillCall(order.inputChain, terms, kept.fillTime, kept.signature);
   }
 
   /**
@@ -111,7 +108,7 @@ export function createDecisionExecutor(deps: {
   ): Promise<StepResult> {
     if (retryOf) {
       try {
-        await chain.simulate(call, relayer.address, kind === 'settle' ? 'messenger' : 'escrow');
+        await chain.simulate(call, relayer.address);
       } catch (error) {
         if (!(error instanceof RevertError)) throw error;
         const reason = `${kind} transaction ${retryOf} reverted and would revert again (${error.reason}); retrying with backoff`;
@@ -135,8 +132,17 @@ export function createDecisionExecutor(deps: {
   }
 
   /** Carries out one decision. Chain actions only send; the next decision follows what they did on chain. */
-  async function act(order: Order, terms: OrderTerms, decision: SettlementDecision): Promise<StepResult> {
-    const hash = order.blockchainOrderId;
+  async function act(
+    order: Order,
+    terms: OrderTerms,
+    decision: SettlementDecision,
+    obs: SettlementObservation,
+    settlement: OrderSettlement | null,
+  ): Promise<StepResult> {
+    if (settlement && decision.kind !== 'follow') {
+      if (!(await move(order, null, settlement, obs))) return { again: 'soon' };
+      order = { ...order, settlement };
+    }
     switch (decision.kind) {
       case 'deposit':
         return send(
@@ -146,15 +152,26 @@ export function createDecisionExecutor(deps: {
           decision.retryOf,
         );
       case 'attest-and-settle':
-        return send(order, 'settle', await settleCall(order), decision.retryOf);
+        return send(order, 'settle', await settleCall(order, terms, obs), decision.retryOf);
+      case 'prove':
+        return send(order, 'prove', await proveCall(chain, order, terms), decision.retryOf);
+      case 'commit':
+      case 'execute':
+        return send(
+          order,
+          decision.kind,
+          await deliveryCall(chain, order, obs, decision.kind),
+          decision.retryOf,
+        );
       case 'refund':
-        return send(order, 'refund', chain.refundCall(order.inputChain, hash), decision.retryOf);
+        return send(order, 'refund', chain.refundCall(order.inputChain, terms), decision.retryOf);
       case 'follow': {
         const { kind: _, to, ...hashes } = decision;
-        return (await move(order, { status: to, ...hashes })) ? { again: 'now' } : { again: 'soon' };
+        const moved = await move(order, { status: to, ...hashes }, settlement, obs);
+        return moved ? { again: 'now' } : { again: 'soon' };
       }
       case 'fail':
-        await move(order, { status: 'failed', failureReason: decision.reason });
+        await move(order, { status: 'failed', failureReason: decision.reason }, null, obs);
         return { again: 'later' };
       case 'wait':
         log.debug({ orderId: order.id, status: order.status, reason: decision.reason }, 'order waits');
@@ -165,4 +182,82 @@ export function createDecisionExecutor(deps: {
   }
 
   return { act };
+}
+
+/** FerryApp.prove([order]) on the output chain, paying the fee quoted now. */
+async function proveCall(chain: SettlementChain, order: Order, terms: OrderTerms) {
+  const options = proveOptions(1);
+  const fee = await chain.quoteProve(order.outputChain, terms, options);
+  return chain.proveCall(order.outputChain, terms, fee, options);
+}
+
+/** The commit or the delivery of the order's proof message on the input chain. */
+async function deliveryCall(
+  chain: SettlementChain,
+  order: Order,
+  obs: SettlementObservation,
+  kind: 'commit' | 'execute',
+) {
+  const proof = obs.route.method === 'layerzero' ? obs.route.proof : null;
+  if (!proof) throw new Error(`order ${order.id} has no proof message to ${kind}`);
+  const packet = await chain.proofPacket(order.outputChain, proof.txHash, proof.guid);
+  if (!packet) throw new Error(`no LayerZero packet ${proof.guid} in transaction ${proof.txHash}`);
+  return kind === 'commit'
+    ? chain.commitCall(order.inputChain, packet)
+    : chain.lzReceiveCall(order.inputChain, packet);
+}
+
+/** Counts a settlement message reaching a status, and a delivery's wait since the fill. */
+function settlementMetrics(
+  metrics: FerryMetrics | undefined,
+  settlement: OrderSettlement,
+  obs: SettlementObservation,
+) {
+  metrics?.settlementMessages.inc({ status: settlement.status });
+  if (settlement.status === 'delivered' && settlement.deliveredAt && obs.fill) {
+    const seconds = settlement.deliveredAt.getTime() / 1000 - Number(obs.fill.blockTimestamp);
+    metrics?.fillToDelivery.observe(Math.max(0, seconds));
+  }
+}
+
+/**
+ * Moves the order (`change`), writes its proof message (`settlement`), or both, in one unit of work with the
+ * order's event; false when another writer moved it first.
+ */
+async function moveOrder(
+  deps: {
+    readonly database: FerryDatabase;
+    readonly clock: Clock;
+    readonly log: FastifyBaseLogger;
+    readonly metrics?: FerryMetrics;
+  },
+  order: Order,
+  change: OrderChange | null,
+  settlement: OrderSettlement | null,
+  obs: SettlementObservation,
+): Promise<boolean> {
+  const { database, clock, log } = deps;
+  const now = clock.now();
+  const moved = await database.transaction(async (trx, uow) => {
+    if (settlement && !(await recordOrderSettlement(trx, order.id, order.status, settlement, now, ACTOR))) {
+      return null;
+    }
+    if (change && !(await transitionOrder(trx, order.id, order.status, change, now, ACTOR))) return null;
+    const updated = await findOrder(trx, order.id);
+    if (!updated) return null;
+    uow.emit({
+      type: 'order.updated',
+      occurredAt: now,
+      data: publicOrderView(updated),
+      accountIds: [updated.moneyMoverAccountId, updated.liquidityProviderAccountId],
+    });
+    return updated;
+  });
+  if (moved && change) {
+    log.info({ orderId: order.id, from: order.status, to: change.status }, 'order moved');
+  }
+  if (moved && settlement && settlement.status !== order.settlement?.status) {
+    settlementMetrics(deps.metrics, settlement, obs);
+  }
+  return moved !== null;
 }

@@ -1,13 +1,14 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Chain, ChainRegistry } from '../chains/chain-registry.ts';
-import type { FillLogSource } from '../chains/fill-log-source.ts';
+import type { FillLogSource, FillRange } from '../chains/fill-log-source.ts';
 import { LogRangeTooLargeError } from '../chains/log-range-error.ts';
-import type { ChainFill, LogCursor } from '../domain/chain-fill.ts';
+import type { LogCursor } from '../domain/chain-fill.ts';
 import type { Clock } from '../domain/clock.ts';
 import type { FerryDatabase } from '../store/database.ts';
 import {
   deleteChainFillsFrom,
   insertChainFills,
+  insertProofLogs,
   moveLogCursor,
   readLogCursor,
 } from '../store/log-scan-store.ts';
@@ -22,7 +23,10 @@ const REWIND_BLOCKS = 64n;
 /** The cursor scope of a chain's fill contract: a new contract address gets a scan of its own. */
 export const fillScope = (chain: Chain) => `fill:${chain.contracts.fill.toLowerCase()}`;
 
-/** Each chain's index of Filled events, read at the chain's confirmations depth (fill_logs and its cursor). */
+/**
+ * Each chain's index of Filled events, and of FerryApp's ProofSent / ProofDelivered, read at the chain's
+ * confirmations depth (chain_fills, proof_sent, proof_delivered and their one cursor).
+ */
 export interface FillIndexer {
   /**
    * The last block whose fills are all in the index (null before the first range): fills in later blocks may
@@ -63,12 +67,12 @@ export function createFillIndexer(deps: {
   }
 
   /** Stores one range; false when another worker moved the cursor first (the caller reads it again). */
-  async function commit(chain: Chain, from: LogCursor | null, to: LogCursor, fills: readonly ChainFill[]) {
-    const key = { chain: chain.name, scope: fillScope(chain) };
+  async function commit(chain: Chain, from: LogCursor | null, to: LogCursor, read: FillRange) {
     return database.transaction(async (trx) => {
+      const key = { chain: chain.name, scope: fillScope(chain) };
       if (!(await moveLogCursor(trx, key, from, to, clock.now().getTime()))) return false;
-      await insertChainFills(trx, fills);
-      return true;
+      await insertChainFills(trx, read.fills);
+      return insertProofLogs(trx, read.proofsSent, read.proofsDelivered).then(() => true);
     });
   }
 
@@ -106,7 +110,7 @@ export function createFillIndexer(deps: {
       if (next > safe) return;
       const last = next + BigInt(range.size) - 1n;
       const toBlock = last < safe ? last : safe;
-      let read: Awaited<ReturnType<FillLogSource['fills']>>;
+      let read: FillRange;
       try {
         read = await source.fills(chain.name, next, toBlock);
       } catch (error) {
@@ -125,7 +129,7 @@ export function createFillIndexer(deps: {
         stored = await readLogCursor(database.db, chain.name, fillScope(chain));
         continue;
       }
-      await commit(chain, stored, { nextBlock: toBlock + 1n, lastBlockHash: read.toHash }, read.fills);
+      await commit(chain, stored, { nextBlock: toBlock + 1n, lastBlockHash: read.toHash }, read);
       stored = await readLogCursor(database.db, chain.name, fillScope(chain));
     }
   }

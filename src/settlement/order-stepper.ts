@@ -1,5 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
+import type { Clock } from '../domain/clock.ts';
 import { orderTermsFrom } from '../domain/order-typed-data.ts';
+import { settlementRecord } from '../domain/proof-decision.ts';
 import type { Order } from '../domain/records.ts';
 import { decideSettlement, fillProblems } from '../domain/settlement-decision.ts';
 import type { FerryMetrics } from '../metrics/ferry-metrics.ts';
@@ -18,6 +20,7 @@ export function createOrderStepper(deps: {
   readonly observer: OrderObserver;
   readonly executor: DecisionExecutor;
   readonly log: FastifyBaseLogger;
+  readonly clock: Clock;
   /** Times each decision carried out (ferry_settlement_step_duration_seconds). */
   readonly metrics?: FerryMetrics;
 }): OrderStepper {
@@ -39,7 +42,8 @@ export function createOrderStepper(deps: {
       const decision = decideSettlement(observation);
       const stopTimer = deps.metrics?.settlementStep.startTimer({ decision: decision.kind });
       try {
-        return await executor.act(order, terms, decision);
+        const settlement = settlementRecord(observation, order.settlement, deps.clock.now());
+        return await executor.act(order, terms, decision, observation, settlement);
       } finally {
         stopTimer?.();
       }

@@ -69,6 +69,7 @@ export function createSettlementWorker(deps: WorkerDeps): SettlementWorker {
     observer: createOrderObserver(deps),
     executor: createDecisionExecutor(deps),
     log,
+    clock: deps.clock,
     metrics: deps.metrics,
   });
   const pass = createSettlementPass({

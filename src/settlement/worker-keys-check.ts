@@ -4,14 +4,15 @@ import type { SettlementChain } from '../chains/settlement-chain.ts';
 import { ConfigError } from '../config/config.ts';
 
 /**
- * What would make every settle revert, or put both powers in one key, checked before the worker starts: the
- * relayer (pays gas) and the attester (proves fills) are different keys, and every chain's messenger trusts the
- * attester key given. A problem refuses the start with one line naming the variable; keys are never printed, only
- * their addresses.
+ * What would make every settle revert, put both powers in one key, or let a key release escrowed funds, checked
+ * before the worker starts: the relayer (pays gas) and the attester (proves fills) are different keys; every
+ * attester chain's messenger trusts the attester key given; and every LayerZero chain's escrow is settled by the
+ * registry's FerryApp (`contracts.fill`) only, never by some key. A problem refuses the start with one line naming
+ * the variable or the chain; keys are never printed, only their addresses.
  */
 export async function checkWorkerKeys(input: {
   registry: ChainRegistry;
-  chain: Pick<SettlementChain, 'messengerAttester'>;
+  chain: Pick<SettlementChain, 'messengerAttester' | 'escrowSettler'>;
   relayer: PrivateKeyAccount;
   attester: PrivateKeyAccount;
 }): Promise<void> {
@@ -21,7 +22,21 @@ export async function checkWorkerKeys(input: {
       `RELAYER_PRIVATE_KEY and ATTESTER_PRIVATE_KEY are the same key (address ${attester.address}): use two keys, so the one that pays gas cannot also prove fills`,
     ]);
   }
-  for (const { name } of registry.chains) {
+  for (const { name, settlement, contracts } of registry.chains) {
+    if (settlement.method === 'layerzero') {
+      const settler = await chain.escrowSettler(name);
+      if (settler !== contracts.fill) {
+        throw new ConfigError([
+          `CHAIN_REGISTRY: the escrow ${contracts.escrow} on chain ${name} is settled by ${settler}, not by the chain's FerryApp ${contracts.fill} (contracts.fill): Ferry does not run against an escrow that address can release`,
+        ]);
+      }
+      continue;
+    }
+    if (settlement.messenger === null) {
+      throw new ConfigError([
+        `CHAIN_REGISTRY: chain ${name} has neither a "layerzero" block nor "contracts.messenger": the worker cannot settle its orders`,
+      ]);
+    }
     const trusted = await chain.messengerAttester(name);
     if (trusted !== null && trusted !== attester.address) {
       throw new ConfigError([

@@ -1,6 +1,6 @@
 import type { Selectable } from 'kysely';
 import type { Address } from '../domain/address.ts';
-import type { ChainFill, LogCursor } from '../domain/chain-fill.ts';
+import type { ChainFill, LogCursor, ProofDeliveredLog, ProofSentLog } from '../domain/chain-fill.ts';
 import type { Executor } from './db-types.ts';
 import type { ChainFillsTable } from './schema.ts';
 
@@ -76,13 +76,103 @@ export async function insertChainFills(db: Executor, fills: readonly ChainFill[]
     .execute();
 }
 
-/** Forgets the fills read from `fromBlock` on: those blocks left the chain (a reorg deeper than expected). */
+/** Forgets the fills and proof messages read from `fromBlock` on: those blocks left the chain (a deep reorg). */
 export async function deleteChainFillsFrom(db: Executor, chain: string, fromBlock: bigint): Promise<void> {
+  for (const table of ['chain_fills', 'proof_sent', 'proof_delivered'] as const) {
+    await db
+      .deleteFrom(table)
+      .where('chain', '=', chain)
+      .where('block_number', '>=', Number(fromBlock))
+      .execute();
+  }
+}
+
+/** Stores FerryApp's ProofSent (one row per order hash) and ProofDelivered events of one scanned range. */
+export async function insertProofLogs(
+  db: Executor,
+  sent: readonly ProofSentLog[],
+  delivered: readonly ProofDeliveredLog[],
+): Promise<void> {
+  const sentRows = sent.flatMap((p) =>
+    p.orderHashes.map((orderHash) => ({
+      chain: p.chain,
+      tx_hash: p.txHash.toLowerCase(),
+      log_index: p.logIndex,
+      order_hash: orderHash.toLowerCase(),
+      guid: p.guid.toLowerCase(),
+      dst_eid: p.dstEid,
+      block_number: Number(p.blockNumber),
+      block_timestamp: p.blockTimestamp,
+    })),
+  );
+  if (sentRows.length > 0) {
+    await db
+      .insertInto('proof_sent')
+      .values(sentRows)
+      .onConflict((oc) => oc.columns(['chain', 'tx_hash', 'log_index', 'order_hash']).doNothing())
+      .execute();
+  }
+  if (delivered.length === 0) return;
   await db
-    .deleteFrom('chain_fills')
-    .where('chain', '=', chain)
-    .where('block_number', '>=', Number(fromBlock))
+    .insertInto('proof_delivered')
+    .values(
+      delivered.map((p) => ({
+        chain: p.chain,
+        tx_hash: p.txHash.toLowerCase(),
+        log_index: p.logIndex,
+        guid: p.guid.toLowerCase(),
+        src_eid: p.srcEid,
+        block_number: Number(p.blockNumber),
+        block_timestamp: p.blockTimestamp,
+      })),
+    )
+    .onConflict((oc) => oc.columns(['chain', 'tx_hash', 'log_index']).doNothing())
     .execute();
+}
+
+/** A proof message seen for one order: where it was sent, and its delivery if that was seen too. */
+export interface ProofMessageRecord {
+  readonly guid: `0x${string}`;
+  readonly txHash: `0x${string}`;
+  /** Unix seconds, output-chain time. */
+  readonly sentAt: number;
+  readonly delivered: { readonly txHash: `0x${string}`; readonly at: number } | null;
+}
+
+/**
+ * The newest proof message sent on `outputChain` for `orderHash` (a later message, e.g. the worker's prove after
+ * a message that never arrived, supersedes an earlier one), with its delivery on `inputChain` if seen.
+ */
+export async function findProofMessage(
+  db: Executor,
+  outputChain: string,
+  inputChain: string,
+  orderHash: string,
+): Promise<ProofMessageRecord | null> {
+  const sent = await db
+    .selectFrom('proof_sent')
+    .select(['guid', 'tx_hash', 'block_timestamp'])
+    .where('chain', '=', outputChain)
+    .where('order_hash', '=', orderHash.toLowerCase())
+    .orderBy('block_number', 'desc')
+    .orderBy('log_index', 'desc')
+    .executeTakeFirst();
+  if (!sent) return null;
+  const delivered = await db
+    .selectFrom('proof_delivered')
+    .select(['tx_hash', 'block_timestamp'])
+    .where('chain', '=', inputChain)
+    .where('guid', '=', sent.guid)
+    .orderBy('block_number')
+    .executeTakeFirst();
+  return {
+    guid: sent.guid as `0x${string}`,
+    txHash: sent.tx_hash as `0x${string}`,
+    sentAt: Number(sent.block_timestamp),
+    delivered: delivered
+      ? { txHash: delivered.tx_hash as `0x${string}`, at: Number(delivered.block_timestamp) }
+      : null,
+  };
 }
 
 function toChainFill(row: Selectable<ChainFillsTable>): ChainFill {

@@ -12,6 +12,7 @@ import { quotesRequestIndexMigration } from './migrations/0009-quotes-request-in
 import { txLedgerMigration } from './migrations/0010-tx-ledger.ts';
 import { lpCommitmentsMigration } from './migrations/0011-lp-commitments.ts';
 import { webhooksMigration } from './migrations/0012-webhooks.ts';
+import { settlementMessagesMigration } from './migrations/0014-settlement-messages.ts';
 
 /** Migrations live in code (not scanned from disk) so both dialects and bundlers see the same list. */
 function provider(dialect: FerryDatabase['dialect']): MigrationProvider {
@@ -30,6 +31,7 @@ function provider(dialect: FerryDatabase['dialect']): MigrationProvider {
         '0010-tx-ledger': txLedgerMigration,
         '0011-lp-commitments': lpCommitmentsMigration,
         '0012-webhooks': webhooksMigration,
+        '0014-settlement-messages': settlementMessagesMigration,
       };
     },
   };

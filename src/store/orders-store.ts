@@ -4,7 +4,13 @@ import type { OrderStatus } from '../domain/lifecycle.ts';
 import type { OrderSearch } from '../domain/order-search.ts';
 import type { PageRequest } from '../domain/pagination.ts';
 import type { AccountType } from '../domain/principal.ts';
-import type { Order } from '../domain/records.ts';
+import type {
+  FillAttestation,
+  Order,
+  OrderSettlement,
+  SettlementMessageStatus,
+  SettlementMethod,
+} from '../domain/records.ts';
 import { compiledQuery } from './compiled-query.ts';
 import type { Executor } from './db-types.ts';
 import { pageOf } from './page-query.ts';
@@ -43,7 +49,32 @@ export function toOrder(row: Selectable<OrdersTable>): Order {
     filler: row.filler as Address | null,
     openDeadline: row.open_deadline === null ? null : BigInt(row.open_deadline),
     fillDeadline: row.fill_deadline === null ? null : BigInt(row.fill_deadline),
+    settlement: toOrderSettlement(row),
+    fillAttestation: toFillAttestation(row.fill_attestation),
   };
+}
+
+function toOrderSettlement(row: Selectable<OrdersTable>): OrderSettlement | null {
+  if (row.settlement_method === null || row.settlement_status === null) return null;
+  return {
+    method: row.settlement_method as SettlementMethod,
+    messageId: row.settlement_message_id as `0x${string}` | null,
+    status: row.settlement_status as SettlementMessageStatus,
+    txHash: row.settlement_message_tx as `0x${string}` | null,
+    sentAt: time(row.settlement_sent_at === null ? null : Number(row.settlement_sent_at)),
+    deliveredAt: time(row.settlement_delivered_at === null ? null : Number(row.settlement_delivered_at)),
+  };
+}
+
+function toFillAttestation(json: string | null): FillAttestation | null {
+  if (json === null) return null;
+  const a = JSON.parse(json) as {
+    messenger: Address;
+    escrow: Address;
+    fillTime: string;
+    signature: `0x${string}`;
+  };
+  return { ...a, fillTime: BigInt(a.fillTime) };
 }
 
 /** The insert of `o`, compiled but not sent: for `database.write`, which sends it together with its event. */

@@ -100,6 +100,16 @@ export interface OrdersTable {
   filler: Generated<string | null>;
   open_deadline: Generated<number | null>;
   fill_deadline: Generated<number | null>;
+  /** The proof message of the order's fill (0014): see OrderSettlement in src/domain/records.ts. */
+  settlement_method: Generated<string | null>;
+  settlement_message_id: Generated<string | null>;
+  settlement_status: Generated<string | null>;
+  settlement_message_tx: Generated<string | null>;
+  /** Unix milliseconds. */
+  settlement_sent_at: Generated<number | null>;
+  settlement_delivered_at: Generated<number | null>;
+  /** JSON of FillAttestation (attester chains), once signed. */
+  fill_attestation: Generated<string | null>;
   lease_owner: Generated<string | null>;
   lease_expires_at: Generated<number | null>;
   next_attempt_at: Generated<number>;
@@ -242,6 +252,31 @@ export interface WebhookCursorTable {
   position: number;
 }
 
+/** FerryApp's ProofSent on an output chain: one row per order hash the message proves. */
+export interface ProofSentTable {
+  chain: string;
+  tx_hash: string;
+  log_index: number;
+  order_hash: string;
+  guid: string;
+  dst_eid: number;
+  block_number: number;
+  /** Unix seconds (chain time). */
+  block_timestamp: number;
+}
+
+/** FerryApp's ProofDelivered on an input chain. */
+export interface ProofDeliveredTable {
+  chain: string;
+  tx_hash: string;
+  log_index: number;
+  guid: string;
+  src_eid: number;
+  block_number: number;
+  /** Unix seconds (chain time). */
+  block_timestamp: number;
+}
+
 export interface Database {
   webhook_endpoints: WebhookEndpointsTable;
   webhook_deliveries: WebhookDeliveriesTable;
@@ -249,6 +284,8 @@ export interface Database {
   webhook_cursor: WebhookCursorTable;
   log_cursors: LogCursorsTable;
   chain_fills: ChainFillsTable;
+  proof_sent: ProofSentTable;
+  proof_delivered: ProofDeliveredTable;
   chain_actions: ChainActionsTable;
   chain_action_txs: ChainActionTxsTable;
   chain_nonces: ChainNoncesTable;

@@ -6,14 +6,18 @@ import {
   type OrderStatus,
   orderTransitionStamps,
 } from '../domain/lifecycle.ts';
-import type { Order } from '../domain/records.ts';
-import { actionForbiddingMove } from '../domain/settlement-decision.ts';
+import type { FillAttestation, Order, OrderSettlement } from '../domain/records.ts';
+import { actionForbiddingMove, RELEASE_ACTIONS } from '../domain/settlement-decision.ts';
 import type { Executor } from './db-types.ts';
 import { toOrder } from './orders-store.ts';
 import type { Database } from './schema.ts';
 import { latestLedgerAction } from './tx-ledger-store.ts';
 
-export type ChainActionKind = 'deposit' | 'settle' | 'refund';
+/**
+ * `settle`: the attester's relay; `prove`, `commit`, `execute`: Ferry's own push of a LayerZero proof message
+ * (FerryApp.prove, ReceiveUln302.commitVerification, EndpointV2.lzReceive) when the filler or LayerZero is late.
+ */
+export type ChainActionKind = 'deposit' | 'settle' | 'refund' | 'prove' | 'commit' | 'execute';
 
 /** Finished without effect on chain: a new action of the kind may follow, and it no longer blocks its rival. */
 const SPENT: ReadonlySet<TxAction['status']> = new Set(['reverted', 'cancelled', 'nonce-conflict']);
@@ -186,27 +190,85 @@ export async function mayRecord(
     if (previous?.seq !== input.seq - 1 || !SPENT.has(previous.status)) return false;
   }
   if (kind === 'deposit') return true;
-  return !(await hasLiveAction(trx, orderId, kind === 'settle' ? 'refund' : 'settle'));
+  return !(await hasLiveAction(trx, orderId, kind === 'refund' ? RELEASE_ACTIONS : ['refund']));
 }
 
 /** An action of `kind` written down that may still take effect (recorded, or confirmed on chain). */
 function liveAction(
   eb: ExpressionBuilder<Database, 'chain_actions'>,
   orderId: string,
-  kind: ChainActionKind,
+  kinds: ChainActionKind | readonly ChainActionKind[],
 ) {
   return eb.and([
     eb('chain_actions.order_id', '=', orderId),
-    eb('chain_actions.kind', '=', kind),
+    eb('chain_actions.kind', 'in', typeof kinds === 'string' ? [kinds] : [...kinds]),
     eb('chain_actions.status', 'not in', [...SPENT]),
   ]);
 }
 
-async function hasLiveAction(db: Executor, orderId: string, kind: ChainActionKind): Promise<boolean> {
+async function hasLiveAction(
+  db: Executor,
+  orderId: string,
+  kinds: readonly ChainActionKind[],
+): Promise<boolean> {
   const row = await db
     .selectFrom('chain_actions')
     .select('id')
-    .where((eb) => liveAction(eb, orderId, kind))
+    .where((eb) => liveAction(eb, orderId, kinds))
     .executeTakeFirst();
   return row !== undefined;
+}
+
+/**
+ * Writes the order's proof message as the chains show it (the caller emits the order's event in the same unit of
+ * work); false when the order is no longer in `status`.
+ */
+export async function recordOrderSettlement(
+  db: Executor,
+  id: string,
+  status: OrderStatus,
+  settlement: OrderSettlement,
+  now: Date,
+  actor: string,
+): Promise<boolean> {
+  const result = await db
+    .updateTable('orders')
+    .set({
+      settlement_method: settlement.method,
+      settlement_message_id: settlement.messageId,
+      settlement_status: settlement.status,
+      settlement_message_tx: settlement.txHash,
+      settlement_sent_at: settlement.sentAt?.getTime() ?? null,
+      settlement_delivered_at: settlement.deliveredAt?.getTime() ?? null,
+      updated_at: now.getTime(),
+      updated_by: actor,
+    })
+    .where('id', '=', id)
+    .where('status', '=', status)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+/**
+ * Keeps the attestation signed for the order's fill (attester chains), unless one is kept already (the signature
+ * is deterministic, so the first one stands); true only for the writer that stored it.
+ */
+export async function recordFillAttestation(
+  db: Executor,
+  id: string,
+  attestation: FillAttestation,
+  now: Date,
+  actor: string,
+): Promise<boolean> {
+  const result = await db
+    .updateTable('orders')
+    .set({
+      fill_attestation: JSON.stringify({ ...attestation, fillTime: attestation.fillTime.toString() }),
+      updated_at: now.getTime(),
+      updated_by: actor,
+    })
+    .where('id', '=', id)
+    .where('fill_attestation', 'is', null)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
 }

@@ -89,6 +89,56 @@ const FillDeadlineSchema = Type.Union([Type.String({ pattern: '^[0-9]+$' }), Typ
     'from the escrow once the grace after it has passed on the input chain',
 });
 
+const SettlementMethodSchema = Type.Union([Type.Literal('layerzero'), Type.Literal('attester')], {
+  description:
+    "How the fill is proven to the input chain's escrow: a LayerZero message from Ferry's app on the output chain, or the operator's attester (see docs/settlement.md)",
+});
+const MessageIdSchema = Type.Union([Type.String({ pattern: '^0x[a-fA-F0-9]{64}$' }), Type.Null()], {
+  description:
+    "The settlement message's id: the LayerZero guid, or the attestation's EIP-712 digest; null before any",
+});
+
+const SettlementStatusSchema = Type.Union(
+  [Type.Literal('sent'), Type.Literal('verified'), Type.Literal('delivered')],
+  {
+    description:
+      'LayerZero: `sent` (the proof message left the output chain), `verified` (the DVNs verified it), `delivered` (executed: the escrow settled). Attester: `verified` once signed, `delivered` once the escrow settled',
+  },
+);
+
+export const OrderSettlementSchema = Type.Union(
+  [
+    Type.Object({
+      method: SettlementMethodSchema,
+      messageId: MessageIdSchema,
+      status: SettlementStatusSchema,
+      txHash: Type.Union([Type.String(), Type.Null()], {
+        description: 'The transaction that sent the message (fillAndProve, prove) or relayed the attestation',
+      }),
+      attestation: Type.Union(
+        [
+          Type.Object({
+            messenger: AddressSchema,
+            escrow: AddressSchema,
+            fillTime: Type.String({
+              pattern: '^[0-9]+$',
+              description: "The fill's block timestamp (unix seconds)",
+            }),
+            signature: Type.String(),
+          }),
+          Type.Null(),
+        ],
+        {
+          description:
+            'Attester chains, to the liquidity provider only: the signed attestation; `AttesterMessenger.relayFill(escrow, order, fillTime, signature)` settles the order with it',
+        },
+      ),
+    }),
+    Type.Null(),
+  ],
+  { description: "The message proving the order's fill to the escrow; null before any" },
+);
+
 export const OrderSchema = Type.Object({
   orderId: Type.String(),
   quoteId: Type.String(),
@@ -119,6 +169,7 @@ export const OrderSchema = Type.Object({
     filler: FillerSchema,
     openDeadline: OpenDeadlineSchema,
     fillDeadline: FillDeadlineSchema,
+    settlement: OrderSettlementSchema,
   }),
   createdAt: TimestampSchema,
   updatedAt: TimestampSchema,
@@ -155,6 +206,9 @@ export const PublicOrderSchema = Type.Object({
   completedAt: NullableTimestampSchema,
   openDeadline: OpenDeadlineSchema,
   fillDeadline: FillDeadlineSchema,
+  settlementMethod: Type.Union([SettlementMethodSchema, Type.Null()]),
+  messageId: MessageIdSchema,
+  settlementStatus: Type.Union([SettlementStatusSchema, Type.Null()]),
 });
 
 export const PublicQuoteSchema = Type.Object({

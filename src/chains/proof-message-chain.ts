@@ -1,0 +1,165 @@
+import { encodeFunctionData, type Hex, keccak256, parseEventLogs } from 'viem';
+import type { OrderTerms } from '../domain/order-typed-data.ts';
+import { type Chain, type ChainRegistry, registryChain } from './chain-registry.ts';
+import { loadArtifact } from './contract-artifacts.ts';
+import { loadLzArtifact } from './layerzero/lz-artifacts.ts';
+import { decodeLzPacket, type LzPacket, lzOrigin, lzReceiveOptions } from './layerzero/lz-packet.ts';
+import type { ContractCall } from './settlement-chain.ts';
+import { publicClientsFor, type RpcErrorCounter } from './viem-client.ts';
+
+const appAbi = loadArtifact('FerryApp').abi;
+
+/** lzReceive gas the executor is asked for: FerryApp's checks and the escrow's settleFills of one proof. */
+const PROVE_GAS_BASE = 120_000n;
+const PROVE_GAS_PER_PROOF = 45_000n;
+
+/** LayerZero type-3 options for a message proving `proofs` fills. */
+export function proveOptions(proofs: number): Hex {
+  return lzReceiveOptions(PROVE_GAS_BASE + PROVE_GAS_PER_PROOF * BigInt(proofs));
+}
+
+/**
+ * Where a proof message stands on the input chain: `pending` (not enough DVN verifications yet), `verified` (the
+ * required DVNs verified it in the receive library: anyone may commit it), `committed` (the endpoint holds its
+ * payload hash: anyone may execute it), `delivered` (executed: the endpoint cleared it).
+ */
+export type ProofMessageState = 'pending' | 'verified' | 'committed' | 'delivered';
+
+/** The LayerZero side of settlement: FerryApp's prove on the output chain and a message's way into the input chain. */
+export interface ProofMessageChain {
+  /** FerryApp.quoteProve([order]): the native fee prove([order]) needs now. */
+  quoteProve(outputChain: string, order: OrderTerms, options: Hex): Promise<bigint>;
+  /** FerryApp.prove([order]) on the output chain, paying `fee` (quoteProve's answer) as the call's value. */
+  proveCall(outputChain: string, order: OrderTerms, fee: bigint, options: Hex): ContractCall;
+  /** The LayerZero packet the proof message `guid` went out as (EndpointV2's PacketSent in transaction `txHash`). */
+  proofPacket(outputChain: string, txHash: Hex, guid: Hex): Promise<LzPacket | null>;
+  messageState(inputChain: string, packet: LzPacket): Promise<ProofMessageState>;
+  /** ReceiveUln302.commitVerification: moves a verified packet into the input chain's endpoint (permissionless). */
+  commitCall(inputChain: string, packet: LzPacket): ContractCall;
+  /** EndpointV2.lzReceive: delivers a committed packet to FerryApp, which settles the escrow (permissionless). */
+  lzReceiveCall(inputChain: string, packet: LzPacket): ContractCall;
+}
+
+function layerZero(chain: Chain) {
+  if (chain.settlement.method !== 'layerzero')
+    throw new Error(`chain ${chain.name} does not settle via LayerZero`);
+  return chain.settlement.layerzero;
+}
+
+export function createProofMessageChain({
+  registry,
+  rpcErrors,
+}: {
+  registry: ChainRegistry;
+  rpcErrors?: RpcErrorCounter;
+}): ProofMessageChain {
+  const client = publicClientsFor(registry, 10_000, rpcErrors);
+  /** The escrow of the order's input chain: the one the proof is for (it is part of the order's hash). */
+  const inputEscrow = (order: OrderTerms) => {
+    const input = registry.chains.find((c) => BigInt(c.chainId) === order.inputChainId);
+    if (!input) throw new Error(`no registry chain has chain id ${order.inputChainId}`);
+    return input.contracts.escrow;
+  };
+
+  return {
+    async quoteProve(outputChain, order, options) {
+      return (await client(outputChain).readContract({
+        address: registryChain(registry, outputChain).contracts.fill,
+        abi: appAbi,
+        functionName: 'quoteProve',
+        args: [[order], inputEscrow(order), options],
+      })) as bigint;
+    },
+
+    proveCall(outputChain, order, fee, options) {
+      return {
+        chain: outputChain,
+        to: registryChain(registry, outputChain).contracts.fill,
+        data: encodeFunctionData({
+          abi: appAbi,
+          functionName: 'prove',
+          args: [[order], inputEscrow(order), options],
+        }),
+        value: fee,
+      };
+    },
+
+    async proofPacket(outputChain, txHash, guid) {
+      const receipt = await client(outputChain).getTransactionReceipt({ hash: txHash });
+      const endpoint = layerZero(registryChain(registry, outputChain)).endpoint.toLowerCase();
+      const sent = parseEventLogs({
+        abi: loadLzArtifact('EndpointV2').abi,
+        eventName: 'PacketSent',
+        logs: receipt.logs.filter((log) => log.address.toLowerCase() === endpoint),
+      }) as unknown as { args: { encodedPayload: Hex } }[];
+      for (const log of sent) {
+        const packet = decodeLzPacket(log.args.encodedPayload);
+        if (packet.guid.toLowerCase() === guid.toLowerCase()) return packet;
+      }
+      return null;
+    },
+
+    async messageState(inputChain, packet) {
+      const lz = layerZero(registryChain(registry, inputChain));
+      const c = client(inputChain);
+      const endpointAbi = loadLzArtifact('EndpointV2').abi;
+      const path = [packet.receiver, packet.srcEid, packet.sender] as const;
+      const [stored, lazyNonce] = await Promise.all([
+        c.readContract({
+          address: lz.endpoint,
+          abi: endpointAbi,
+          functionName: 'inboundPayloadHash',
+          args: [...path, packet.nonce],
+        }) as Promise<Hex>,
+        c.readContract({
+          address: lz.endpoint,
+          abi: endpointAbi,
+          functionName: 'lazyInboundNonce',
+          args: path,
+        }) as Promise<bigint>,
+      ]);
+      if (stored.toLowerCase() === packet.payloadHash.toLowerCase()) return 'committed';
+      // Clearing a payload moves the lazy nonce to it (and needs every nonce below verified), so an empty slot at or
+      // below the lazy nonce was executed.
+      if (BigInt(stored) === 0n && packet.nonce <= lazyNonce) return 'delivered';
+      const receiveAbi = loadLzArtifact('ReceiveUln302').abi;
+      const config = await c.readContract({
+        address: lz.receiveLibrary,
+        abi: receiveAbi,
+        functionName: 'getUlnConfig',
+        args: [packet.receiver, packet.srcEid],
+      });
+      const verifiable = await c.readContract({
+        address: lz.receiveLibrary,
+        abi: receiveAbi,
+        functionName: 'verifiable',
+        args: [config, keccak256(packet.header), packet.payloadHash],
+      });
+      return verifiable === true ? 'verified' : 'pending';
+    },
+
+    commitCall(inputChain, packet) {
+      return {
+        chain: inputChain,
+        to: layerZero(registryChain(registry, inputChain)).receiveLibrary,
+        data: encodeFunctionData({
+          abi: loadLzArtifact('ReceiveUln302').abi,
+          functionName: 'commitVerification',
+          args: [packet.header, packet.payloadHash],
+        }),
+      };
+    },
+
+    lzReceiveCall(inputChain, packet) {
+      return {
+        chain: inputChain,
+        to: layerZero(registryChain(registry, inputChain)).endpoint,
+        data: encodeFunctionData({
+          abi: loadLzArtifact('EndpointV2').abi,
+          functionName: 'lzReceive',
+          args: [lzOrigin(packet), packet.receiver, packet.guid, packet.message, '0x'],
+        }),
+      };
+    },
+  };
+}

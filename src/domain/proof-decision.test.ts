@@ -1,0 +1,168 @@
+import { describe, expect, it } from 'vitest';
+import { type ProofObservation, type SettlementRoute, settlementRecord } from './proof-decision.ts';
+import { decideSettlement, type SettlementObservation } from './settlement-decision.ts';
+import {
+  actions,
+  confirmed,
+  FILL_BY,
+  GRACE,
+  goodFill,
+  open,
+  recorded,
+  tx,
+} from './settlement-observation-fixtures.ts';
+
+const GUID = tx(0x9);
+const sent = (state: ProofObservation['state'], delivered: ProofObservation['delivered'] = null) =>
+  ({ guid: GUID, txHash: tx(0xa), sentAt: FILL_BY, state, delivered }) satisfies ProofObservation;
+const lz = (proof: ProofObservation | null, now = FILL_BY): SettlementRoute => ({
+  method: 'layerzero',
+  proof,
+  proveAfter: 60n,
+  executeAfter: 120n,
+  now,
+});
+const filled = (overrides: Partial<SettlementObservation>) =>
+  open({ status: 'filled', fill: goodFill, outputTime: FILL_BY, ...overrides });
+
+describe('decideSettlement: LayerZero route', () => {
+  it('never attests: waits for the filler to prove, then proves the fill itself after proveAfter', () => {
+    expect(decideSettlement(filled({ route: lz(null) }))).toMatchObject({ kind: 'wait' });
+    expect(decideSettlement(filled({ route: lz(null, FILL_BY + 59n) }))).toMatchObject({ kind: 'wait' });
+    expect(decideSettlement(filled({ route: lz(null, FILL_BY + 60n) }))).toEqual({ kind: 'prove' });
+    // The output chain's clock counts as well as the worker's.
+    expect(decideSettlement(filled({ route: lz(null), outputTime: FILL_BY + 60n }))).toEqual({
+      kind: 'prove',
+    });
+  });
+
+  it("follows Ferry's prove to its receipt and sends it again after a revert", () => {
+    const late = lz(null, FILL_BY + 100n);
+    expect(decideSettlement(filled({ route: late, actions: actions({ prove: recorded(3) }) }))).toEqual({
+      kind: 'prove',
+    });
+    expect(
+      decideSettlement(
+        filled({ route: late, actions: actions({ prove: { status: 'reverted', txHash: tx(3) } }) }),
+      ),
+    ).toEqual({ kind: 'prove', retryOf: tx(3) });
+    expect(
+      decideSettlement(filled({ route: late, actions: actions({ prove: confirmed(3) }) })),
+    ).toMatchObject({
+      kind: 'wait',
+    });
+  });
+
+  it('waits for the DVNs and the executor, then commits and executes a verified message after executeAfter', () => {
+    expect(decideSettlement(filled({ route: lz(sent('pending'), FILL_BY + 500n) }))).toMatchObject({
+      kind: 'wait',
+    });
+    expect(decideSettlement(filled({ route: lz(sent('verified'), FILL_BY + 119n) }))).toMatchObject({
+      kind: 'wait',
+    });
+    expect(decideSettlement(filled({ route: lz(sent('verified'), FILL_BY + 120n) }))).toEqual({
+      kind: 'commit',
+    });
+    expect(decideSettlement(filled({ route: lz(sent('committed'), FILL_BY + 120n) }))).toEqual({
+      kind: 'execute',
+    });
+    const reverted = actions({ execute: { status: 'reverted', txHash: tx(4) } });
+    expect(
+      decideSettlement(filled({ route: lz(sent('committed'), FILL_BY + 120n), actions: reverted })),
+    ).toEqual({ kind: 'execute', retryOf: tx(4) });
+    expect(decideSettlement(filled({ route: lz(sent('delivered'), FILL_BY + 500n) }))).toMatchObject({
+      kind: 'wait',
+    });
+  });
+
+  it('completes with the delivery transaction once the escrow settled, even after the refund time', () => {
+    const proof = sent('delivered', { txHash: tx(0xd), at: FILL_BY + 5n });
+    const afterRefundTime = { inputTime: FILL_BY + GRACE + 100n, outputTime: FILL_BY + GRACE + 100n };
+    expect(decideSettlement(filled({ route: lz(proof), escrow: 'settled', ...afterRefundTime }))).toEqual({
+      kind: 'follow',
+      to: 'completed',
+      settlementTxHash: tx(0xd),
+    });
+  });
+
+  it('waits for the delivery to be indexed before completing, so the order names the paying transaction', () => {
+    expect(decideSettlement(filled({ route: lz(sent('delivered')), escrow: 'settled' }))).toMatchObject({
+      kind: 'wait',
+    });
+    expect(
+      decideSettlement(
+        filled({
+          route: lz(sent('delivered')),
+          escrow: 'settled',
+          actions: actions({ execute: confirmed(6) }),
+        }),
+      ),
+    ).toEqual({ kind: 'follow', to: 'completed', settlementTxHash: tx(6) });
+  });
+
+  it('never refunds while a valid fill exists, and never proves once a refund is written down', () => {
+    const afterRefundTime = { inputTime: FILL_BY + GRACE + 100n, outputTime: FILL_BY + GRACE + 100n };
+    expect(decideSettlement(filled({ route: lz(null, FILL_BY + 1000n), ...afterRefundTime }))).toEqual({
+      kind: 'prove',
+    });
+    expect(
+      decideSettlement(
+        filled({
+          route: lz(null, FILL_BY + 1000n),
+          ...afterRefundTime,
+          actions: actions({ refund: recorded(2) }),
+        }),
+      ),
+    ).toMatchObject({ kind: 'wait' });
+    // Ferry's prove is out and no fill is seen now (reorged away): neither refund nor prove again.
+    expect(
+      decideSettlement(
+        open({ route: lz(null), ...afterRefundTime, actions: actions({ prove: confirmed(3) }) }),
+      ),
+    ).toMatchObject({ kind: 'wait' });
+  });
+});
+
+describe('settlementRecord', () => {
+  const now = new Date(1_700_000_000_000);
+  it('shows the message sent, verified, then delivered, and never moves back for the same message', () => {
+    const first = settlementRecord(filled({ route: lz(sent('pending')) }), null, now);
+    expect(first).toMatchObject({ method: 'layerzero', messageId: GUID, status: 'sent', txHash: tx(0xa) });
+    const verified = settlementRecord(filled({ route: lz(sent('committed')) }), first, now);
+    expect(verified).toMatchObject({ status: 'verified' });
+    expect(settlementRecord(filled({ route: lz(sent('pending')) }), verified, now)).toBeNull();
+    const delivered = settlementRecord(
+      filled({ route: lz(sent('pending', { txHash: tx(0xd), at: FILL_BY + 7n })) }),
+      verified,
+      now,
+    );
+    expect(delivered).toMatchObject({
+      status: 'delivered',
+      deliveredAt: new Date(Number(FILL_BY + 7n) * 1000),
+    });
+    expect(
+      settlementRecord(filled({ route: lz(sent('delivered')), escrow: 'settled' }), delivered, now),
+    ).toBeNull();
+  });
+
+  it('on the attester route only adds the relay and the delivery to the record written at signing', () => {
+    expect(settlementRecord(filled({}), null, now)).toBeNull();
+    const signed = {
+      method: 'attester' as const,
+      messageId: tx(0xe),
+      status: 'verified' as const,
+      txHash: null,
+      sentAt: now,
+      deliveredAt: null,
+    };
+    expect(
+      settlementRecord(filled({ actions: actions({ settle: recorded(5) }) }), signed, now),
+    ).toMatchObject({
+      status: 'verified',
+      txHash: tx(5),
+    });
+    expect(settlementRecord(filled({ escrow: 'settled' }), signed, now)).toMatchObject({
+      status: 'delivered',
+    });
+  });
+});
