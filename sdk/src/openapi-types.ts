@@ -565,6 +565,8 @@ export type components = {
             openDeadline: string | null;
             /** @description Unix seconds (output-chain time), decimal string: the fill must happen by then; the offerer can refund from the escrow once the grace after it has passed on the input chain */
             fillDeadline: string | null;
+            /** @description Ferry's protocol fee in the input token's base units (inputAmount × PROTOCOL_FEE_BPS / 10000, rounded down), part of the signed typed data: at settlement the filler receives inputAmount − protocolFee and the fee recipient protocolFee; a refund returns the whole inputAmount */
+            protocolFee: string;
         };
         /** @description One event of the event log, as both the SSE stream and the WebSocket deliver it (docs/events.md) */
         FerryEvent: {
@@ -1323,6 +1325,8 @@ export interface operations {
                                  * @example 1000000
                                  */
                                 outputAmount: string;
+                                /** @description Ferry's protocol fee in the input token's base units (inputAmount × PROTOCOL_FEE_BPS / 10000, rounded down), part of the signed typed data: at settlement the filler receives inputAmount − protocolFee and the fee recipient protocolFee; a refund returns the whole inputAmount */
+                                protocolFee: string;
                                 inputChain: string;
                                 outputChain: string;
                                 /** @description unix seconds */
@@ -1475,6 +1479,8 @@ export interface operations {
                                  * @example 1000000
                                  */
                                 outputAmount: string;
+                                /** @description Ferry's protocol fee in the input token's base units (inputAmount × PROTOCOL_FEE_BPS / 10000, rounded down), part of the signed typed data: at settlement the filler receives inputAmount − protocolFee and the fee recipient protocolFee; a refund returns the whole inputAmount */
+                                protocolFee: string;
                                 inputChain: string;
                                 outputChain: string;
                                 /** @description unix seconds */
@@ -1689,6 +1695,8 @@ export interface operations {
                                  * @example 1000000
                                  */
                                 outputAmount: string;
+                                /** @description Ferry's protocol fee in the input token's base units (inputAmount × PROTOCOL_FEE_BPS / 10000, rounded down), part of the signed typed data: at settlement the filler receives inputAmount − protocolFee and the fee recipient protocolFee; a refund returns the whole inputAmount */
+                                protocolFee: string;
                                 inputChain: string;
                                 outputChain: string;
                                 /** @description unix seconds */
@@ -1862,6 +1870,8 @@ export interface operations {
                                  * @example 1000000
                                  */
                                 outputAmount: string;
+                                /** @description Ferry's protocol fee in the input token's base units (inputAmount × PROTOCOL_FEE_BPS / 10000, rounded down), part of the signed typed data: at settlement the filler receives inputAmount − protocolFee and the fee recipient protocolFee; a refund returns the whole inputAmount */
+                                protocolFee: string;
                                 inputChain: string;
                                 outputChain: string;
                                 /** @description unix seconds */
@@ -1973,6 +1983,8 @@ export interface operations {
                                  * @example 1000000
                                  */
                                 outputAmount: string;
+                                /** @description Ferry's protocol fee in the input token's base units (inputAmount × PROTOCOL_FEE_BPS / 10000, rounded down), part of the signed typed data: at settlement the filler receives inputAmount − protocolFee and the fee recipient protocolFee; a refund returns the whole inputAmount */
+                                protocolFee: string;
                                 inputChain: string;
                                 outputChain: string;
                                 /** @description unix seconds */
@@ -2164,6 +2176,8 @@ export interface operations {
                                     openDeadline: string | null;
                                     /** @description Unix seconds (output-chain time), decimal string: the fill must happen by then; the offerer can refund from the escrow once the grace after it has passed on the input chain */
                                     fillDeadline: string | null;
+                                    /** @description Ferry's protocol fee in the input token's base units (inputAmount × PROTOCOL_FEE_BPS / 10000, rounded down), part of the signed typed data: at settlement the filler receives inputAmount − protocolFee and the fee recipient protocolFee; a refund returns the whole inputAmount */
+                                    protocolFee: string;
                                 };
                                 /** @description ISO 8601 UTC with milliseconds */
                                 createdAt: string;
@@ -2210,6 +2224,8 @@ export interface operations {
                                      * @example 1000000
                                      */
                                     outputAmount: string;
+                                    /** @description Ferry's protocol fee in the input token's base units (inputAmount × PROTOCOL_FEE_BPS / 10000, rounded down), part of the signed typed data: at settlement the filler receives inputAmount − protocolFee and the fee recipient protocolFee; a refund returns the whole inputAmount */
+                                    protocolFee: string;
                                     inputChain: string;
                                     outputChain: string;
                                     /** @description unix seconds */
@@ -2318,6 +2334,8 @@ export interface operations {
                                     openDeadline: string | null;
                                     /** @description Unix seconds (output-chain time), decimal string: the fill must happen by then; the offerer can refund from the escrow once the grace after it has passed on the input chain */
                                     fillDeadline: string | null;
+                                    /** @description Ferry's protocol fee in the input token's base units (inputAmount × PROTOCOL_FEE_BPS / 10000, rounded down), part of the signed typed data: at settlement the filler receives inputAmount − protocolFee and the fee recipient protocolFee; a refund returns the whole inputAmount */
+                                    protocolFee: string;
                                 };
                                 /** @description ISO 8601 UTC with milliseconds */
                                 createdAt: string;
@@ -2364,6 +2382,8 @@ export interface operations {
                                      * @example 1000000
                                      */
                                     outputAmount: string;
+                                    /** @description Ferry's protocol fee in the input token's base units (inputAmount × PROTOCOL_FEE_BPS / 10000, rounded down), part of the signed typed data: at settlement the filler receives inputAmount − protocolFee and the fee recipient protocolFee; a refund returns the whole inputAmount */
+                                    protocolFee: string;
                                     inputChain: string;
                                     outputChain: string;
                                     /** @description unix seconds */
@@ -2571,6 +2591,8 @@ export interface operations {
                                     openDeadline: string | null;
                                     /** @description Unix seconds (output-chain time), decimal string: the fill must happen by then; the offerer can refund from the escrow once the grace after it has passed on the input chain */
                                     fillDeadline: string | null;
+                                    /** @description Ferry's protocol fee in the input token's base units (inputAmount × PROTOCOL_FEE_BPS / 10000, rounded down), part of the signed typed data: at settlement the filler receives inputAmount − protocolFee and the fee recipient protocolFee; a refund returns the whole inputAmount */
+                                    protocolFee: string;
                                 };
                                 /** @description ISO 8601 UTC with milliseconds */
                                 createdAt: string;
@@ -2617,6 +2639,8 @@ export interface operations {
                                      * @example 1000000
                                      */
                                     outputAmount: string;
+                                    /** @description Ferry's protocol fee in the input token's base units (inputAmount × PROTOCOL_FEE_BPS / 10000, rounded down), part of the signed typed data: at settlement the filler receives inputAmount − protocolFee and the fee recipient protocolFee; a refund returns the whole inputAmount */
+                                    protocolFee: string;
                                     inputChain: string;
                                     outputChain: string;
                                     /** @description unix seconds */
@@ -2776,6 +2800,8 @@ export interface operations {
                                 openDeadline: string | null;
                                 /** @description Unix seconds (output-chain time), decimal string: the fill must happen by then; the offerer can refund from the escrow once the grace after it has passed on the input chain */
                                 fillDeadline: string | null;
+                                /** @description Ferry's protocol fee in the input token's base units (inputAmount × PROTOCOL_FEE_BPS / 10000, rounded down), part of the signed typed data: at settlement the filler receives inputAmount − protocolFee and the fee recipient protocolFee; a refund returns the whole inputAmount */
+                                protocolFee: string;
                             };
                             /** @description ISO 8601 UTC with milliseconds */
                             createdAt: string;
@@ -2822,6 +2848,8 @@ export interface operations {
                                  * @example 1000000
                                  */
                                 outputAmount: string;
+                                /** @description Ferry's protocol fee in the input token's base units (inputAmount × PROTOCOL_FEE_BPS / 10000, rounded down), part of the signed typed data: at settlement the filler receives inputAmount − protocolFee and the fee recipient protocolFee; a refund returns the whole inputAmount */
+                                protocolFee: string;
                                 inputChain: string;
                                 outputChain: string;
                                 /** @description unix seconds */
@@ -3058,6 +3086,8 @@ export interface operations {
                                 openDeadline: string | null;
                                 /** @description Unix seconds (output-chain time), decimal string: the fill must happen by then; the offerer can refund from the escrow once the grace after it has passed on the input chain */
                                 fillDeadline: string | null;
+                                /** @description Ferry's protocol fee in the input token's base units (inputAmount × PROTOCOL_FEE_BPS / 10000, rounded down), part of the signed typed data: at settlement the filler receives inputAmount − protocolFee and the fee recipient protocolFee; a refund returns the whole inputAmount */
+                                protocolFee: string;
                             }[];
                         };
                         /** @description Number of matching items on all pages */
@@ -3164,6 +3194,8 @@ export interface operations {
                                 openDeadline: string | null;
                                 /** @description Unix seconds (output-chain time), decimal string: the fill must happen by then; the offerer can refund from the escrow once the grace after it has passed on the input chain */
                                 fillDeadline: string | null;
+                                /** @description Ferry's protocol fee in the input token's base units (inputAmount × PROTOCOL_FEE_BPS / 10000, rounded down), part of the signed typed data: at settlement the filler receives inputAmount − protocolFee and the fee recipient protocolFee; a refund returns the whole inputAmount */
+                                protocolFee: string;
                             };
                             events: {
                                 /** @description Event id, as on the streams */
@@ -3226,6 +3258,8 @@ export interface operations {
                                     openDeadline: string | null;
                                     /** @description Unix seconds (output-chain time), decimal string: the fill must happen by then; the offerer can refund from the escrow once the grace after it has passed on the input chain */
                                     fillDeadline: string | null;
+                                    /** @description Ferry's protocol fee in the input token's base units (inputAmount × PROTOCOL_FEE_BPS / 10000, rounded down), part of the signed typed data: at settlement the filler receives inputAmount − protocolFee and the fee recipient protocolFee; a refund returns the whole inputAmount */
+                                    protocolFee: string;
                                 };
                             }[];
                         };
@@ -3379,6 +3413,8 @@ export interface operations {
                                 inputToken: string;
                                 /** @description Sum of the input amounts of that day, pair and token, in the token's base units */
                                 inputAmount: string;
+                                /** @description Protocol fees paid on those orders (part of inputAmount), in the token's base units */
+                                protocolFee: string;
                                 orders: number;
                             }[];
                             /** @description Completed orders by completedAt − createdAt, every bucket present */
@@ -3469,6 +3505,8 @@ export interface operations {
                                     minAmount: string;
                                 }[];
                             }[];
+                            /** @description Ferry's protocol fee in basis points of every order's input (PROTOCOL_FEE_BPS): an order's protocolFee is inputAmount × protocolFeeBps / 10000, rounded down. Liquidity providers price it into outputAmount. */
+                            protocolFeeBps: number;
                         };
                     };
                 };

@@ -1,4 +1,5 @@
 import { normalizeAddress } from './address.ts';
+import { orderTermsFrom } from './order-typed-data.ts';
 import type { Order, Quote, QuoteRequest } from './records.ts';
 
 /**
@@ -45,5 +46,6 @@ export function orderFromAcceptedQuote(input: {
     filler: normalizeAddress(quote.typedData.message.filler, 'quote.typedData.message.filler'),
     openDeadline: BigInt(quote.typedData.message.openDeadline),
     fillDeadline: BigInt(quote.typedData.message.fillDeadline),
+    protocolFee: orderTermsFrom(quote.typedData).protocolFee,
   };
 }

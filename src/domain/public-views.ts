@@ -28,6 +28,7 @@ export function publicOrderView(order: Order) {
     completedAt: order.completedAt?.toISOString() ?? null,
     openDeadline: order.openDeadline?.toString() ?? null,
     fillDeadline: order.fillDeadline?.toString() ?? null,
+    protocolFee: order.protocolFee.toString(),
   };
 }
 
@@ -77,6 +78,7 @@ export function publicStatsView(
       outputChain: row.outputChain,
       inputToken: row.inputToken,
       inputAmount: row.amount.toString(),
+      protocolFee: row.protocolFee.toString(),
       orders: row.orders,
     })),
     fillTimes: FILL_TIME_BUCKETS.map((bucket, i) => ({

@@ -97,4 +97,6 @@ export interface Order {
   readonly filler: Address | null;
   readonly openDeadline: bigint | null;
   readonly fillDeadline: bigint | null;
+  /** Ferry's fee from the signed terms, in input-token base units: paid to the fee recipient at settlement. */
+  readonly protocolFee: bigint;
 }

@@ -43,6 +43,7 @@ export function toOrder(row: Selectable<OrdersTable>): Order {
     filler: row.filler as Address | null,
     openDeadline: row.open_deadline === null ? null : BigInt(row.open_deadline),
     fillDeadline: row.fill_deadline === null ? null : BigInt(row.fill_deadline),
+    protocolFee: BigInt(row.protocol_fee),
   };
 }
 
@@ -81,6 +82,7 @@ export function orderInsert(o: Order) {
         filler: o.filler,
         open_deadline: o.openDeadline === null ? null : Number(o.openDeadline),
         fill_deadline: o.fillDeadline === null ? null : Number(o.fillDeadline),
+        protocol_fee: o.protocolFee.toString(),
       })
       .compile();
 }

@@ -100,6 +100,8 @@ export interface OrdersTable {
   filler: Generated<string | null>;
   open_deadline: Generated<number | null>;
   fill_deadline: Generated<number | null>;
+  /** 0016: the order's protocol fee in input-token base units ('0' for older rows). */
+  protocol_fee: Generated<string>;
   lease_owner: Generated<string | null>;
   lease_expires_at: Generated<number | null>;
   next_attempt_at: Generated<number>;
