@@ -35,6 +35,7 @@ contract FerryEscrow is IFerrySettlement {
 
   event Deposited(bytes32 indexed orderHash, address indexed offerer, address inputToken, uint256 inputAmount);
   event Settled(bytes32 indexed orderHash, address indexed filler);
+  event FeePaid(bytes32 indexed orderHash, address indexed feeRecipient, uint256 protocolFee);
   event SettleSkipped(bytes32 indexed orderHash, SkipReason reason);
   event Refunded(bytes32 indexed orderHash);
 
@@ -61,6 +62,9 @@ contract FerryEscrow is IFerrySettlement {
   /// could refund in that window and keep both the input and the output.
   uint256 public immutable settleGrace;
 
+  /// @notice Where settlements pay orders' protocolFee. Immutable, fixed at deployment like the settler.
+  address public immutable feeRecipient;
+
   mapping(bytes32 orderHash => Status) private statuses;
 
   uint256 private lock = 1;
@@ -72,9 +76,10 @@ contract FerryEscrow is IFerrySettlement {
     lock = 1;
   }
 
-  constructor(address settler_, uint256 settleGrace_) {
+  constructor(address settler_, uint256 settleGrace_, address feeRecipient_) {
     settler = settler_;
     settleGrace = settleGrace_;
+    feeRecipient = feeRecipient_;
   }
 
   // ---------------------------------------------------------------- views
@@ -129,6 +134,10 @@ contract FerryEscrow is IFerrySettlement {
     if (order.inputAmount == 0 || order.filler == address(0) || order.fillDeadline < order.openDeadline) {
       revert InvalidOrder();
     }
+    // A fee larger than the input, or one with nowhere to go, would make the settlement impossible.
+    if (order.protocolFee > order.inputAmount || (order.protocolFee != 0 && feeRecipient == address(0))) {
+      revert InvalidOrder();
+    }
 
     orderHash = FerryOrder.hash(order, address(this));
     // Each orderHash is usable once, ever: a settled or refunded order cannot be deposited again, which is
@@ -165,7 +174,11 @@ contract FerryEscrow is IFerrySettlement {
     if (proof.filler != order.filler) return _skip(orderHash, SkipReason.WrongFiller);
     if (proof.fillTime > order.fillDeadline) return _skip(orderHash, SkipReason.LateFill);
     statuses[orderHash] = Status.Settled;
-    order.inputToken.safeTransfer(order.filler, order.inputAmount);
+    order.inputToken.safeTransfer(order.filler, order.inputAmount - order.protocolFee);
+    if (order.protocolFee != 0) {
+      order.inputToken.safeTransfer(feeRecipient, order.protocolFee);
+      emit FeePaid(orderHash, feeRecipient, order.protocolFee);
+    }
     emit Settled(orderHash, order.filler);
   }
 

@@ -2,6 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { createChainClock } from './chains/chain-clock.ts';
 import { type ChainGateway, createChainGateway } from './chains/chain-gateway.ts';
 import type { ChainRegistry } from './chains/chain-registry.ts';
+import { readEscrowFeeRecipients } from './chains/escrow-fee-recipient.ts';
 import { type Config, redactUrl } from './config/config.ts';
 import { requireMetricsAccess } from './config/metrics-access.ts';
 import { type Clock, systemClock } from './domain/clock.ts';
@@ -18,6 +19,7 @@ import { createShutdownRegistry, type ShutdownRegistry } from './process/shutdow
 import { type AccountService, createAccountService } from './services/account-service.ts';
 import { createAuthService } from './services/auth-service.ts';
 import { createExpirySweeper, type ExpirySweeper } from './services/expiry-sweeper.ts';
+import { checkFeeRecipients } from './services/fee-recipient-check.ts';
 import { createOrderService } from './services/order-service.ts';
 import { createQuoteRequestService } from './services/quote-request-service.ts';
 import { createQuoteService } from './services/quote-service.ts';
@@ -124,6 +126,11 @@ async function wireApp(options: {
     chainClock,
     log,
   };
+  await checkFeeRecipients({
+    protocolFeeBps: config.protocolFeeBps,
+    feeRecipient: config.feeRecipient,
+    read: () => readEscrowFeeRecipients(registry),
+  });
   const quotes = createQuoteService(deps);
   const accounts = createAccountService({ database, clock, credentialsEnded });
   let draining = false;

@@ -112,6 +112,7 @@ async function depositFillAndProve(): Promise<Hex> {
     nonce,
     openDeadline: now + 600n,
     fillDeadline: now + 3600n,
+    protocolFee: 0n,
   };
   const escrow = a.chain.contracts.escrow;
   const typedData = buildOrderTypedData(order, escrow);

@@ -132,6 +132,7 @@ describe('a reorg that removes a fill', () => {
       nonce: BigInt(Date.now()),
       openDeadline: 2n ** 40n,
       fillDeadline: 2n ** 40n,
+      protocolFee: 0n,
     };
     const escrow = h.registry.chain(h.chainB)!.contracts.escrow;
     const orderHash = hashOrderTypedData(buildOrderTypedData(order, escrow));

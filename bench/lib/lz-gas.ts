@@ -141,6 +141,7 @@ async function gasActors(a: GasSide, b: GasSide) {
         nonce,
         openDeadline: t + 600n,
         fillDeadline: t + 3600n,
+        protocolFee: 0n,
       };
     },
     /** Submitted by a third party, as Ferry's worker does: the offerer's signature is the authorisation. */

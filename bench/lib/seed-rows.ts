@@ -90,6 +90,7 @@ export class SeedRows {
         nonce: BigInt(`0x${randomBytes(16).toString('hex')}`),
         openDeadline: BigInt(openDeadline),
         fillDeadline: BigInt(openDeadline + 1800),
+        protocolFee: 0n,
       },
       input.escrow,
     );

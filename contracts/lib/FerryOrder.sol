@@ -16,6 +16,9 @@ struct Order {
   uint256 nonce;
   uint256 openDeadline;
   uint256 fillDeadline;
+  /// @dev Ferry's protocol fee, in input-token base units: the escrow pays the filler inputAmount - protocolFee and
+  /// the fee recipient protocolFee at settlement; a refund returns the whole inputAmount.
+  uint256 protocolFee;
 }
 
 /// @notice What the output chain proves to the input chain about one fill: the order it paid (so the escrow can
@@ -33,7 +36,7 @@ library FerryOrder {
   bytes32 internal constant ORDER_TYPEHASH = keccak256(
     "Order(address offerer,address recipient,address inputToken,address outputToken,uint256 inputAmount,"
     "uint256 outputAmount,uint256 inputChainId,uint256 outputChainId,address filler,uint256 nonce,"
-    "uint256 openDeadline,uint256 fillDeadline)"
+    "uint256 openDeadline,uint256 fillDeadline,uint256 protocolFee)"
   );
   bytes32 internal constant DOMAIN_TYPEHASH =
     keccak256("EIP712Domain(string name,string version,uint256 chainId,address verifyingContract)");

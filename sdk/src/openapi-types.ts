@@ -653,6 +653,8 @@ export type components = {
             /** @description The settlement message's id: the LayerZero guid, or the attestation's EIP-712 digest; null before any */
             messageId: string | null;
             settlementStatus: ("sent" | "verified" | "delivered") | null;
+            /** @description Ferry's protocol fee in the input token's base units (inputAmount × PROTOCOL_FEE_BPS / 10000, rounded down), part of the signed typed data: at settlement the filler receives inputAmount − protocolFee and the fee recipient protocolFee; a refund returns the whole inputAmount */
+            protocolFee: string;
         };
         /** @description One event of the event log, as both the SSE stream and the WebSocket deliver it (docs/events.md) */
         FerryEvent: {
@@ -1412,6 +1414,8 @@ export interface operations {
                                  * @example 1000000
                                  */
                                 outputAmount: string;
+                                /** @description Ferry's protocol fee in the input token's base units (inputAmount × PROTOCOL_FEE_BPS / 10000, rounded down), part of the signed typed data: at settlement the filler receives inputAmount − protocolFee and the fee recipient protocolFee; a refund returns the whole inputAmount */
+                                protocolFee: string;
                                 inputChain: string;
                                 outputChain: string;
                                 /** @description unix seconds */
@@ -1564,6 +1568,8 @@ export interface operations {
                                  * @example 1000000
                                  */
                                 outputAmount: string;
+                                /** @description Ferry's protocol fee in the input token's base units (inputAmount × PROTOCOL_FEE_BPS / 10000, rounded down), part of the signed typed data: at settlement the filler receives inputAmount − protocolFee and the fee recipient protocolFee; a refund returns the whole inputAmount */
+                                protocolFee: string;
                                 inputChain: string;
                                 outputChain: string;
                                 /** @description unix seconds */
@@ -1778,6 +1784,8 @@ export interface operations {
                                  * @example 1000000
                                  */
                                 outputAmount: string;
+                                /** @description Ferry's protocol fee in the input token's base units (inputAmount × PROTOCOL_FEE_BPS / 10000, rounded down), part of the signed typed data: at settlement the filler receives inputAmount − protocolFee and the fee recipient protocolFee; a refund returns the whole inputAmount */
+                                protocolFee: string;
                                 inputChain: string;
                                 outputChain: string;
                                 /** @description unix seconds */
@@ -1951,6 +1959,8 @@ export interface operations {
                                  * @example 1000000
                                  */
                                 outputAmount: string;
+                                /** @description Ferry's protocol fee in the input token's base units (inputAmount × PROTOCOL_FEE_BPS / 10000, rounded down), part of the signed typed data: at settlement the filler receives inputAmount − protocolFee and the fee recipient protocolFee; a refund returns the whole inputAmount */
+                                protocolFee: string;
                                 inputChain: string;
                                 outputChain: string;
                                 /** @description unix seconds */
@@ -2062,6 +2072,8 @@ export interface operations {
                                  * @example 1000000
                                  */
                                 outputAmount: string;
+                                /** @description Ferry's protocol fee in the input token's base units (inputAmount × PROTOCOL_FEE_BPS / 10000, rounded down), part of the signed typed data: at settlement the filler receives inputAmount − protocolFee and the fee recipient protocolFee; a refund returns the whole inputAmount */
+                                protocolFee: string;
                                 inputChain: string;
                                 outputChain: string;
                                 /** @description unix seconds */
@@ -2280,6 +2292,8 @@ export interface operations {
                                             signature: string;
                                         } | null;
                                     } | null;
+                                    /** @description Ferry's protocol fee in the input token's base units (inputAmount × PROTOCOL_FEE_BPS / 10000, rounded down), part of the signed typed data: at settlement the filler receives inputAmount − protocolFee and the fee recipient protocolFee; a refund returns the whole inputAmount */
+                                    protocolFee: string;
                                 };
                                 /** @description ISO 8601 UTC with milliseconds */
                                 createdAt: string;
@@ -2326,6 +2340,8 @@ export interface operations {
                                      * @example 1000000
                                      */
                                     outputAmount: string;
+                                    /** @description Ferry's protocol fee in the input token's base units (inputAmount × PROTOCOL_FEE_BPS / 10000, rounded down), part of the signed typed data: at settlement the filler receives inputAmount − protocolFee and the fee recipient protocolFee; a refund returns the whole inputAmount */
+                                    protocolFee: string;
                                     inputChain: string;
                                     outputChain: string;
                                     /** @description unix seconds */
@@ -2461,6 +2477,8 @@ export interface operations {
                                             signature: string;
                                         } | null;
                                     } | null;
+                                    /** @description Ferry's protocol fee in the input token's base units (inputAmount × PROTOCOL_FEE_BPS / 10000, rounded down), part of the signed typed data: at settlement the filler receives inputAmount − protocolFee and the fee recipient protocolFee; a refund returns the whole inputAmount */
+                                    protocolFee: string;
                                 };
                                 /** @description ISO 8601 UTC with milliseconds */
                                 createdAt: string;
@@ -2507,6 +2525,8 @@ export interface operations {
                                      * @example 1000000
                                      */
                                     outputAmount: string;
+                                    /** @description Ferry's protocol fee in the input token's base units (inputAmount × PROTOCOL_FEE_BPS / 10000, rounded down), part of the signed typed data: at settlement the filler receives inputAmount − protocolFee and the fee recipient protocolFee; a refund returns the whole inputAmount */
+                                    protocolFee: string;
                                     inputChain: string;
                                     outputChain: string;
                                     /** @description unix seconds */
@@ -2741,6 +2761,8 @@ export interface operations {
                                             signature: string;
                                         } | null;
                                     } | null;
+                                    /** @description Ferry's protocol fee in the input token's base units (inputAmount × PROTOCOL_FEE_BPS / 10000, rounded down), part of the signed typed data: at settlement the filler receives inputAmount − protocolFee and the fee recipient protocolFee; a refund returns the whole inputAmount */
+                                    protocolFee: string;
                                 };
                                 /** @description ISO 8601 UTC with milliseconds */
                                 createdAt: string;
@@ -2787,6 +2809,8 @@ export interface operations {
                                      * @example 1000000
                                      */
                                     outputAmount: string;
+                                    /** @description Ferry's protocol fee in the input token's base units (inputAmount × PROTOCOL_FEE_BPS / 10000, rounded down), part of the signed typed data: at settlement the filler receives inputAmount − protocolFee and the fee recipient protocolFee; a refund returns the whole inputAmount */
+                                    protocolFee: string;
                                     inputChain: string;
                                     outputChain: string;
                                     /** @description unix seconds */
@@ -2973,6 +2997,8 @@ export interface operations {
                                         signature: string;
                                     } | null;
                                 } | null;
+                                /** @description Ferry's protocol fee in the input token's base units (inputAmount × PROTOCOL_FEE_BPS / 10000, rounded down), part of the signed typed data: at settlement the filler receives inputAmount − protocolFee and the fee recipient protocolFee; a refund returns the whole inputAmount */
+                                protocolFee: string;
                             };
                             /** @description ISO 8601 UTC with milliseconds */
                             createdAt: string;
@@ -3019,6 +3045,8 @@ export interface operations {
                                  * @example 1000000
                                  */
                                 outputAmount: string;
+                                /** @description Ferry's protocol fee in the input token's base units (inputAmount × PROTOCOL_FEE_BPS / 10000, rounded down), part of the signed typed data: at settlement the filler receives inputAmount − protocolFee and the fee recipient protocolFee; a refund returns the whole inputAmount */
+                                protocolFee: string;
                                 inputChain: string;
                                 outputChain: string;
                                 /** @description unix seconds */
@@ -3237,7 +3265,7 @@ export interface operations {
                 "application/json": {
                     /** @description The receiver: https, public address */
                     url: string;
-                    /** @description Event types to send (default: all of the account channel): quoteRequest.created, quoteRequest.expired, quote.created, quote.accepted, quote.declined, quote.expired, order.created, order.updated */
+                    /** @description Event types to send (default: all of the account channel): quoteRequest.created, quoteRequest.expired, quote.created, quote.accepted, quote.declined, quote.expired, order.created, order.updated, order.attested */
                     events?: string[];
                 };
             };
@@ -3645,6 +3673,8 @@ export interface operations {
                                 /** @description The settlement message's id: the LayerZero guid, or the attestation's EIP-712 digest; null before any */
                                 messageId: string | null;
                                 settlementStatus: ("sent" | "verified" | "delivered") | null;
+                                /** @description Ferry's protocol fee in the input token's base units (inputAmount × PROTOCOL_FEE_BPS / 10000, rounded down), part of the signed typed data: at settlement the filler receives inputAmount − protocolFee and the fee recipient protocolFee; a refund returns the whole inputAmount */
+                                protocolFee: string;
                             }[];
                         };
                         /** @description Number of matching items on all pages */
@@ -3755,6 +3785,8 @@ export interface operations {
                                 /** @description The settlement message's id: the LayerZero guid, or the attestation's EIP-712 digest; null before any */
                                 messageId: string | null;
                                 settlementStatus: ("sent" | "verified" | "delivered") | null;
+                                /** @description Ferry's protocol fee in the input token's base units (inputAmount × PROTOCOL_FEE_BPS / 10000, rounded down), part of the signed typed data: at settlement the filler receives inputAmount − protocolFee and the fee recipient protocolFee; a refund returns the whole inputAmount */
+                                protocolFee: string;
                             };
                             events: {
                                 /** @description Event id, as on the streams */
@@ -3821,6 +3853,8 @@ export interface operations {
                                     /** @description The settlement message's id: the LayerZero guid, or the attestation's EIP-712 digest; null before any */
                                     messageId: string | null;
                                     settlementStatus: ("sent" | "verified" | "delivered") | null;
+                                    /** @description Ferry's protocol fee in the input token's base units (inputAmount × PROTOCOL_FEE_BPS / 10000, rounded down), part of the signed typed data: at settlement the filler receives inputAmount − protocolFee and the fee recipient protocolFee; a refund returns the whole inputAmount */
+                                    protocolFee: string;
                                 };
                             }[];
                         };
@@ -3974,6 +4008,8 @@ export interface operations {
                                 inputToken: string;
                                 /** @description Sum of the input amounts of that day, pair and token, in the token's base units */
                                 inputAmount: string;
+                                /** @description Protocol fees paid on those orders (part of inputAmount), in the token's base units */
+                                protocolFee: string;
                                 orders: number;
                             }[];
                             /** @description Completed orders by completedAt − createdAt, every bucket present */
@@ -4064,6 +4100,8 @@ export interface operations {
                                     minAmount: string;
                                 }[];
                             }[];
+                            /** @description Ferry's protocol fee in basis points of every order's input (PROTOCOL_FEE_BPS): an order's protocolFee is inputAmount × protocolFeeBps / 10000, rounded down. Liquidity providers price it into outputAmount. */
+                            protocolFeeBps: number;
                         };
                     };
                 };

@@ -53,6 +53,11 @@ export const DEVNET_ATTESTER_KEY: Hex = ANVIL_KEYS[1];
  * real deployment (the worker refuses to start when the two are the same key).
  */
 export const DEVNET_RELAYER_KEY: Hex = '0x8b3a350cf5c34c9194ca85829a2df0ec3153be0318b5e2d3348e872092edffba';
+/**
+ * Where the devnets' escrows pay the protocol fee (PROTOCOL_FEE_BPS): anvil account 9's address, a wallet nothing
+ * else on the devnets uses, so its balance shows exactly the fees collected.
+ */
+export const DEVNET_FEE_RECIPIENT: Address = '0xa0Ee7A142d267C1f36714E4a8F75612F20a79720';
 /** The worker's keys on the built-in devnets (well-known anvil keys: devnets only). */
 export const DEVNET_WORKER_KEYS = { relayer: DEVNET_RELAYER_KEY, attester: DEVNET_ATTESTER_KEY } as const;
 
@@ -182,6 +187,7 @@ export async function deployDevnetContracts(options: DeployDevnetOptions): Promi
       chainId,
       deployerKey,
       settleGrace: options.settleGrace ?? DEVNET_SETTLE_GRACE_SECONDS,
+      feeRecipient: DEVNET_FEE_RECIPIENT,
       settlement: attester
         ? { method: 'attester', attester }
         : { method: 'layerzero', endpoint: layerzeroEndpoint as Address },

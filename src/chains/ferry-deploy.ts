@@ -1,4 +1,4 @@
-import { type Address, createPublicClient, type Hex, http } from 'viem';
+import { type Address, createPublicClient, type Hex, http, zeroAddress } from 'viem';
 import { FerryError } from '../domain/ferry-error.ts';
 import type { ChainLogger } from './chain-logger.ts';
 import { type ContractName, loadArtifact } from './contract-artifacts.ts';
@@ -29,6 +29,11 @@ export interface DeployFerryChainOptions {
   settlement: FerrySettlementSetup;
   /** The escrow's settle grace in seconds (refunds open this long after fillDeadline). */
   settleGrace: number;
+  /**
+   * Where the escrow pays orders' protocol fee (immutable). Default: none, so an order with a fee cannot be
+   * deposited there (PROTOCOL_FEE_BPS must stay 0 for this chain).
+   */
+  feeRecipient?: Address;
   /** Checked against the RPC's answer when given; read from the RPC otherwise. */
   chainId?: number;
   rpcTimeoutMs?: number;
@@ -71,6 +76,7 @@ export async function deployFerryChain(options: DeployFerryChainOptions): Promis
   const grace = BigInt(options.settleGrace);
   const artifact = (name: ContractName) => loadArtifact(name);
   const { settlement } = options;
+  const feeTo = options.feeRecipient ?? zeroAddress;
 
   if (settlement.method === 'layerzero') {
     await assertEndpoint(client, settlement.endpoint, settlement.eid);
@@ -78,7 +84,11 @@ export async function deployFerryChain(options: DeployFerryChainOptions): Promis
       settlement.endpoint,
       client.account,
     ]);
-    const escrow = await deployLz(client, 'FerryEscrow', artifact('FerryEscrow'), [app.address, grace]);
+    const escrow = await deployLz(client, 'FerryEscrow', artifact('FerryEscrow'), [
+      app.address,
+      grace,
+      feeTo,
+    ]);
     await writeLz(client, {
       address: app.address,
       abi: artifact('FerryApp').abi,
@@ -92,7 +102,11 @@ export async function deployFerryChain(options: DeployFerryChainOptions): Promis
   const messenger = await deployLz(client, 'AttesterMessenger', artifact('AttesterMessenger'), [
     settlement.attester,
   ]);
-  const escrow = await deployLz(client, 'FerryEscrow', artifact('FerryEscrow'), [messenger.address, grace]);
+  const escrow = await deployLz(client, 'FerryEscrow', artifact('FerryEscrow'), [
+    messenger.address,
+    grace,
+    feeTo,
+  ]);
   const fill = await deployLz(client, 'FerryFill', artifact('FerryFill'), []);
   const contracts = { escrow: escrow.address, fill: fill.address, messenger: messenger.address };
   options.log?.info({ chainId, ...contracts }, 'Ferry attester contracts deployed');

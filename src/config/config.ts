@@ -67,6 +67,13 @@ export interface Config {
   readonly fillWindowSeconds: number;
   /** A quote's output, in the input token's decimals, may exceed the input by at most this many basis points. */
   readonly maxQuotePremiumBps: number;
+  /** Ferry's fee on every order, in basis points of the input (0–100); in the typed data, paid at settlement. */
+  readonly protocolFeeBps: number;
+  /**
+   * Where the escrows pay the fee: checked at start against every escrow's immutable `feeRecipient` when the fee is
+   * on. Null: whatever the escrows name (the devnets' own fee address).
+   */
+  readonly feeRecipient: `0x${string}` | null;
   /** How often each chain's latest block time is read, to compute deadlines on the chain's clock. */
   readonly chainClockRefreshMs: number;
   readonly sessionTtlSeconds: number;
@@ -215,6 +222,15 @@ export const SETTINGS = {
   OPEN_WINDOW_SECONDS: int(600, 60, 86_400, 'deposit window after the quote ends'),
   FILL_WINDOW_SECONDS: int(1800, 60, 7 * 86_400, 'fill window after the deposit deadline'),
   MAX_QUOTE_PREMIUM_BPS: int(1000, 0, 1_000_000, 'most a quote may pay above the input amount, in bps'),
+  PROTOCOL_FEE_BPS: int(0, 0, 100, "Ferry's fee on every order in bps of the input, paid at settlement"),
+  FEE_RECIPIENT: text(
+    null,
+    "the escrows' fee recipient; checked against each escrow at start when the fee is on",
+    {
+      shown: "unset (the escrows' own)",
+      check: (raw) => (/^0x[0-9a-fA-F]{40}$/.test(raw) ? null : 'must be a 0x-prefixed 20-byte address'),
+    },
+  ),
   CHAIN_CLOCK_REFRESH_MS: int(5000, 100, 300_000, "how often each chain's latest block time is read"),
   SESSION_TTL_SECONDS: int(86_400, 60, 30 * 86_400, 'lifetime of a Sign-In with Ethereum session'),
   SIWE_NONCE_TTL_SECONDS: int(600, 10, 86_400, 'how long a sign-in nonce may be used'),
@@ -369,6 +385,8 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     openWindowSeconds: s.OPEN_WINDOW_SECONDS,
     fillWindowSeconds: s.FILL_WINDOW_SECONDS,
     maxQuotePremiumBps: s.MAX_QUOTE_PREMIUM_BPS,
+    protocolFeeBps: s.PROTOCOL_FEE_BPS,
+    feeRecipient: s.FEE_RECIPIENT === null ? null : (s.FEE_RECIPIENT as `0x${string}`),
     chainClockRefreshMs: s.CHAIN_CLOCK_REFRESH_MS,
     sessionTtlSeconds: s.SESSION_TTL_SECONDS,
     siweNonceTtlSeconds: s.SIWE_NONCE_TTL_SECONDS,

@@ -1,4 +1,5 @@
 import { effectiveQuoteRequestStatus, effectiveQuoteStatus } from './lifecycle.ts';
+import { orderTermsFrom } from './order-typed-data.ts';
 import type { Principal } from './principal.ts';
 import type { Order, Quote, QuoteRequest } from './records.ts';
 
@@ -34,6 +35,7 @@ export function quoteView(quote: Quote, qr: QuoteRequest, now: Date) {
     outputToken: qr.outputToken,
     inputAmount: qr.inputAmount.toString(),
     outputAmount: quote.outputAmount.toString(),
+    protocolFee: orderTermsFrom(quote.typedData).protocolFee.toString(),
     inputChain: qr.inputChain,
     outputChain: qr.outputChain,
     startTime: quote.startTime,
@@ -88,6 +90,7 @@ export function orderView(order: Order, viewer: Pick<Principal, 'accountId'>) {
       openDeadline: order.openDeadline?.toString() ?? null,
       fillDeadline: order.fillDeadline?.toString() ?? null,
       settlement: settlementView(order, viewer),
+      protocolFee: order.protocolFee.toString(),
     },
     createdAt: order.createdAt.toISOString(),
     updatedAt: order.updatedAt.toISOString(),

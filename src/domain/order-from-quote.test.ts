@@ -41,6 +41,7 @@ describe('order from an accepted quote', () => {
         nonce: 7n,
         openDeadline: 100n,
         fillDeadline: 200n,
+        protocolFee: 1n,
       },
       a(9),
     );
@@ -77,6 +78,7 @@ describe('order from an accepted quote', () => {
       filler: FILLER,
       openDeadline: 100n,
       fillDeadline: 200n,
+      protocolFee: 1n,
     });
   });
 });

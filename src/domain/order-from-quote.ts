@@ -1,4 +1,5 @@
 import { normalizeAddress } from './address.ts';
+import { orderTermsFrom } from './order-typed-data.ts';
 import type { Order, Quote, QuoteRequest } from './records.ts';
 
 /**
@@ -47,5 +48,6 @@ export function orderFromAcceptedQuote(input: {
     fillDeadline: BigInt(quote.typedData.message.fillDeadline),
     settlement: null,
     fillAttestation: null,
+    protocolFee: orderTermsFrom(quote.typedData).protocolFee,
   };
 }

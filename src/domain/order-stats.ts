@@ -22,6 +22,8 @@ export interface VolumeRow {
   readonly inputToken: string;
   /** Sum of the input amounts, base units of `inputToken`. */
   readonly amount: bigint;
+  /** Sum of the protocol fees paid on them, base units of `inputToken`. */
+  readonly protocolFee: bigint;
   readonly orders: number;
 }
 

@@ -24,6 +24,7 @@ const terms: fc.Arbitrary<OrderTerms> = fc.record({
   nonce: uint256,
   openDeadline: seconds,
   fillDeadline: seconds,
+  protocolFee: uint256,
 });
 
 describe('hashOrderTypedData', () => {

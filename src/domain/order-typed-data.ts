@@ -16,6 +16,7 @@ export const ORDER_TYPE = [
   { name: 'nonce', type: 'uint256' },
   { name: 'openDeadline', type: 'uint256' },
   { name: 'fillDeadline', type: 'uint256' },
+  { name: 'protocolFee', type: 'uint256' },
 ] as const;
 
 const DOMAIN_TYPE = [
@@ -48,6 +49,8 @@ export interface OrderTerms {
   readonly openDeadline: bigint;
   /** Unix seconds; fill() must happen at or before this (output-chain time), refund() only after it plus the grace. */
   readonly fillDeadline: bigint;
+  /** Ferry's fee in input-token base units: the filler is paid inputAmount − protocolFee at settlement. */
+  readonly protocolFee: bigint;
 }
 
 /**
@@ -85,6 +88,7 @@ export function buildOrderTypedData(terms: OrderTerms, escrow: Address): OrderTy
       nonce: terms.nonce.toString(),
       openDeadline: terms.openDeadline.toString(),
       fillDeadline: terms.fillDeadline.toString(),
+      protocolFee: terms.protocolFee.toString(),
     },
   };
 }
@@ -105,6 +109,8 @@ export function orderTermsFrom(typedData: OrderTypedData): OrderTerms {
     nonce: BigInt(m.nonce),
     openDeadline: BigInt(m.openDeadline),
     fillDeadline: BigInt(m.fillDeadline),
+    // Typed data stored before the fee existed has no protocolFee: it carried none.
+    protocolFee: BigInt(m.protocolFee ?? '0'),
   };
 }
 

@@ -31,6 +31,7 @@ export function publicOrderView(order: Order) {
     settlementMethod: order.settlement?.method ?? null,
     messageId: order.settlement?.messageId ?? null,
     settlementStatus: order.settlement?.status ?? null,
+    protocolFee: order.protocolFee.toString(),
   };
 }
 
@@ -80,6 +81,7 @@ export function publicStatsView(
       outputChain: row.outputChain,
       inputToken: row.inputToken,
       inputAmount: row.amount.toString(),
+      protocolFee: row.protocolFee.toString(),
       orders: row.orders,
     })),
     fillTimes: FILL_TIME_BUCKETS.map((bucket, i) => ({

@@ -152,6 +152,13 @@ function summaryPanel(order) {
         amountEl(order.outputChain, order.outputToken, order.outputAmount),
         ` on ${order.outputChain}`,
       ),
+      h('dt', {}, 'Protocol fee'),
+      h(
+        'dd',
+        { 'data-field': 'protocolFee' },
+        amountEl(order.inputChain, order.inputToken, order.protocolFee ?? '0'),
+        ' (paid from the input at settlement)',
+      ),
       h('dt', {}, 'Implied spread'),
       h('dd', { 'data-field': 'spread' }, formatBps(spreadTenthsOfBps(registry.tokens, order))),
       h('dt', {}, 'Liquidity provider'),

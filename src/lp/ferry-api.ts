@@ -43,6 +43,8 @@ export interface FerryApi {
   /** The account behind the API key (its type and fill address). */
   account(): Promise<Account>;
   chains(): Promise<ChainInfo[]>;
+  /** Ferry's protocol fee in bps of each order's input: the bot prices it into its quotes. */
+  protocolFeeBps(): Promise<number>;
   /** Open quote requests created within `timeWindowSeconds` (a liquidity provider sees everyone's). */
   openQuoteRequests(timeWindowSeconds: number): Promise<QuoteRequest[]>;
   createQuote(input: {
@@ -86,6 +88,10 @@ export function createFerryApi(options: { baseUrl: string; apiKey?: string; time
 
     async chains(): Promise<ChainInfo[]> {
       return (await client.public.chains()).data.chains;
+    },
+
+    async protocolFeeBps(): Promise<number> {
+      return (await client.public.chains()).data.protocolFeeBps;
     },
 
     /** Open quote requests created within `timeWindowSeconds` (a liquidity provider sees everyone's). */

@@ -75,7 +75,7 @@ export function fillRefusal(
     quote.inputAmount === BigInt(d.inputAmount) &&
     quote.outputAmount === BigInt(d.outputAmount);
   if (!terms) return "the order's terms differ from the quote this bot made";
-  const priced = quoteOutputAmount(BigInt(d.inputAmount), quote.spreadBps, decimals);
+  const priced = quoteOutputAmount(BigInt(d.inputAmount) - BigInt(d.protocolFee), quote.spreadBps, decimals);
   if (BigInt(d.outputAmount) > priced) {
     return `the order pays out ${d.outputAmount}, more than this bot's pricing gives (${priced})`;
   }

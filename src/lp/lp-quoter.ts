@@ -1,6 +1,7 @@
 import type { Hex } from 'viem';
 import type { PrivateKeyAccount } from 'viem/accounts';
 import { balanceOf, type ChainClients } from '../chains/lp-chain-clients.ts';
+import { protocolFeeOf } from '../domain/protocol-fee.ts';
 import type { LpJournal } from '../store/lp-journal.ts';
 import { type ChainInfo, type FerryApi, FerryApiError, type QuoteRequestView } from './ferry-api.ts';
 import type { BotLog, PassReport } from './lp-bot.ts';
@@ -34,6 +35,15 @@ export function createQuoter(deps: {
   /** Requests the bot cannot cover yet (balance), logged once each. */
   const shortWarned = new Set<string>();
   const options = { journal: deps.journal, validForSeconds: deps.validForSeconds };
+  // Read once: the fee is a setting of the Ferry the bot quotes on, fixed while it runs.
+  let feeBps: Promise<number> | null = null;
+  const protocolFeeBps = () => {
+    feeBps ??= api.protocolFeeBps().catch((error: unknown) => {
+      feeBps = null;
+      throw error;
+    });
+    return feeBps;
+  };
 
   async function quoteOne(qr: QuoteRequestView, report: PassReport): Promise<void> {
     const skip = (reason: string, level: 'debug' | 'warn' = 'warn') => {
@@ -44,7 +54,9 @@ export function createQuoter(deps: {
     const inToken = inChain?.tokens.find((t) => t.address.toLowerCase() === qr.inputToken.toLowerCase());
     const outToken = outChain?.tokens.find((t) => t.address.toLowerCase() === qr.outputToken.toLowerCase());
     if (!outChain || !inToken || !outToken) return skip('unknown chain or token');
-    const outputAmount = quoteOutputAmount(BigInt(qr.inputAmount), spreadBps, {
+    // The filler is paid the input less Ferry's fee, so that is what the bot prices.
+    const paid = BigInt(qr.inputAmount) - protocolFeeOf(BigInt(qr.inputAmount), await protocolFeeBps());
+    const outputAmount = quoteOutputAmount(paid, spreadBps, {
       input: inToken.decimals,
       output: outToken.decimals,
     });

@@ -19,6 +19,7 @@ const terms: OrderTerms = {
   nonce: 7n,
   openDeadline: 1_800_000_000n,
   fillDeadline: 1_800_003_600n,
+  protocolFee: 25_000n,
 };
 const chain = (name: string, chainId: number, fill: string, messenger: string | null) =>
   ({
@@ -44,6 +45,7 @@ function view(signed: OrderTerms = terms, shown: Partial<OrderView['details']> =
       recipient: terms.recipient,
       filler: terms.filler,
       fillDeadline: terms.fillDeadline.toString(),
+      protocolFee: terms.protocolFee.toString(),
       ...shown,
     },
   } as unknown as OrderView;

@@ -50,7 +50,8 @@ export function signedOrderOf(view: OrderView, input: ChainInfo, output: ChainIn
     d.filler !== null &&
     same(order.filler, d.filler) &&
     d.fillDeadline !== null &&
-    order.fillDeadline === BigInt(d.fillDeadline);
+    order.fillDeadline === BigInt(d.fillDeadline) &&
+    order.protocolFee === BigInt(d.protocolFee);
   if (!matches) return "the order's signed terms differ from the order view";
   return {
     order,

@@ -7,6 +7,7 @@ import { newId } from '../domain/ids.ts';
 import { isQuoteRequestOpen } from '../domain/lifecycle.ts';
 import { buildOrderTypedData, hashOrderTypedData } from '../domain/order-typed-data.ts';
 import type { Principal } from '../domain/principal.ts';
+import { protocolFeeOf } from '../domain/protocol-fee.ts';
 import { publicQuoteView } from '../domain/public-views.ts';
 import { quoteTimes } from '../domain/quote-times.ts';
 import type { Quote, QuoteRequest } from '../domain/records.ts';
@@ -46,7 +47,7 @@ interface QuoteBasis {
 function buildQuote(
   basis: QuoteBasis,
   chainClock: ServiceDeps['chainClock'],
-  config: Pick<ServiceDeps['config'], 'openWindowSeconds' | 'fillWindowSeconds'>,
+  config: Pick<ServiceDeps['config'], 'openWindowSeconds' | 'fillWindowSeconds' | 'protocolFeeBps'>,
 ): Quote {
   const { request, now, validFor } = basis;
   const times = quoteTimes({
@@ -71,6 +72,7 @@ function buildQuote(
       nonce: BigInt(`0x${randomBytes(16).toString('hex')}`),
       openDeadline: BigInt(times.openDeadline),
       fillDeadline: BigInt(times.fillDeadline),
+      protocolFee: protocolFeeOf(request.inputAmount, config.protocolFeeBps),
     },
     basis.inputChain.contracts.escrow,
   );

@@ -14,19 +14,22 @@ const DAY_MS = 86_400_000;
 const LIMB_DIGITS = 12;
 const LIMBS = 7;
 
-function amountSums(dialect: Dialect): RawBuilder<unknown>[] {
-  if (dialect === 'postgres') return [sql`sum(input_amount::numeric)::text`];
+type AmountColumn = 'input_amount' | 'protocol_fee';
+
+function amountSums(dialect: Dialect, column: AmountColumn): RawBuilder<unknown>[] {
+  const ref = sql.ref(column);
+  if (dialect === 'postgres') return [sql`sum(${ref}::numeric)::text`];
   return Array.from(
     { length: LIMBS },
     (_, i) =>
-      sql`sum(cast(substr(input_amount, ${sql.lit(-LIMB_DIGITS * (i + 1))}, ${sql.lit(LIMB_DIGITS)}) as integer))`,
+      sql`sum(cast(substr(${ref}, ${sql.lit(-LIMB_DIGITS * (i + 1))}, ${sql.lit(LIMB_DIGITS)}) as integer))`,
   );
 }
 
-function totalOf(row: Record<string, unknown>, limbs: number): bigint {
+function totalOf(row: Record<string, unknown>, limbs: number, prefix: string): bigint {
   let total = 0n;
   for (let i = limbs - 1; i >= 0; i -= 1) {
-    total = total * 10n ** BigInt(LIMB_DIGITS) + BigInt(String(row[`s${i}`] ?? 0));
+    total = total * 10n ** BigInt(LIMB_DIGITS) + BigInt(String(row[`${prefix}${i}`] ?? 0));
   }
   return total;
 }
@@ -37,7 +40,8 @@ function totalOf(row: Record<string, unknown>, limbs: number): bigint {
  * orders created since then by status (index orders_created).
  */
 export async function orderStats(db: Executor, dialect: Dialect, sinceMs: number): Promise<OrderStats> {
-  const sums = amountSums(dialect);
+  const sums = amountSums(dialect, 'input_amount');
+  const fees = amountSums(dialect, 'protocol_fee');
   const day = sql<number>`completed_at / ${sql.lit(DAY_MS)}`;
   const completed = db
     .selectFrom('orders')
@@ -59,6 +63,7 @@ export async function orderStats(db: Executor, dialect: Dialect, sinceMs: number
         'input_token',
         (eb) => eb.fn.countAll<number | string>().as('n'),
         ...sums.map((s, i) => s.as(`s${i}`)),
+        ...fees.map((s, i) => s.as(`f${i}`)),
       ])
       .groupBy([day, 'input_chain', 'output_chain', 'input_token'])
       .orderBy('day')
@@ -83,7 +88,8 @@ export async function orderStats(db: Executor, dialect: Dialect, sinceMs: number
       inputChain: row.input_chain,
       outputChain: row.output_chain,
       inputToken: row.input_token,
-      amount: totalOf(row as Record<string, unknown>, sums.length),
+      amount: totalOf(row as Record<string, unknown>, sums.length, 's'),
+      protocolFee: totalOf(row as Record<string, unknown>, fees.length, 'f'),
       orders: Number(row.n),
     })),
     fillTimes,

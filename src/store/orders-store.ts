@@ -51,6 +51,7 @@ export function toOrder(row: Selectable<OrdersTable>): Order {
     fillDeadline: row.fill_deadline === null ? null : BigInt(row.fill_deadline),
     settlement: toOrderSettlement(row),
     fillAttestation: toFillAttestation(row.fill_attestation),
+    protocolFee: BigInt(row.protocol_fee),
   };
 }
 
@@ -112,6 +113,7 @@ export function orderInsert(o: Order) {
         filler: o.filler,
         open_deadline: o.openDeadline === null ? null : Number(o.openDeadline),
         fill_deadline: o.fillDeadline === null ? null : Number(o.fillDeadline),
+        protocol_fee: o.protocolFee.toString(),
       })
       .compile();
 }

@@ -110,6 +110,8 @@ export interface OrdersTable {
   settlement_delivered_at: Generated<number | null>;
   /** JSON of FillAttestation (attester chains), once signed. */
   fill_attestation: Generated<string | null>;
+  /** 0016: the order's protocol fee in input-token base units ('0' for older rows). */
+  protocol_fee: Generated<string>;
   lease_owner: Generated<string | null>;
   lease_expires_at: Generated<number | null>;
   next_attempt_at: Generated<number>;

@@ -199,6 +199,7 @@ export async function makeOrder(overrides: Partial<OrderTerms> = {}): Promise<Or
     nonce,
     openDeadline: t + 600n,
     fillDeadline: t + 3600n,
+    protocolFee: 0n,
     ...overrides,
   };
 }

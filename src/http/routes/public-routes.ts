@@ -37,12 +37,22 @@ const ChainViewSchema = Type.Object({
 /** The public API (no authentication): orders, recent quotes, stats and chains, in that order in the document. */
 export function registerPublicRoutes(
   app: FerryApp,
-  { orders, registry, clock }: { orders: OrderService; registry: ChainRegistry; clock: Clock },
+  {
+    orders,
+    registry,
+    clock,
+    config,
+  }: {
+    orders: OrderService;
+    registry: ChainRegistry;
+    clock: Clock;
+    config: { readonly protocolFeeBps: number };
+  },
 ) {
   registerPublicOrderRoutes(app, orders);
   registerRecentQuotes(app, orders, clock);
   registerStats(app, orders);
-  registerChains(app, registry);
+  registerChains(app, registry, config.protocolFeeBps);
 }
 
 function registerRecentQuotes(app: FerryApp, orders: OrderService, clock: Clock): void {
@@ -104,7 +114,7 @@ function registerStats(app: FerryApp, orders: OrderService): void {
   );
 }
 
-function registerChains(app: FerryApp, registry: ChainRegistry): void {
+function registerChains(app: FerryApp, registry: ChainRegistry, protocolFeeBps: number): void {
   app.get(
     '/api/public/chains',
     {
@@ -118,7 +128,15 @@ function registerChains(app: FerryApp, registry: ChainRegistry): void {
         response: {
           200: Type.Object({
             status: Type.Literal('success'),
-            data: Type.Object({ chains: Type.Array(ChainViewSchema) }),
+            data: Type.Object({
+              chains: Type.Array(ChainViewSchema),
+              protocolFeeBps: Type.Integer({
+                minimum: 0,
+                maximum: 100,
+                description:
+                  "Ferry's protocol fee in basis points of every order's input (PROTOCOL_FEE_BPS): an order's protocolFee is inputAmount × protocolFeeBps / 10000, rounded down. Liquidity providers price it into outputAmount.",
+              }),
+            }),
           }),
           ...errorResponses(429),
         },
@@ -127,6 +145,7 @@ function registerChains(app: FerryApp, registry: ChainRegistry): void {
     async () => ({
       status: 'success' as const,
       data: {
+        protocolFeeBps,
         chains: registry.chains.map((c) => ({
           name: c.name,
           chainId: c.chainId,

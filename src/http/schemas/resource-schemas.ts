@@ -47,6 +47,14 @@ export const TypedDataSchema = Type.Unsafe<OrderTypedData>(
   ),
 );
 
+const ProtocolFeeSchema = Type.String({
+  pattern: '^[0-9]+$',
+  description:
+    "Ferry's protocol fee in the input token's base units (inputAmount × PROTOCOL_FEE_BPS / 10000, rounded down), " +
+    'part of the signed typed data: at settlement the filler receives inputAmount − protocolFee and the fee ' +
+    'recipient protocolFee; a refund returns the whole inputAmount',
+});
+
 export const QuoteSchema = Type.Object({
   id: Type.String(),
   quoteRequestId: Type.String(),
@@ -57,6 +65,7 @@ export const QuoteSchema = Type.Object({
   outputToken: AddressSchema,
   inputAmount: AmountSchema,
   outputAmount: AmountSchema,
+  protocolFee: ProtocolFeeSchema,
   inputChain: Type.String(),
   outputChain: Type.String(),
   startTime: Type.Integer({ description: 'unix seconds' }),
@@ -170,6 +179,7 @@ export const OrderSchema = Type.Object({
     openDeadline: OpenDeadlineSchema,
     fillDeadline: FillDeadlineSchema,
     settlement: OrderSettlementSchema,
+    protocolFee: ProtocolFeeSchema,
   }),
   createdAt: TimestampSchema,
   updatedAt: TimestampSchema,
@@ -209,6 +219,7 @@ export const PublicOrderSchema = Type.Object({
   settlementMethod: Type.Union([SettlementMethodSchema, Type.Null()]),
   messageId: MessageIdSchema,
   settlementStatus: Type.Union([SettlementStatusSchema, Type.Null()]),
+  protocolFee: ProtocolFeeSchema,
 });
 
 export const PublicQuoteSchema = Type.Object({
@@ -252,6 +263,10 @@ export const PublicStatsSchema = Type.Object({
       inputAmount: Type.String({
         pattern: '^[0-9]+$',
         description: "Sum of the input amounts of that day, pair and token, in the token's base units",
+      }),
+      protocolFee: Type.String({
+        pattern: '^[0-9]+$',
+        description: "Protocol fees paid on those orders (part of inputAmount), in the token's base units",
       }),
       orders: Type.Integer(),
     }),
