@@ -354,12 +354,7 @@ describe('the ferry CLI', () => {
     // No relayer key was given, and none was needed: the API runs alone.
     expect(banner).toContain('Ferry is listening on http://127.0.0.1:');
     expect(banner).toContain('  Worker         off: run `ferry worker` (or set WORKER=true)\n');
-    const asked = await ferry(['start', '--registry', h.registryFile], {
-      ...env,
-      WORKER: 'true',
-      RELAYER_PRIVATE_KEY: '',
-      ATTESTER_PRIVATE_KEY: '',
-    });
+    const asked = await ferry(['start', '--registry', h.registryFile], { ...env, WORKER: 'true' });
     expect(asked.code).toBe(1);
     expect(asked.stderr).toContain('RELAYER_PRIVATE_KEY');
   }, 120_000);

@@ -246,5 +246,18 @@ describe('ferry deploy', () => {
     expect(check.stderr).toMatch(
       /^ferry: \d+ problem\(s\): the apps are not wired and locked as the registry says\n$/,
     );
+
+    // The attester method deploys AttesterMessenger, FerryEscrow and FerryFill and needs no wiring.
+    const attester = await sh(
+      'ferry deploy --rpc-url "$RPC_URL_A" --name chain-c --attester "$USDC_A" --settle-grace 600 --out attester.json',
+    );
+    expect(attester.stderr).toBe('');
+    const [entry] = (JSON.parse(fs.readFileSync(path.join(dir, 'attester.json'), 'utf8')) as RegistryFile)
+      .chains;
+    expect([entry?.messenger, entry?.layerzero, Object.keys(entry?.contracts ?? {}).sort()]).toEqual([
+      'attester',
+      undefined,
+      ['escrow', 'fill', 'messenger'],
+    ]);
   }, 180_000);
 });
