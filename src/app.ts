@@ -2,6 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { createChainClock } from './chains/chain-clock.ts';
 import { type ChainGateway, createChainGateway } from './chains/chain-gateway.ts';
 import type { ChainRegistry } from './chains/chain-registry.ts';
+import { createSignatureChecks } from './chains/signature-checks.ts';
 import { type Config, redactUrl } from './config/config.ts';
 import { type Clock, systemClock } from './domain/clock.ts';
 import { publishEventNotices, subscribeOrderNotices } from './events/event-notices.ts';
@@ -120,6 +121,7 @@ async function wireApp(options: {
     log,
   };
   const quotes = createQuoteService(deps);
+  const signatures = createSignatureChecks({ registry, rpcErrors });
   const accounts = createAccountService({ database, clock, credentialsEnded });
   let draining = false;
   const worker = config.worker.enabled
@@ -131,10 +133,10 @@ async function wireApp(options: {
     clock,
     database,
     registry,
-    auth: createAuthService({ ...deps, credentialsEnded }),
+    auth: createAuthService({ ...deps, credentialsEnded, signatures }),
     quoteRequests: createQuoteRequestService(deps),
     quotes,
-    swaps: createSwapService({ ...deps, quotes }),
+    swaps: createSwapService({ ...deps, quotes, signatures }),
     orders: createOrderService({ ...deps, eventVersion: () => realtime.fanout.version }),
     accounts,
     isDraining: () => draining,

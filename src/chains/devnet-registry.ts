@@ -18,7 +18,13 @@ export function devnetRegistryFile(devnets: Devnets): RegistryFile {
         fill: chain.contracts.fill,
         messenger: chain.contracts.messenger,
       },
-      tokens: chain.tokens.map((t) => ({ symbol: t.symbol, address: t.address, decimals: t.decimals })),
+      // TestStablecoin takes EIP-2612 permits under its name and version "1".
+      tokens: chain.tokens.map((t) => ({
+        symbol: t.symbol,
+        address: t.address,
+        decimals: t.decimals,
+        permit: { name: t.name, version: '1' },
+      })),
     })),
   };
 }

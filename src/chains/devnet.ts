@@ -58,6 +58,8 @@ export interface DevnetToken {
   symbol: string;
   address: Address;
   decimals: number;
+  /** The token's name: its EIP-2612 domain name (version "1"). */
+  name: string;
 }
 
 export interface DevnetContracts {
@@ -130,6 +132,7 @@ export async function deployDevnetContracts(options: DeployDevnetOptions): Promi
     symbol: t.symbol,
     address: at(i),
     decimals: TOKEN_DECIMALS,
+    name: t.name,
   }));
   const contracts: DevnetContracts = {
     messenger: at(tokenSpecs.length),

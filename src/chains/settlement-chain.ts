@@ -5,6 +5,7 @@ import {
   erc20Abi,
   getAddress,
   type Hex,
+  parseSignature,
 } from 'viem';
 import type { Address } from '../domain/address.ts';
 import { walkCauses } from '../domain/cause-walk.ts';
@@ -12,6 +13,7 @@ import type { ChainFill } from '../domain/chain-fill.ts';
 import { FerryError } from '../domain/ferry-error.ts';
 import type { OrderTerms } from '../domain/order-typed-data.ts';
 import type { EscrowStatus } from '../domain/settlement-decision.ts';
+import type { SwapPermit } from '../domain/swap-permit.ts';
 import type { Chain, ChainRegistry } from './chain-registry.ts';
 import { loadArtifact } from './contract-artifacts.ts';
 import { publicClientsFor, type RpcErrorCounter } from './viem-client.ts';
@@ -66,6 +68,8 @@ function revertReason(error: unknown): string | null {
 /** The settlement's chain reads and the calls it sends: escrow, messenger and token state, blocks and fills. */
 export interface SettlementChain {
   depositCall(chain: string, order: OrderTerms, signature: Hex): ContractCall;
+  /** The deposit that first spends the offerer's EIP-2612 permit (no approve needed). */
+  depositWithPermitCall(chain: string, order: OrderTerms, signature: Hex, permit: SwapPermit): ContractCall;
   refundCall(chain: string, orderHash: Hex): ContractCall;
   relayFillCall(chain: string, orderHash: Hex, attestation: Hex): ContractCall;
   /**
@@ -104,13 +108,27 @@ export interface SettlementChain {
 /** The escrow's and messenger's calls the worker sends, encoded for the chain's contracts. */
 function contractCalls(
   contracts: (chain: string) => Chain['contracts'],
-): Pick<SettlementChain, 'depositCall' | 'refundCall' | 'relayFillCall'> {
+): Pick<SettlementChain, 'depositCall' | 'depositWithPermitCall' | 'refundCall' | 'relayFillCall'> {
   return {
     depositCall(chain: string, order: OrderTerms, signature: Hex): ContractCall {
       return {
         chain,
         to: contracts(chain).escrow,
         data: encodeFunctionData({ abi: escrowAbi, functionName: 'deposit', args: [order, signature] }),
+      };
+    },
+    depositWithPermitCall(
+      chain: string,
+      order: OrderTerms,
+      signature: Hex,
+      permit: SwapPermit,
+    ): ContractCall {
+      const { r, s, v, yParity } = parseSignature(permit.signature);
+      const args = [order, signature, permit.deadline, Number(v ?? 27n + BigInt(yParity)), r, s] as const;
+      return {
+        chain,
+        to: contracts(chain).escrow,
+        data: encodeFunctionData({ abi: escrowAbi, functionName: 'depositWithPermit', args }),
       };
     },
     refundCall(chain: string, orderHash: Hex): ContractCall {

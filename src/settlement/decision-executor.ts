@@ -16,6 +16,7 @@ import type { FerryDatabase } from '../store/database.ts';
 import { findOrder } from '../store/orders-store.ts';
 import { type ChainActionKind, noteOrderProblem, transitionOrder } from '../store/settlement-store.ts';
 import type { ActionOutcome, ChainActionExecutor } from './chain-action-executor.ts';
+import { orderDepositCall } from './order-deposit-call.ts';
 
 /**
  * `now`: walk the order on in this pass. `soon`: it waits on a chain (a receipt, a fill, depth, a deadline, an
@@ -142,7 +143,7 @@ export function createDecisionExecutor(deps: {
         return send(
           order,
           'deposit',
-          chain.depositCall(order.inputChain, terms, order.signature),
+          (await orderDepositCall(database, chain, order, terms)).call,
           decision.retryOf,
         );
       case 'attest-and-settle':

@@ -5,8 +5,10 @@ import type { TxAction } from '../chains/tx-ledger.ts';
 import type { OrderTerms } from '../domain/order-typed-data.ts';
 import type { Order } from '../domain/records.ts';
 import type { RecordedAction, SettlementObservation } from '../domain/settlement-decision.ts';
+import type { FerryDatabase } from '../store/database.ts';
 import type { ChainActionExecutor } from './chain-action-executor.ts';
 import type { FillIndexer } from './fill-indexer.ts';
+import { orderDepositCall } from './order-deposit-call.ts';
 
 /** Reads what the settlement decision needs for one order. */
 export interface OrderObserver {
@@ -39,6 +41,8 @@ export function createOrderObserver(deps: {
   /** The deposit is simulated from this address. */
   readonly relayer: PrivateKeyAccount;
   readonly fillIndexer?: FillIndexer;
+  /** Where a swap's EIP-2612 permit is kept (the deposit is simulated with it). */
+  readonly database: FerryDatabase;
 }): OrderObserver {
   const { chain, actions, relayer } = deps;
 
@@ -110,16 +114,21 @@ export function createOrderObserver(deps: {
       order.inputToken,
       order.offerer,
     );
-    const check = { balance, allowance, inputAmount: order.inputAmount, revert: null as string | null };
-    if (balance < order.inputAmount || allowance < order.inputAmount || inputTime > terms.openDeadline) {
+    const deposit = await orderDepositCall(deps.database, chain, order, terms);
+    // A permit grants the escrow inputAmount within the deposit itself: the allowance is not the offerer's to give
+    // (a permit that no longer works shows in the simulation below).
+    const allowed = deposit.withPermit && allowance < order.inputAmount ? order.inputAmount : allowance;
+    const check = {
+      balance,
+      allowance: allowed,
+      inputAmount: order.inputAmount,
+      revert: null as string | null,
+    };
+    if (balance < order.inputAmount || allowed < order.inputAmount || inputTime > terms.openDeadline) {
       return check;
     }
     try {
-      await chain.simulate(
-        chain.depositCall(order.inputChain, terms, order.signature),
-        relayer.address,
-        'escrow',
-      );
+      await chain.simulate(deposit.call, relayer.address, 'escrow');
     } catch (error) {
       if (!(error instanceof RevertError)) throw error;
       check.revert = error.reason;

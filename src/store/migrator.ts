@@ -11,6 +11,7 @@ import { explorerSearchMigration } from './migrations/0008-explorer-search.ts';
 import { quotesRequestIndexMigration } from './migrations/0009-quotes-request-index.ts';
 import { txLedgerMigration } from './migrations/0010-tx-ledger.ts';
 import { lpCommitmentsMigration } from './migrations/0011-lp-commitments.ts';
+import { swapPermitsMigration } from './migrations/0015-swap-permits.ts';
 
 /** Migrations live in code (not scanned from disk) so both dialects and bundlers see the same list. */
 function provider(dialect: FerryDatabase['dialect']): MigrationProvider {
@@ -28,6 +29,7 @@ function provider(dialect: FerryDatabase['dialect']): MigrationProvider {
         '0009-quotes-request-index': quotesRequestIndexMigration,
         '0010-tx-ledger': txLedgerMigration,
         '0011-lp-commitments': lpCommitmentsMigration,
+        '0015-swap-permits': swapPermitsMigration,
       };
     },
   };

@@ -199,7 +199,17 @@ export interface ChainFillsTable {
   block_timestamp: number;
 }
 
+/** A swap's EIP-2612 permit (0015-swap-permits.ts). */
+export interface SwapPermitsTable {
+  order_id: string;
+  /** Unix seconds, a decimal string (uint256). */
+  deadline: string;
+  /** The offerer's 65-byte permit signature. */
+  signature: string;
+}
+
 export interface Database {
+  swap_permits: SwapPermitsTable;
   log_cursors: LogCursorsTable;
   chain_fills: ChainFillsTable;
   chain_actions: ChainActionsTable;
