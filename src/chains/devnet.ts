@@ -19,6 +19,7 @@ import { type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts';
 import { type AnvilInstance, startAnvil } from './anvil-process.ts';
 import type { ChainLogger } from './chain-logger.ts';
 import { type ContractName, loadArtifact } from './contract-artifacts.ts';
+import { deploySafeContracts, type SafeContracts } from './safe-devnet.ts';
 
 /**
  * anvil's well-known default accounts (mnemonic "test test ... junk"). Public knowledge and funded on every
@@ -76,6 +77,8 @@ export interface DevnetDeployment {
   startBlock: bigint;
   /** False when the contracts were already on chain (state restored from a state file). */
   deployed: boolean;
+  /** Safe's contracts (contract-wallet offerers, EIP-1271): safe-devnet.ts. */
+  safe: SafeContracts;
 }
 
 export interface DeployDevnetOptions {
@@ -178,8 +181,9 @@ export async function deployDevnetContracts(options: DeployDevnetOptions): Promi
     log?.info({ chainId, ...contracts, tokens }, 'devnet contracts deployed');
   }
 
+  const safe = await deploySafeContracts({ publicClient, wallet }, { firstNonce: planned.length, log });
   await topUp(options.mints ?? [], tokens, { publicClient, wallet, chainId, log });
-  return { chainId, contracts, tokens, deployed, startBlock };
+  return { chainId, contracts, tokens, deployed, startBlock, safe };
 }
 
 /**
@@ -286,6 +290,7 @@ export interface DevnetChainConfig {
   contracts: DevnetContracts;
   explorerUrl: string | undefined;
   tokens: DevnetToken[];
+  safe: SafeContracts;
 }
 
 export interface Devnets {
@@ -367,6 +372,7 @@ export async function startDevnets(options: StartDevnetsOptions): Promise<Devnet
         contracts: deployment.contracts,
         explorerUrl: undefined,
         tokens: deployment.tokens,
+        safe: deployment.safe,
       });
     }
     return { chains, attester, stop };
