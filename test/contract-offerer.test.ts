@@ -110,6 +110,16 @@ describe('a Safe as the offerer (EIP-1271)', () => {
   /** The Safe's swap the API took, for the deposit that follows. */
   let taken: { quote: Awaited<ReturnType<typeof acceptedQuote>>; orderHash: Hex; signature: Hex } | undefined;
 
+  it('every devnet has Safe 1.4.1 at the addresses docs/contract-wallets.md gives', () => {
+    for (const chain of h.devnets.chains) {
+      expect(chain.safe).toEqual({
+        singleton: '0x5FC8d32690cc91D4c39d9d3abcBD16989F875707',
+        proxyFactory: '0x0165878A594ca255338adfa4d48449f69242Eb8F',
+        fallbackHandler: '0xa513E6E4b8f2a923D98304ec87F64353C4D5C853',
+      });
+    }
+  });
+
   it('the API takes the Safe signature of both owners (EIP-1271 isValidSignature on the input chain)', async () => {
     const quote = await acceptedQuote(2_000_000n);
     const signature = await safeMessageSignature(clientsA().publicClient, {

@@ -59,21 +59,17 @@ export function createSwapService(
     signingHash: Hex,
     sent: Hex,
   ): Promise<Hex> {
-    const refuse = (how: string) =>
-      fieldError(
-        'INVALID_SIGNATURE',
-        'body.signature',
-        `the signature ${how} the offerer ${request.offerer}`,
-      );
+    const refuse = (message: string) => fieldError('INVALID_SIGNATURE', 'body.signature', message);
     const canonical = canonicalSignature(sent);
     const signer = canonical === null ? null : recoverSigner(signingHash, canonical);
     if (canonical !== null && signer !== null && sameAddress(signer, request.offerer)) return canonical;
     if (await signatures.isContract(request.inputChain, request.offerer)) {
-      if (await signatures.contractSigned(request.inputChain, request.offerer, signingHash, sent))
-        return sent;
-      throw refuse("over the quote's typed data is not accepted (EIP-1271 isValidSignature) by");
+      if (await signatures.contractSigned(request.inputChain, request.offerer, signingHash, sent)) return sent;
+      throw refuse(
+        `the offerer ${request.offerer} is a contract on ${request.inputChain} and its isValidSignature (EIP-1271) does not accept the signature over the quote's signingHash`,
+      );
     }
-    throw refuse("over the quote's typed data does not recover");
+    throw refuse(`the signature does not recover the offerer ${request.offerer} over the quote's typed data`);
   }
 
   /** The permit checked against the order it comes with (all before anything is written). */
