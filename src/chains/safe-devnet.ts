@@ -7,6 +7,7 @@ import {
   type Chain,
   encodeAbiParameters,
   encodeFunctionData,
+  getAddress,
   getContractAddress,
   type Hex,
   type LocalAccount,
@@ -86,7 +87,7 @@ export async function deploySafeContracts(
     if (receipt.status !== 'success' || !receipt.contractAddress) {
       throw new Error(`deploying Safe's ${name} on chain ${wallet.chain.id} failed (tx ${hash})`);
     }
-    addresses.push(receipt.contractAddress);
+    addresses.push(getAddress(receipt.contractAddress));
   }
   const [singleton, proxyFactory, fallbackHandler] = addresses as [Address, Address, Address];
   options.log?.info({ chainId: wallet.chain.id, singleton, proxyFactory, fallbackHandler }, 'Safe contracts');
