@@ -3,6 +3,7 @@ import { createChainClock } from './chains/chain-clock.ts';
 import { type ChainGateway, createChainGateway } from './chains/chain-gateway.ts';
 import type { ChainRegistry } from './chains/chain-registry.ts';
 import { readEscrowFeeRecipients } from './chains/escrow-fee-recipient.ts';
+import { createSignatureChecks } from './chains/signature-checks.ts';
 import { type Config, redactUrl } from './config/config.ts';
 import { requireMetricsAccess } from './config/metrics-access.ts';
 import { type Clock, systemClock } from './domain/clock.ts';
@@ -132,6 +133,7 @@ async function wireApp(options: {
     read: () => readEscrowFeeRecipients(registry),
   });
   const quotes = createQuoteService(deps);
+  const signatures = createSignatureChecks({ registry, rpcErrors });
   const accounts = createAccountService({ database, clock, credentialsEnded });
   let draining = false;
   const worker = config.worker.enabled
@@ -143,10 +145,10 @@ async function wireApp(options: {
     clock,
     database,
     registry,
-    auth: createAuthService({ ...deps, credentialsEnded }),
+    auth: createAuthService({ ...deps, credentialsEnded, signatures }),
     quoteRequests: createQuoteRequestService(deps),
     quotes,
-    swaps: createSwapService({ ...deps, quotes }),
+    swaps: createSwapService({ ...deps, quotes, signatures }),
     orders: createOrderService({ ...deps, eventVersion: () => realtime.fanout.version }),
     accounts,
     webhooks: createWebhookService({ database, clock, allowPrivateUrls: config.webhooks.allowPrivateUrls }),

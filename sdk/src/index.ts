@@ -12,7 +12,7 @@ export {
 export { type ClientErrorCode, FerryApiError, type FerryErrorCode, isFerryApiError } from './ferry-error.js';
 export type { components, paths } from './openapi-types.js';
 export { type SignInOptions, signInWithEthereum } from './sign-in-with-ethereum.js';
-export { type Signer, signQuote } from './signing.js';
+export { type Signer, type SignPermitOptions, signPermit, signQuote } from './signing.js';
 export { type EventSubscription, type SubscribeEventsOptions, subscribeEvents } from './sse.js';
 export type * from './types.js';
 export {

@@ -76,7 +76,7 @@ export type paths = {
         put?: never;
         /**
          * Verify a signed sign-in message
-         * @description Checks the EIP-4361 message (domain, nonce, chain, expiry) and its signature, and opens a session. Present it as `Authorization: Bearer <token>` on endpoints 1-10, acting as the money mover of that address. At most 10 sign-ins per minute per client IP and 10 per address from any IP (429 RATE_LIMITED), and 5 live sessions per address: a new session ends the oldest. An Idempotency-Key is ignored here (the answer holds a live token and is never stored).
+         * @description Checks the EIP-4361 message (domain, nonce, chain, expiry) and its signature (ECDSA, or EIP-1271 isValidSignature on the chain of the message when the address is a contract wallet such as a Safe), and opens a session. Present it as `Authorization: Bearer <token>` on endpoints 1-10, acting as the money mover of that address. At most 10 sign-ins per minute per client IP and 10 per address from any IP (429 RATE_LIMITED), and 5 live sessions per address: a new session ends the oldest. An Idempotency-Key is ignored here (the answer holds a live token and is never stored).
          */
         post: operations["verifySignIn"];
         delete?: never;
@@ -224,7 +224,7 @@ export type paths = {
         put?: never;
         /**
          * Execute a swap
-         * @description Submits the offerer's EIP-712 signature over an accepted quote's typed data and creates the order (201). The signature must recover the offerer (400 INVALID_SIGNATURE). Repeating the same request returns the same order with 200.
+         * @description Submits the offerer's EIP-712 signature over an accepted quote's typed data and creates the order (201). The signature must recover the offerer, or, when the offerer is a contract on the input chain (a Safe, a smart account), be accepted by its EIP-1271 isValidSignature over the quote's signingHash (400 INVALID_SIGNATURE otherwise). An optional EIP-2612 `permit` (tokens whose `permit` is set in GET /api/public/chains) lets Ferry deposit without an approve: the offerer then needs no transaction and no gas. Repeating the same request returns the same order with 200.
          */
         post: operations["executeSwap"];
         delete?: never;
@@ -824,6 +824,7 @@ export interface operations {
             content: {
                 "application/json": {
                     message: string;
+                    /** @description ECDSA (65 bytes, or 64-byte EIP-2098), or a contract wallet's EIP-1271 signature (a Safe: one 65-byte segment per owner), up to 4096 bytes */
                     signature: string;
                     /**
                      * @description EVM address, any case on input; returned EIP-55 checksummed
@@ -2194,8 +2195,15 @@ export interface operations {
                 "application/json": {
                     orderId: string;
                     quoteId: string;
-                    /** @description 65-byte (or 64-byte EIP-2098) hex signature */
+                    /** @description The offerer's signature over the quote's typed data: 65-byte (or 64-byte EIP-2098) ECDSA, or, for a contract offerer, whatever its EIP-1271 isValidSignature takes (a Safe: one 65-byte segment per owner), up to 4096 bytes */
                     signature: string;
+                    /** @description The offerer's EIP-2612 permit for the deposit: owner the offerer, spender the input chain's escrow, value the quote's inputAmount, nonce the token's nonces(offerer) now, this deadline; signed in the token's permit domain (GET /api/public/chains). Ferry then deposits with depositWithPermit: no approve transaction, no gas for the offerer. */
+                    permit?: {
+                        /** @description The permit's deadline in unix seconds (decimal string); at least the order's openDeadline */
+                        deadline: string;
+                        /** @description 65-byte (or 64-byte EIP-2098) hex signature */
+                        signature: string;
+                    };
                 };
             };
         };
@@ -4098,6 +4106,11 @@ export interface operations {
                                     decimals: number;
                                     /** @description Smallest inputAmount accepted with this token as input, in base units (smaller: 400 AMOUNT_TOO_SMALL) */
                                     minAmount: string;
+                                    /** @description The token's EIP-2612 domain (name, version; chain id = the chain's, verifyingContract = the token) when it takes permits: a swap may then carry a permit instead of an approve (POST /api/v1/swaps `permit`). Null otherwise. */
+                                    permit: {
+                                        name: string;
+                                        version: string;
+                                    } | null;
                                 }[];
                             }[];
                             /** @description Ferry's protocol fee in basis points of every order's input (PROTOCOL_FEE_BPS): an order's protocolFee is inputAmount × protocolFeeBps / 10000, rounded down. Liquidity providers price it into outputAmount. */

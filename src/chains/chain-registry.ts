@@ -12,6 +12,10 @@ export const TokenSchema = Type.Object({
   decimals: Type.Integer({ minimum: 0, maximum: 36 }),
   /** Smallest accepted inputAmount in base units (decimal string); default one whole token. */
   minAmount: Type.Optional(Type.String({ pattern: '^[0-9]{1,78}$' })),
+  /** The token's EIP-2612 domain (name, version) when it takes permits: deposits then need no approve. */
+  permit: Type.Optional(
+    Type.Object({ name: Type.String({ minLength: 1 }), version: Type.String({ minLength: 1 }) }),
+  ),
 });
 
 /** A chain's LayerZero V2 deployment and the verifier set Ferry's app is pinned to. */
@@ -104,6 +108,8 @@ export interface Token {
   readonly address: Address;
   readonly decimals: number;
   readonly minAmount: bigint;
+  /** The EIP-2612 domain's name and version; null when the token takes no permits. */
+  readonly permit: { readonly name: string; readonly version: string } | null;
 }
 
 export interface Chain {
@@ -230,6 +236,7 @@ export function createChainRegistry(file: RegistryFile): ChainRegistry {
         address: getAddress(t.address),
         decimals: t.decimals,
         minAmount: t.minAmount === undefined ? 10n ** BigInt(t.decimals) : BigInt(t.minAmount),
+        permit: t.permit ? { name: t.permit.name, version: t.permit.version } : null,
       })),
     };
   });

@@ -34,7 +34,13 @@ export function devnetRegistryFile(devnets: {
             },
           }
         : {}),
-      tokens: chain.tokens.map((t) => ({ symbol: t.symbol, address: t.address, decimals: t.decimals })),
+      // TestStablecoin takes EIP-2612 permits under its name and version "1".
+      tokens: chain.tokens.map((t) => ({
+        symbol: t.symbol,
+        address: t.address,
+        decimals: t.decimals,
+        permit: { name: t.name, version: '1' },
+      })),
     })),
   };
 }

@@ -31,6 +31,8 @@ import type { LzRelay } from './layerzero/lz-relay.ts';
 
 export { devnetChain } from './devnet-chain.ts';
 
+import { deploySafeContracts, type SafeContracts } from './safe-devnet.ts';
+
 /**
  * anvil's well-known default accounts 0-4 (mnemonic "test test ... junk"). Public knowledge and funded on every
  * anvil chain: fine for a devnet, fatal anywhere else. Account 5 is the worker's relayer (below); accounts 6-9
@@ -75,6 +77,8 @@ export interface DevnetToken {
   symbol: string;
   address: Address;
   decimals: number;
+  /** The token's name: its EIP-2612 domain name (version "1"). */
+  name: string;
 }
 
 /** `fill` is FerryApp on LayerZero devnets; `messenger` (AttesterMessenger) exists on attester devnets only. */
@@ -96,6 +100,8 @@ export interface DevnetDeployment<Contracts extends DevnetContracts = DevnetCont
   startBlock: bigint;
   /** False when the contracts were already on chain (state restored from a state file). */
   deployed: boolean;
+  /** Safe's contracts (contract-wallet offerers, EIP-1271): safe-devnet.ts. */
+  safe: SafeContracts;
 }
 
 export interface DeployDevnetOptions {
@@ -152,6 +158,7 @@ export async function deployDevnetContracts(options: DeployDevnetOptions): Promi
     symbol: t.symbol,
     address: at(i),
     decimals: TOKEN_DECIMALS,
+    name: t.name,
   }));
   const contracts: DevnetContracts = attester
     ? { messenger: at(n), escrow: at(n + 1), fill: at(n + 2) }
@@ -202,8 +209,11 @@ export async function deployDevnetContracts(options: DeployDevnetOptions): Promi
     log?.info({ chainId, ...contracts, tokens }, 'devnet contracts deployed');
   }
 
+  // Safe's contracts come right after the tokens and Ferry's three deployment transactions (either mode), at
+  // nonces the docs' addresses assume; the apps' wiring follows once both chains are up.
+  const safe = await deploySafeContracts({ publicClient, wallet }, { firstNonce: tokens.length + 3, log });
   await topUpDevnetWallets(options.mints ?? [], tokens, { publicClient, wallet, chainId, log });
-  return { chainId, contracts, tokens, deployed, startBlock };
+  return { chainId, contracts, tokens, deployed, startBlock, safe };
 }
 
 export type DevnetMessenger = 'layerzero' | 'attester';
@@ -220,6 +230,8 @@ export interface DevnetChainConfig {
   messenger: DevnetMessenger;
   /** LayerZero V2 on this devnet; null on attester devnets. */
   layerzero: LzChainDeployment | null;
+  /** Safe's contracts (contract-wallet offerers, EIP-1271): safe-devnet.ts; absent on chains set up by hand. */
+  safe?: SafeContracts;
 }
 
 export interface Devnets {
@@ -394,6 +406,7 @@ async function startDevnetChain(
     tokens: deployment.tokens,
     messenger,
     layerzero,
+    safe: deployment.safe,
   };
   return { chain, deployed: deployment.deployed };
 }

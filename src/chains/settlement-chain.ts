@@ -6,6 +6,7 @@ import {
   erc20Abi,
   getAddress,
   type Hex,
+  parseSignature,
 } from 'viem';
 import type { Address } from '../domain/address.ts';
 import { walkCauses } from '../domain/cause-walk.ts';
@@ -13,6 +14,7 @@ import type { ChainFill } from '../domain/chain-fill.ts';
 import { FerryError } from '../domain/ferry-error.ts';
 import type { OrderTerms } from '../domain/order-typed-data.ts';
 import type { EscrowStatus } from '../domain/settlement-decision.ts';
+import type { SwapPermit } from '../domain/swap-permit.ts';
 import type { Chain, ChainRegistry } from './chain-registry.ts';
 import { loadArtifact } from './contract-artifacts.ts';
 import { lzErrorAbi } from './layerzero/lz-artifacts.ts';
@@ -72,6 +74,8 @@ function revertReason(error: unknown): string | null {
 /** The settlement's chain reads and the calls it sends: escrow, messenger and token state, blocks and fills. */
 export interface SettlementChain extends ProofMessageChain {
   depositCall(chain: string, order: OrderTerms, signature: Hex): ContractCall;
+  /** The deposit that first spends the offerer's EIP-2612 permit (no approve needed). */
+  depositWithPermitCall(chain: string, order: OrderTerms, signature: Hex, permit: SwapPermit): ContractCall;
   /** FerryEscrow.refund(order): permissionless once the fill deadline and the settle grace have passed. */
   refundCall(chain: string, order: OrderTerms): ContractCall;
   /** AttesterMessenger.relayFill with the attester's signature over the fill by `order.filler` at `fillTime`. */
@@ -115,13 +119,27 @@ export interface SettlementChain extends ProofMessageChain {
 /** The escrow's and messenger's calls the worker sends, encoded for the chain's contracts. */
 function contractCalls(
   contracts: (chain: string) => Chain['contracts'],
-): Pick<SettlementChain, 'depositCall' | 'refundCall' | 'relayFillCall'> {
+): Pick<SettlementChain, 'depositCall' | 'depositWithPermitCall' | 'refundCall' | 'relayFillCall'> {
   return {
     depositCall(chain: string, order: OrderTerms, signature: Hex): ContractCall {
       return {
         chain,
         to: contracts(chain).escrow,
         data: encodeFunctionData({ abi: escrowAbi, functionName: 'deposit', args: [order, signature] }),
+      };
+    },
+    depositWithPermitCall(
+      chain: string,
+      order: OrderTerms,
+      signature: Hex,
+      permit: SwapPermit,
+    ): ContractCall {
+      const { r, s, v, yParity } = parseSignature(permit.signature);
+      const args = [order, signature, permit.deadline, Number(v ?? 27n + BigInt(yParity)), r, s] as const;
+      return {
+        chain,
+        to: contracts(chain).escrow,
+        data: encodeFunctionData({ abi: escrowAbi, functionName: 'depositWithPermit', args }),
       };
     },
     refundCall(chain: string, order: OrderTerms): ContractCall {

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { recoverMessageAddress } from 'viem';
+import { type Hex, hashMessage, recoverMessageAddress } from 'viem';
 import { generateSiweNonce, parseSiweMessage, type SiweMessage } from 'viem/siwe';
+import type { SignatureChecks } from '../chains/signature-checks.ts';
 import { type Address, normalizeAddress, sameAddress } from '../domain/address.ts';
 import { AppError, fieldError } from '../domain/app-error.ts';
 import { newId } from '../domain/ids.ts';
@@ -50,11 +51,24 @@ export interface SignedIn {
   readonly accountId: string;
 }
 
-/** Every check of EIP-4361 that needs no chain call: structure, domain, chain, times, then the signature. */
+/**
+ * Every check of EIP-4361: structure, domain, chain, times, then the signature: ECDSA without a chain call, or,
+ * when the address is a contract on the message's chain (a Safe, a smart account), its EIP-1271 isValidSignature
+ * over the message's EIP-191 hash.
+ */
 async function checkSiwe(
   input: SignInInput,
   now: Date,
-  served: { readonly siweDomains: readonly string[]; readonly chainIds: ReadonlySet<number> },
+  served: {
+    readonly siweDomains: readonly string[];
+    readonly chainIds: ReadonlySet<number>;
+    readonly contractSigned: (
+      chainId: number,
+      address: Address,
+      hash: Hex,
+      signature: Hex,
+    ) => Promise<boolean>;
+  },
 ) {
   let fields: Partial<SiweMessage>;
   try {
@@ -91,15 +105,17 @@ async function checkSiwe(
   if (fields.notBefore && fields.notBefore.getTime() > now.getTime()) {
     throw unauthorized('the sign-in message is not valid yet', 'body.message');
   }
-  let recovered: string;
+  let recovered: string | null = null;
   try {
     recovered = await recoverMessageAddress({ message: input.message, signature: input.signature });
-  } catch {
-    throw unauthorized('the signature is malformed', 'body.signature');
+  } catch {}
+  if (recovered !== null && sameAddress(recovered, address)) return { address, nonce: fields.nonce };
+  const hash = hashMessage(input.message);
+  if (await served.contractSigned(fields.chainId, address, hash, input.signature)) {
+    return { address, nonce: fields.nonce };
   }
-  if (!sameAddress(recovered, address))
-    throw unauthorized('the signature does not match the address', 'body.signature');
-  return { address, nonce: fields.nonce };
+  if (recovered === null) throw unauthorized('the signature is malformed', 'body.signature');
+  throw unauthorized('the signature does not match the address', 'body.signature');
 }
 
 export function createAuthService({
@@ -108,11 +124,20 @@ export function createAuthService({
   config,
   registry,
   credentialsEnded = () => {},
+  signatures,
 }: ServiceDeps & {
   /** Told when sessions end here (logout, the per-address cap), so streams close at once on every instance. */
   credentialsEnded?: () => void;
+  /** Checks a contract wallet's EIP-1271 signature; absent: only ECDSA signers sign in. */
+  signatures?: SignatureChecks;
 }): AuthService {
   const chainIds = new Set(registry.chains.map((c) => c.chainId));
+  /** A contract signer only: an address without code on the message's chain has not signed. */
+  async function contractSigned(chainId: number, address: Address, hash: Hex, signature: Hex) {
+    const chain = registry.chains.find((c) => c.chainId === chainId);
+    if (!signatures || !chain || !(await signatures.isContract(chain.name, address))) return false;
+    return signatures.contractSigned(chain.name, address, hash, signature);
+  }
 
   return {
     async issueNonce(): Promise<string> {
@@ -127,7 +152,11 @@ export function createAuthService({
 
     async verify(input: SignInInput, admit) {
       const now = clock.now();
-      const { address, nonce } = await checkSiwe(input, now, { siweDomains: config.siweDomains, chainIds });
+      const { address, nonce } = await checkSiwe(input, now, {
+        siweDomains: config.siweDomains,
+        chainIds,
+        contractSigned,
+      });
       await admit?.(address);
       // Consumed only after the signature checks out, so a forged attempt cannot burn someone's nonce.
       if (!(await consumeNonce(database.db, nonce, now))) {

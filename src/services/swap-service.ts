@@ -1,20 +1,25 @@
-import { sameAddress } from '../domain/address.ts';
+import type { SignatureChecks } from '../chains/signature-checks.ts';
 import { AppError, fieldError } from '../domain/app-error.ts';
 import { executeRefusal } from '../domain/lifecycle.ts';
 import { orderFromAcceptedQuote } from '../domain/order-from-quote.ts';
-import { canonicalSignature, recoverSigner } from '../domain/order-signature.ts';
+import { canonicalSignature } from '../domain/order-signature.ts';
 import type { Principal } from '../domain/principal.ts';
 import { publicOrderView } from '../domain/public-views.ts';
 import type { Order } from '../domain/records.ts';
+import type { SwapPermit } from '../domain/swap-permit.ts';
 import { findOrderByQuote, orderInsert } from '../store/orders-store.ts';
 import { UniqueViolationError } from '../store/store-errors.ts';
+import { insertSwapPermit } from '../store/swap-permits-store.ts';
 import type { QuoteService } from './quote-service.ts';
 import type { ServiceDeps } from './service-deps.ts';
+import { verifiedOrderSignature, verifiedPermit } from './swap-signatures.ts';
 
 export interface SwapInput {
   readonly orderId: string;
   readonly quoteId: string;
   readonly signature: `0x${string}`;
+  /** The offerer's EIP-2612 permit for the deposit: no approve transaction needed. */
+  readonly permit?: { readonly deadline: string; readonly signature: `0x${string}` };
 }
 
 export interface SwapService {
@@ -22,15 +27,16 @@ export interface SwapService {
   execute(principal: Principal, input: SwapInput): Promise<{ order: Order; created: boolean }>;
 }
 
-export function createSwapService(deps: ServiceDeps & { quotes: QuoteService }): SwapService {
-  const { database, clock, quotes } = deps;
+export function createSwapService(
+  deps: ServiceDeps & { quotes: QuoteService; signatures: SignatureChecks },
+): SwapService {
+  const { database, clock, quotes, registry, signatures } = deps;
 
   /** The same swap submitted again is the same order: a retry must never create a second one. */
   function sameSwapOrConflict(existing: Order, input: SwapInput) {
-    if (
-      existing.signature.toLowerCase() !==
-      (canonicalSignature(input.signature) ?? input.signature).toLowerCase()
-    ) {
+    const stored = existing.signature.toLowerCase();
+    const sent = input.signature.toLowerCase();
+    if (stored !== sent && stored !== (canonicalSignature(input.signature) ?? sent).toLowerCase()) {
       throw fieldError(
         'CONFLICT',
         'body.signature',
@@ -38,6 +44,22 @@ export function createSwapService(deps: ServiceDeps & { quotes: QuoteService }):
       );
     }
     return { order: existing, created: false };
+  }
+
+  /** The order, its permit and its event: one unit of work (without a permit, the single-statement write). */
+  async function insertOrder(order: Order, permit: SwapPermit | null): Promise<void> {
+    const created = {
+      type: 'order.created' as const,
+      occurredAt: order.createdAt,
+      data: publicOrderView(order),
+      accountIds: [order.moneyMoverAccountId, order.liquidityProviderAccountId],
+    };
+    if (!permit) return database.write(orderInsert(order), [created]);
+    await database.transaction(async (trx, uow) => {
+      await trx.executeQuery(orderInsert(order)(trx));
+      await insertSwapPermit(trx, order.id, permit);
+      uow.emit(created);
+    });
   }
 
   return {
@@ -69,34 +91,19 @@ export function createSwapService(deps: ServiceDeps & { quotes: QuoteService }):
           `the quote is ${refusal.status}; accept it before executing`,
         );
       }
-      // The quote's signingHash is the EIP-712 hash of its typed data, computed by this server when it wrote both
-      // in one row; recovering against it skips re-hashing the typed data on every swap (bench/README.md).
-      // Stored in the one form the escrow's ECDSA accepts, so an order the API takes can always be deposited.
-      const signature = canonicalSignature(input.signature);
-      const signer = signature === null ? null : recoverSigner(quote.signingHash, signature);
-      if (signer === null || !sameAddress(signer, request.offerer)) {
-        throw fieldError(
-          'INVALID_SIGNATURE',
-          'body.signature',
-          `the signature does not recover the offerer ${request.offerer} over the quote's typed data`,
-        );
-      }
+      const signature = await verifiedOrderSignature(signatures, request, quote.signingHash, input.signature);
       const order = orderFromAcceptedQuote({
         quote,
         request,
-        signature: signature as `0x${string}`,
+        signature,
         actor: principal.accountId,
         now,
       });
+      const permit = input.permit
+        ? await verifiedPermit({ registry, signatures }, order, input.permit)
+        : null;
       try {
-        await database.write(orderInsert(order), [
-          {
-            type: 'order.created',
-            occurredAt: now,
-            data: publicOrderView(order),
-            accountIds: [order.moneyMoverAccountId, order.liquidityProviderAccountId],
-          },
-        ]);
+        await insertOrder(order, permit);
       } catch (error) {
         if (!(error instanceof UniqueViolationError)) throw error;
         // A concurrent identical request won the insert; answer with its order.

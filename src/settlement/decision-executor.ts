@@ -22,6 +22,7 @@ import {
 } from '../store/settlement-store.ts';
 import { createAttesting } from './attesting.ts';
 import type { ActionOutcome, ChainActionExecutor } from './chain-action-executor.ts';
+import { orderDepositCall } from './order-deposit-call.ts';
 
 /**
  * `now`: walk the order on in this pass. `soon`: it waits on a chain (a receipt, a fill, depth, a deadline, an
@@ -148,7 +149,7 @@ export function createDecisionExecutor(deps: {
         return send(
           order,
           'deposit',
-          chain.depositCall(order.inputChain, terms, order.signature),
+          (await orderDepositCall(database, chain, order, terms)).call,
           decision.retryOf,
         );
       case 'attest-and-settle':

@@ -11,6 +11,7 @@ import type { FerryDatabase } from '../store/database.ts';
 import { findProofMessage } from '../store/log-scan-store.ts';
 import type { ChainActionExecutor } from './chain-action-executor.ts';
 import type { FillIndexer } from './fill-indexer.ts';
+import { orderDepositCall } from './order-deposit-call.ts';
 
 /** Reads what the settlement decision needs for one order. */
 export interface OrderObserver {
@@ -43,7 +44,7 @@ export function createOrderObserver(deps: {
   /** The deposit is simulated from this address. */
   readonly relayer: PrivateKeyAccount;
   readonly fillIndexer?: FillIndexer;
-  /** Where the fill index keeps proof messages. */
+  /** Where the fill index keeps proof messages and a swap's EIP-2612 permit is kept. */
   readonly database: FerryDatabase;
   readonly clock: Clock;
 }): OrderObserver {
@@ -124,12 +125,21 @@ export function createOrderObserver(deps: {
       order.inputToken,
       order.offerer,
     );
-    const check = { balance, allowance, inputAmount: order.inputAmount, revert: null as string | null };
-    if (balance < order.inputAmount || allowance < order.inputAmount || inputTime > terms.openDeadline) {
+    const deposit = await orderDepositCall(deps.database, chain, order, terms);
+    // A permit grants the escrow inputAmount within the deposit itself: the allowance is not the offerer's to give
+    // (a permit that no longer works shows in the simulation below).
+    const allowed = deposit.withPermit && allowance < order.inputAmount ? order.inputAmount : allowance;
+    const check = {
+      balance,
+      allowance: allowed,
+      inputAmount: order.inputAmount,
+      revert: null as string | null,
+    };
+    if (balance < order.inputAmount || allowed < order.inputAmount || inputTime > terms.openDeadline) {
       return check;
     }
     try {
-      await chain.simulate(chain.depositCall(order.inputChain, terms, order.signature), relayer.address);
+      await chain.simulate(deposit.call, relayer.address);
     } catch (error) {
       if (!(error instanceof RevertError)) throw error;
       check.revert = error.reason;

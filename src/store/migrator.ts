@@ -13,6 +13,7 @@ import { txLedgerMigration } from './migrations/0010-tx-ledger.ts';
 import { lpCommitmentsMigration } from './migrations/0011-lp-commitments.ts';
 import { webhooksMigration } from './migrations/0012-webhooks.ts';
 import { settlementMessagesMigration } from './migrations/0014-settlement-messages.ts';
+import { swapPermitsMigration } from './migrations/0015-swap-permits.ts';
 import { protocolFeeMigration } from './migrations/0016-protocol-fee.ts';
 
 /** Migrations live in code (not scanned from disk) so both dialects and bundlers see the same list. */
@@ -33,6 +34,7 @@ function provider(dialect: FerryDatabase['dialect']): MigrationProvider {
         '0011-lp-commitments': lpCommitmentsMigration,
         '0012-webhooks': webhooksMigration,
         '0014-settlement-messages': settlementMessagesMigration,
+        '0015-swap-permits': swapPermitsMigration,
         '0016-protocol-fee': protocolFeeMigration,
       };
     },

@@ -279,7 +279,17 @@ export interface ProofDeliveredTable {
   block_timestamp: number;
 }
 
+/** A swap's EIP-2612 permit (0015-swap-permits.ts). */
+export interface SwapPermitsTable {
+  order_id: string;
+  /** Unix seconds, a decimal string (uint256). */
+  deadline: string;
+  /** The offerer's 65-byte permit signature. */
+  signature: string;
+}
+
 export interface Database {
+  swap_permits: SwapPermitsTable;
   webhook_endpoints: WebhookEndpointsTable;
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_attempts: WebhookAttemptsTable;

@@ -40,15 +40,18 @@ export function registerAuthRoutes(
         security: PUBLIC_SECURITY,
         summary: 'Verify a signed sign-in message',
         description:
-          'Checks the EIP-4361 message (domain, nonce, chain, expiry) and its signature, and opens a session. Present it as `Authorization: Bearer <token>` on endpoints 1-10, acting as the money mover of that address. ' +
+          'Checks the EIP-4361 message (domain, nonce, chain, expiry) and its signature (ECDSA, or EIP-1271 isValidSignature on the chain of the message when the address is a contract wallet such as a Safe), and opens a session. Present it as `Authorization: Bearer <token>` on endpoints 1-10, acting as the money mover of that address. ' +
           `At most ${config.signIn.perIpPerMinute} sign-ins per minute per client IP and ${config.signIn.perAddressPerMinute} per address from any IP (429 RATE_LIMITED), and ${config.signIn.sessionsPerAddress} live sessions per address: a new session ends the oldest. ` +
           'An Idempotency-Key is ignored here (the answer holds a live token and is never stored).',
         body: Type.Object(
           {
             message: Type.String({ minLength: 1, maxLength: 4096 }),
             signature: Type.String({
-              pattern: '^0x([0-9a-fA-F]{128}|[0-9a-fA-F]{130})$',
-              'x-message': 'must be a 0x-prefixed 65-byte hex signature',
+              pattern: '^0x([0-9a-fA-F]{2}){64,}$',
+              maxLength: 2 + 2 * 4096,
+              description:
+                "ECDSA (65 bytes, or 64-byte EIP-2098), or a contract wallet's EIP-1271 signature (a Safe: one 65-byte segment per owner), up to 4096 bytes",
+              'x-message': 'must be a 0x-prefixed hex signature of 64 to 4096 bytes',
             }),
             address: AddressSchema,
           },

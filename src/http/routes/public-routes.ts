@@ -30,6 +30,10 @@ const ChainViewSchema = Type.Object({
         description:
           'Smallest inputAmount accepted with this token as input, in base units (smaller: 400 AMOUNT_TOO_SMALL)',
       }),
+      permit: Type.Union([Type.Object({ name: Type.String(), version: Type.String() }), Type.Null()], {
+        description:
+          "The token's EIP-2612 domain (name, version; chain id = the chain's, verifyingContract = the token) when it takes permits: a swap may then carry a permit instead of an approve (POST /api/v1/swaps `permit`). Null otherwise.",
+      }),
     }),
   ),
 });

@@ -20,17 +20,41 @@ export function registerSwapRoutes(app: FerryApp, { swaps }: { swaps: SwapServic
         operationId: 'executeSwap',
         summary: 'Execute a swap',
         description:
-          "Submits the offerer's EIP-712 signature over an accepted quote's typed data and creates the order (201). The signature must recover the offerer (400 INVALID_SIGNATURE). Repeating the same request returns the same order with 200.",
+          "Submits the offerer's EIP-712 signature over an accepted quote's typed data and creates the order (201). The signature must recover the offerer, or, when the offerer is a contract on the input chain (a Safe, a smart account), be accepted by its EIP-1271 isValidSignature over the quote's signingHash (400 INVALID_SIGNATURE otherwise). An optional EIP-2612 `permit` (tokens whose `permit` is set in GET /api/public/chains) lets Ferry deposit without an approve: the offerer then needs no transaction and no gas. Repeating the same request returns the same order with 200.",
         security: ACCOUNT_SECURITY,
         body: Type.Object(
           {
             orderId: IdSchema,
             quoteId: IdSchema,
             signature: Type.String({
-              pattern: '^0x([0-9a-fA-F]{128}|[0-9a-fA-F]{130})$',
-              description: '65-byte (or 64-byte EIP-2098) hex signature',
-              'x-message': 'must be a 0x-prefixed 65-byte hex signature',
+              pattern: '^0x([0-9a-fA-F]{2})*$',
+              maxLength: 2 + 2 * 4096,
+              description:
+                "The offerer's signature over the quote's typed data: 65-byte (or 64-byte EIP-2098) ECDSA, or, for a contract offerer, whatever its EIP-1271 isValidSignature takes (a Safe: one 65-byte segment per owner), up to 4096 bytes",
+              'x-message': 'must be a 0x-prefixed hex signature of at most 4096 bytes',
             }),
+            permit: Type.Optional(
+              Type.Object(
+                {
+                  deadline: Type.String({
+                    pattern: '^[0-9]{1,78}$',
+                    description:
+                      "The permit's deadline in unix seconds (decimal string); at least the order's openDeadline",
+                    'x-message': 'must be a decimal string of unix seconds',
+                  }),
+                  signature: Type.String({
+                    pattern: '^0x([0-9a-fA-F]{128}|[0-9a-fA-F]{130})$',
+                    description: '65-byte (or 64-byte EIP-2098) hex signature',
+                    'x-message': 'must be a 0x-prefixed 65-byte hex signature',
+                  }),
+                },
+                {
+                  additionalProperties: false,
+                  description:
+                    "The offerer's EIP-2612 permit for the deposit: owner the offerer, spender the input chain's escrow, value the quote's inputAmount, nonce the token's nonces(offerer) now, this deadline; signed in the token's permit domain (GET /api/public/chains). Ferry then deposits with depositWithPermit: no approve transaction, no gas for the offerer.",
+                },
+              ),
+            ),
           },
           { additionalProperties: false },
         ),
@@ -43,9 +67,19 @@ export function registerSwapRoutes(app: FerryApp, { swaps }: { swaps: SwapServic
     },
     async (request, reply) => {
       const principal = principalOf(request);
+      const { orderId, quoteId } = request.body;
       const { order, created } = await swaps.execute(principal, {
-        ...request.body,
+        orderId,
+        quoteId,
         signature: request.body.signature as `0x${string}`,
+        ...(request.body.permit
+          ? {
+              permit: {
+                deadline: request.body.permit.deadline,
+                signature: request.body.permit.signature as `0x${string}`,
+              },
+            }
+          : {}),
       });
       reply.code(created ? 201 : 200);
       return {
