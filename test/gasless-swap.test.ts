@@ -1,7 +1,16 @@
-import { createPublicClient, erc20Abi, type Hex, http, toFunctionSelector } from 'viem';
+import {
+  type AbiFunction,
+  createPublicClient,
+  erc20Abi,
+  getAbiItem,
+  type Hex,
+  http,
+  toFunctionSelector,
+} from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signPermit, signQuote } from '../sdk/src/index.ts';
+import { loadArtifact } from '../src/chains/contract-artifacts.ts';
 import { ANVIL_KEYS } from '../src/chains/devnet.ts';
 import { anvilKnobs } from './support/anvil-knobs.ts';
 import { balanceOf, fillSwap, transferToken } from './support/chain-actors.ts';
@@ -12,7 +21,7 @@ import { startWorkerProcess } from './support/worker-process.ts';
 
 const lpWallet = privateKeyToAccount(ANVIL_KEYS[4]);
 const DEPOSIT_WITH_PERMIT = toFunctionSelector(
-  'depositWithPermit((address,address,address,address,uint256,uint256,uint256,uint256,address,uint256,uint256,uint256),bytes,uint256,uint8,bytes32,bytes32)',
+  getAbiItem({ abi: loadArtifact('FerryEscrow').abi, name: 'depositWithPermit' }) as AbiFunction,
 );
 
 /**
