@@ -217,7 +217,7 @@ describe('webhooks', () => {
       apiKey: other.apiKey,
       body: { url: 'http://127.0.0.1:9/x', events: ['order.updated', 'order.settled'] },
     });
-    expectError(typo, 400, 'VALIDATION_ERROR', 'body.events/1');
+    expectError(typo, 400, 'VALIDATION_ERROR', 'body.events.1');
     expect((await h.http('GET', '/api/v1/webhooks', { apiKey: other.apiKey })).body.data.webhooks).toEqual(
       [],
     );

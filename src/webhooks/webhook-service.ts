@@ -56,7 +56,7 @@ export function createWebhookService(deps: {
           ? []
           : [
               {
-                path: `body.events/${index}`,
+                path: `body.events.${index}`,
                 message: `is not an event type: ${WEBHOOK_EVENT_TYPES.join(', ')}`,
               },
             ],
