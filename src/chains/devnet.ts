@@ -56,10 +56,10 @@ export const DEVNET_ATTESTER_KEY: Hex = ANVIL_KEYS[1];
  */
 export const DEVNET_RELAYER_KEY: Hex = '0x8b3a350cf5c34c9194ca85829a2df0ec3153be0318b5e2d3348e872092edffba';
 /**
- * Where the devnets' escrows pay the protocol fee (PROTOCOL_FEE_BPS): anvil account 9's address, a wallet nothing
- * else on the devnets uses, so its balance shows exactly the fees collected.
+ * Where the devnets' escrows pay the protocol fee (PROTOCOL_FEE_BPS): an address no devnet key controls and
+ * nothing else uses, so its balance is exactly the fees collected.
  */
-export const DEVNET_FEE_RECIPIENT: Address = '0xa0Ee7A142d267C1f36714E4a8F75612F20a79720';
+export const DEVNET_FEE_RECIPIENT: Address = '0x00000000000000000000000000000000000Fee01';
 /** The worker's keys on the built-in devnets (well-known anvil keys: devnets only). */
 export const DEVNET_WORKER_KEYS = { relayer: DEVNET_RELAYER_KEY, attester: DEVNET_ATTESTER_KEY } as const;
 
