@@ -324,6 +324,41 @@ describe('the ferry CLI', () => {
     expect(refused.stderr).toContain('LOG_FORMAT');
   }, 90_000);
 
+  it('start --registry (production) runs the API without the worker unless WORKER=true asks for it', async () => {
+    const {
+      CHAIN_REGISTRY: _r,
+      WORKER: _w,
+      RELAYER_PRIVATE_KEY: _k,
+      ATTESTER_PRIVATE_KEY: _a,
+      ...inherited
+    } = process.env;
+    const env = { ...inherited, DATABASE_URL: database.url, DATA_DIR: dir, PORT: '0', LOG_LEVEL: 'silent' };
+    const banner = await new Promise<string>((resolve, reject) => {
+      const child = spawn(
+        process.execPath,
+        [path.join(repoRoot, 'bin', 'ferry.js'), 'start', '--registry', h.registryFile],
+        { cwd: repoRoot, env },
+      );
+      let out = '';
+      const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+      child.stdout.on('data', (chunk: Buffer) => {
+        out += chunk.toString();
+        if (/^ {2}Worker .*$/m.test(out)) child.kill('SIGTERM');
+      });
+      child.on('error', reject);
+      child.on('exit', () => {
+        clearTimeout(timer);
+        resolve(out);
+      });
+    });
+    // No relayer key was given, and none was needed: the API runs alone.
+    expect(banner).toContain('Ferry is listening on http://127.0.0.1:');
+    expect(banner).toContain('  Worker         off: run `ferry worker` (or set WORKER=true)\n');
+    const asked = await ferry(['start', '--registry', h.registryFile], { ...env, WORKER: 'true' });
+    expect(asked.code).toBe(1);
+    expect(asked.stderr).toContain('RELAYER_PRIVATE_KEY');
+  }, 120_000);
+
   it('a relative DATA_DIR is taken from the Ferry folder, whatever folder the command runs in', async () => {
     const elsewhere = fs.mkdtempSync(path.join(os.tmpdir(), 'ferry-cwd-'));
     const dataDir = path.join(dir, 'relative-data');

@@ -1,6 +1,9 @@
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
+import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import {
   type Abi,
   type Address,
@@ -12,6 +15,7 @@ import {
 } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RegistryFile } from '../src/chains/chain-registry.ts';
 import { loadArtifact } from '../src/chains/contract-artifacts.ts';
 import { ANVIL_KEYS, DEVNET_DEPLOYER_KEY, type Devnets, startDevnets } from '../src/chains/devnet.ts';
 import { devnetChain } from '../src/chains/devnet-chain.ts';
@@ -19,6 +23,8 @@ import type { LayerZeroDevnetError } from '../src/chains/layerzero/lz-chain-clie
 import { lzReceiveOptions } from '../src/chains/layerzero/lz-packet.ts';
 import { buildOrderTypedData, hashOrderTypedData, type OrderTerms } from '../src/domain/order-typed-data.ts';
 import { until } from './support/polling.ts';
+
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 /**
  * The devnets' LayerZero path end to end: a fill proven by the filler's own fillAndProve settles the escrow on the
@@ -50,8 +56,19 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
+/** What this suite needs of a devnet: the same fields in `devnets.chains` and in a registry file's entries. */
+interface DevnetView {
+  chainId: number;
+  rpcUrl: string;
+  contracts: { escrow: string; fill: string };
+  tokens: readonly { address: string }[];
+}
+let viewed: readonly DevnetView[] = [];
+
 function side(index: 0 | 1) {
-  const chain = devnets.chains[index];
+  const chain = (viewed.length > 0 ? viewed : devnets.chains)[index] as
+    | (DevnetView & { contracts: { escrow: Address; fill: Address }; tokens: { address: Address }[] })
+    | undefined;
   if (!chain) throw new Error(`no devnet ${index}`);
   const viemChain = devnetChain(chain.chainId, chain.rpcUrl);
   const pub = createPublicClient({ chain: viemChain, transport: http(chain.rpcUrl) });
@@ -165,4 +182,64 @@ describe('the devnet relay', () => {
     await a.send(DEVNET_DEPLOYER_KEY, usdc, tokenAbi, 'unpause', []);
     await until('escrow settled after unpausing', async () => (await statusOf(orderHash)) === SETTLED);
   });
+});
+
+async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+describe('ferry devnet', () => {
+  it('runs the relay in its own process: a fill settles with no Ferry API running', async () => {
+    await devnets.stop();
+    const ports = [await freePort(), await freePort()];
+    const dataDir = mkdtempSync(path.join(tmpdir(), 'ferry-devnet-process-'));
+    const child = spawn(process.execPath, [path.join(repoRoot, 'bin', 'ferry.js'), 'devnet'], {
+      cwd: repoRoot,
+      env: {
+        ...process.env,
+        DATA_DIR: dataDir,
+        DEVNET_PORT_A: String(ports[0]),
+        DEVNET_PORT_B: String(ports[1]),
+        LOG_LEVEL: 'silent',
+        CHAIN_REGISTRY: '',
+      },
+    });
+    const exited = new Promise((resolve) => child.on('exit', resolve));
+    try {
+      let out = '';
+      let err = '';
+      child.stdout.on('data', (chunk: Buffer) => {
+        out += chunk.toString();
+      });
+      child.stderr.on('data', (chunk: Buffer) => {
+        err += chunk.toString();
+      });
+      const file = await until(`ferry devnet printed its registry (stderr: ${err})`, async () => {
+        try {
+          return JSON.parse(out) as RegistryFile;
+        } catch {
+          return null;
+        }
+      });
+      expect(file.chains.map((c) => [c.messenger, c.layerzero?.eid])).toEqual([
+        ['layerzero', 40901],
+        ['layerzero', 40902],
+      ]);
+      viewed = file.chains;
+      const orderHash = await depositFillAndProve();
+      await until(
+        'escrow settled by the devnet process',
+        async () => (await statusOf(orderHash)) === SETTLED,
+      );
+    } finally {
+      viewed = [];
+      child.kill('SIGTERM');
+      await exited;
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 120_000);
 });

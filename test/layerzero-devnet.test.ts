@@ -4,6 +4,7 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AnvilInstance, startAnvil } from '../src/chains/anvil-process.ts';
 import { ANVIL_KEYS, DEVNET_DEPLOYER_KEY } from '../src/chains/devnet.ts';
+import { DEVNET_DVN_KEYS, DEVNET_EXECUTOR_KEY } from '../src/chains/devnet-layerzero.ts';
 import { loadLzArtifact } from '../src/chains/layerzero/lz-artifacts.ts';
 import {
   deployLz,
@@ -29,12 +30,9 @@ import {
 import { type LzDelivery, type LzRelay, startLzRelay } from '../src/chains/layerzero/lz-relay.ts';
 import { compileSources } from '../src/chains/solc-compile.ts';
 
-/** Well-known anvil accounts 6, 7 and 8 (devnets only): one key per DVN, one for the executor. */
-const DVN_KEYS: readonly Hex[] = [
-  '0x92db14e403b83dfe3df233f83dfa3a0d7096f21ca9b0d6d6b8d88b2b4ec1564e',
-  '0x4bbbf85ce3377467afe5d46f804f221813b2bb87f24d81f60f1fcdbf7cbf4356',
-];
-const EXECUTOR_KEY: Hex = '0xdbda1821b80551c9d65939329250298aa3472ba22feea921c0cf5d620ea67b97';
+/** The devnets' own DVN keys (anvil accounts 6 and 7) and executor key (account 8): devnets only. */
+const DVN_KEYS = DEVNET_DVN_KEYS;
+const EXECUTOR_KEY = DEVNET_EXECUTOR_KEY;
 /** Account 4 holds neither DVN's signer role: its signatures are forgeries. */
 const FORGER_KEY: Hex = ANVIL_KEYS[4];
 const CONFIRMATIONS = 1n;

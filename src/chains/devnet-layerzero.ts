@@ -126,6 +126,7 @@ export function startDevnetRelay(
   log: ChainLogger | undefined,
   options: DevnetRelayOptions = {},
 ): LzRelay {
+  log?.info({ eids: chains.map((c) => c.layerzero.eid) }, 'LayerZero relay started (two DVNs, executor)');
   return startLzRelay({
     chains: chains.map((chain) => ({ rpcUrl: chain.rpcUrl, deployment: chain.layerzero })),
     dvnKeys: DEVNET_DVN_KEYS,

@@ -89,11 +89,12 @@ export async function wireFerryChains(
   if (apps.length < 2) throw new FerryDeployError('wiring needs at least two LayerZero chains');
   const timeoutMs = options.rpcTimeoutMs ?? DEFAULT_LZ_RPC_TIMEOUT_MS;
   const clients = apps.map((app) => lzChainClient(app.rpcUrl, app.chainId, options.deployerKey, timeoutMs));
+  // Every app must still be the deployer's before anything is written, so a refusal leaves no chain half-done.
+  for (const [i, local] of apps.entries()) await assertOwner(clients[i] as LzChainClient, local);
   // Each chain's wiring writes on that chain alone, so the chains are wired side by side.
   await Promise.all(
     apps.map(async (local, i) => {
       const client = clients[i] as LzChainClient;
-      await assertOwner(client, local);
       for (const remote of apps) {
         if (remote === local) continue;
         await wirePath(client, local, remote);

@@ -10,26 +10,19 @@ import {
   redactUrl,
 } from '../config/config.ts';
 import { AppError } from '../domain/app-error.ts';
-import { FerryError } from '../domain/ferry-error.ts';
 import { ACCOUNT_TYPES, type AccountType } from '../domain/principal.ts';
 import type { AccountService } from '../services/account-service.ts';
+import { CliError } from './cli-error.ts';
 import { registerDemoCommand } from './demo-command.ts';
+import { registerDeployCommand } from './deploy-command.ts';
 import { registerLpCommand } from './lp-command.ts';
 
 // Only commander and the config load up front, so `--help` and `--version` answer at once; each command
 // imports what it runs (the server, viem, the database drivers) when it runs.
 
-/** A problem the operator can fix, said in one line (no stack trace). */
-class CliError extends FerryError {
-  override readonly name = 'CliError';
-  constructor(message: string) {
-    // The same command with the same options fails the same way until the operator changes something.
-    super(message, { retryable: false });
-  }
-}
-
-function config(): Config {
-  return loadConfig();
+/** The environment's settings; `--registry FILE` (taken from the current folder) stands for CHAIN_REGISTRY. */
+function config(registry?: string): Config {
+  return loadConfig(registry ? { ...process.env, CHAIN_REGISTRY: path.resolve(registry) } : process.env);
 }
 
 /** Every command that opens the database says which one (on stderr, so --json output stays clean). */
@@ -69,12 +62,16 @@ const program = new Command('ferry')
 program
   .command('start')
   .description('start the API (and, without CHAIN_REGISTRY, the two local devnets)')
+  .option(
+    '--registry <file>',
+    'chain registry file (instead of CHAIN_REGISTRY); the worker then runs only with WORKER=true',
+  )
   .addHelpText(
     'after',
     `\nSettings (environment variables; shown with their defaults, see docs/configuration.md):\n${describeSettings()}\n`,
   )
-  .action(async () => {
-    const cfg = config();
+  .action(async (opts: { registry?: string }) => {
+    const cfg = config(opts.registry);
     const { findPortClash, portsToCheck } = await import('./port-check.ts');
     const clash = await findPortClash(portsToCheck(cfg, !cfg.chainRegistryPath));
     if (clash) throw new CliError(clash);
@@ -109,7 +106,9 @@ program
 
 program
   .command('devnet')
-  .description('run the two local anvil devnets with Ferry contracts deployed, and print the registry')
+  .description(
+    'run the two local anvil devnets with Ferry contracts deployed (and the LayerZero relay), and print the registry',
+  )
   .action(async () => {
     const cfg = config();
     const { findPortClash, portsToCheck } = await import('./port-check.ts');
@@ -133,8 +132,9 @@ program
 program
   .command('worker')
   .description('run only the settlement worker (several may run against one PostgreSQL database)')
-  .action(async () => {
-    const cfg = config();
+  .option('--registry <file>', 'chain registry file (instead of CHAIN_REGISTRY)')
+  .action(async (opts: { registry?: string }) => {
+    const cfg = config(opts.registry);
     if (!cfg.chainRegistryPath)
       throw new ConfigError(['ferry worker needs CHAIN_REGISTRY (e.g. ./data/chains.json)']);
     if (cfg.metricsPort !== null) {
@@ -275,6 +275,7 @@ keys
 
 registerLpCommand(program);
 registerDemoCommand(program);
+registerDeployCommand(program);
 
 program.parseAsync().catch((error: unknown) => {
   if (error instanceof ConfigError || error instanceof AppError || error instanceof CliError)

@@ -19,6 +19,7 @@ export function startBanner(options: {
     `  Public API     ${base}/api/public/orders`,
     `  Health         ${base}/healthz`,
     `  Database       ${redactUrl(config.databaseUrl)}`,
+    `  Worker         ${config.worker.enabled ? 'on (in this process)' : 'off: run `ferry worker` (or set WORKER=true)'}`,
     `  Chains`,
     // RPC URLs of a real registry may carry provider keys: only the local devnets' are printed.
     ...registry.chains.map(

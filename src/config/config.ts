@@ -3,7 +3,15 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { FerryError } from '../domain/ferry-error.ts';
 import { LOG_FORMATS, type LogFormatSetting } from '../process/log-format.ts';
-import { bool, int, oneOf, privateKey, type Setting, text, trustProxySetting } from './setting-parsers.ts';
+import {
+  int,
+  oneOf,
+  optionalBool,
+  privateKey,
+  type Setting,
+  text,
+  trustProxySetting,
+} from './setting-parsers.ts';
 
 /** Everything Ferry reads from its environment, parsed once at start. */
 export interface Config {
@@ -75,6 +83,8 @@ export interface Config {
   readonly headerLimitBytes: number;
   /** When set, `GET /metrics` requires `Authorization: Bearer <token>`. Secret: never logged. */
   readonly metricsToken: string | null;
+  /** `ferry deploy` only: deploys the contracts and owns the apps until they are wired and locked. Secret. */
+  readonly deployerKey: `0x${string}` | null;
   /** `ferry worker` only: the port its own `GET /metrics` listens on; null serves none. */
   readonly metricsPort: number | null;
   readonly expirySweepMs: number;
@@ -195,7 +205,10 @@ export const SETTINGS = {
   SESSIONS_PER_ADDRESS: int(5, 1, 1000, 'live sign-in sessions per address (a new one ends the oldest)'),
   EXPIRY_SWEEP_MS: int(1000, 50, 60_000, 'interval of the expiry sweep'),
   IDEMPOTENCY_TTL_SECONDS: int(86_400, 60, 30 * 86_400, 'how long an Idempotency-Key replays its response'),
-  WORKER: bool(true, 'run the settlement worker inside ferry start'),
+  WORKER: optionalBool(
+    'run the settlement worker inside ferry start (production: run ferry worker apart)',
+    'on with the devnets, off with CHAIN_REGISTRY',
+  ),
   WORKER_POLL_MS: int(500, 20, 60_000, 'how often the worker looks for orders to move'),
   WORKER_LEASE_MS: int(30_000, 500, 600_000, 'how long a worker holds an order before another may take it'),
   RELAYER_PRIVATE_KEY: privateKey(
@@ -205,6 +218,10 @@ export const SETTINGS = {
   ATTESTER_PRIVATE_KEY: privateKey(
     'signs fill attestations (required with CHAIN_REGISTRY)',
     'devnets: anvil account 1',
+  ),
+  DEPLOYER_PRIVATE_KEY: privateKey(
+    "ferry deploy only: deploys Ferry's contracts and wires (then locks) its LayerZero apps",
+    'unset',
   ),
   METRICS_TOKEN: text(null, 'when set, GET /metrics requires Authorization: Bearer <token>', {
     shown: 'unset (open)',
@@ -317,11 +334,14 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     bodyLimitBytes: s.BODY_LIMIT_BYTES,
     headerLimitBytes: s.HEADER_LIMIT_BYTES,
     metricsToken: s.METRICS_TOKEN,
+    deployerKey: s.DEPLOYER_PRIVATE_KEY,
     metricsPort: s.METRICS_PORT === null ? null : Number(s.METRICS_PORT),
     expirySweepMs: s.EXPIRY_SWEEP_MS,
     idempotencyTtlSeconds: s.IDEMPOTENCY_TTL_SECONDS,
     worker: {
-      enabled: s.WORKER,
+      // With a registry of real chains (production) the API runs alone unless asked: workers hold the relayer key
+      // and run as their own processes (`ferry worker`); Ferry's own devnets keep everything in one process.
+      enabled: s.WORKER ?? !s.CHAIN_REGISTRY,
       pollMs: s.WORKER_POLL_MS,
       leaseMs: s.WORKER_LEASE_MS,
       relayerKey: s.RELAYER_PRIVATE_KEY,

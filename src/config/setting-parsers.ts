@@ -33,6 +33,13 @@ export const bool = (fallback: boolean, doc: string): Setting<boolean> => ({
     return { problem: `must be true or false, got "${raw}"` };
   },
 });
+/** A switch whose default depends on other settings: unset is null, and the caller decides. */
+export const optionalBool = (doc: string, shown: string): Setting<boolean | null> => ({
+  fallback: null,
+  shown,
+  doc,
+  parse: (raw) => bool(false, doc).parse(raw),
+});
 /** Free text; `check` returns a problem or null. `shown` overrides how the default reads. */
 export const text = <T extends string | null>(
   fallback: T,
