@@ -22,8 +22,9 @@ const HASH = /^0x[0-9a-f]{64}$/;
 async function setup(messenger: 'layerzero' | 'attester') {
   const h = await startHarness(
     { worker: WORKER_ON, rateLimits: { apiKey: 100_000, session: 60, ip: 100_000 } },
-    // The fallbacks wait on the worker's clock, which the test moves by hand.
-    { messenger, chains: { proveAfterSeconds: 5, executeAfterSeconds: 5 } },
+    // The fallbacks wait on the worker's clock, which the test moves by hand (past one, never the other by
+    // accident: the executor's wait is far longer).
+    { messenger, chains: { proveAfterSeconds: 5, executeAfterSeconds: 600 } },
   );
   const mm = await h.createAccount('moneyMover');
   const lp = await h.createAccount('liquidityProvider', 'lp', lpWallet.address);
@@ -138,7 +139,7 @@ describe('settlement through LayerZero', () => {
       expect((await orderView(h, mm.apiKey, swap.orderId)).status).toBe('filled');
 
       await catchUpClock(h);
-      h.clock.advance(10);
+      h.clock.advance(700);
       const completed = await waitForStatus(h, mm.apiKey, swap.orderId, 'completed', 20_000);
       expect(completed.details.settlement).toMatchObject({
         status: 'delivered',

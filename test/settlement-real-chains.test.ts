@@ -10,6 +10,7 @@ import { type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadArtifact } from '../src/chains/contract-artifacts.ts';
 import { ANVIL_KEYS } from '../src/chains/devnet.ts';
+import { orderTermsFrom } from '../src/domain/order-typed-data.ts';
 import { type AnvilKnobs, anvilKnobs } from './support/anvil-knobs.ts';
 import { approveEscrow, fillSwap } from './support/chain-actors.ts';
 import { WORKER_ON } from './support/fixtures.ts';
@@ -35,7 +36,8 @@ describe('settlement on chains with 1-second blocks', () => {
   beforeAll(async () => {
     h = await startHarness(
       { worker: WORKER_ON, rateLimits: { apiKey: 100_000, session: 60, ip: 100_000 } },
-      { chains: { replaceAfterSeconds: 3 } },
+      // proveAfterSeconds: the wiped-mempool LP fills without a proof; the worker proves it a block later.
+      { chains: { replaceAfterSeconds: 3, proveAfterSeconds: 1 } },
     );
     mm = await h.createAccount('moneyMover');
     lp = await h.createAccount('liquidityProvider', 'lp', lpWallet.address);
@@ -113,7 +115,7 @@ describe('settlement on chains with 1-second blocks', () => {
         encodeFunctionData({
           abi: fillAbi,
           functionName: 'fill',
-          args: [swap.orderHash, h.usdcB, output, h.otherWallet.address, swap.fillDeadline],
+          args: [orderTermsFrom(swap.typedData), swap.typedData.domain.verifyingContract],
         }),
       );
       await waitForStatus(h, mm.apiKey, swap.orderId, 'completed', 60_000);

@@ -26,7 +26,11 @@ describe('a worker killed at any step neither loses an order nor sends a transac
   let lp: { id: string; apiKey: string };
 
   beforeAll(async () => {
-    h = await startHarness({ rateLimits: { apiKey: 100_000, session: 60, ip: 100_000 } });
+    // The filler of the prove cases leaves its fill unproven: the worker proves it a second after the fill.
+    h = await startHarness(
+      { rateLimits: { apiKey: 100_000, session: 60, ip: 100_000 } },
+      { chains: { proveAfterSeconds: 1 } },
+    );
     mm = await h.createAccount('moneyMover');
     lp = await h.createAccount('liquidityProvider', 'lp', lpWallet.address);
   });
@@ -80,7 +84,7 @@ describe('a worker killed at any step neither loses an order nor sends a transac
   );
 
   it.each(stages)(
-    'killed %s:settle, restarted: completes with one deposit and one settle',
+    'killed %s:prove, restarted: completes with one deposit and one settle',
     async (stage) => {
       const input = 1_000_000n;
       await approveEscrow(h, h.chainA, h.usdcA, h.offerer, input);
@@ -91,9 +95,9 @@ describe('a worker killed at any step neither loses an order nor sends a transac
       } finally {
         await first.stop();
       }
-      await fillSwap(h, lpWallet, swap, 990_000n);
+      await fillSwap(h, lpWallet, swap, 990_000n, { prove: false });
 
-      await runCrashing([`${stage}:settle`]);
+      await runCrashing([`${stage}:prove`]);
       const worker = startWorkerProcess(h);
       try {
         await waitForStatus(h, mm.apiKey, swap.orderId, 'completed', 60_000);
