@@ -5,7 +5,8 @@ import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { buildOpenApiDocument, exampleRegistry } from '../scripts/openapi-document.ts';
 import { createApp } from '../src/app.ts';
-import { ConfigError, loadConfig, SETTINGS } from '../src/config/config.ts';
+import { ConfigError, loadConfig } from '../src/config/config.ts';
+import { SETTINGS } from '../src/config/settings.ts';
 
 /** Every limit is a setting: parsed once into the config, refused at start when invalid, quoted from there. */
 const LIMITS = {

@@ -1,6 +1,9 @@
 import type { RegistryFile } from './chain-registry.ts';
 import type { Devnets } from './devnet.ts';
 
+export const DEVNET_PROVE_AFTER_SECONDS = 5;
+export const DEVNET_EXECUTE_AFTER_SECONDS = 10;
+
 /** The registry entries of the built-in devnets. Their RPC URLs are loopback and public by nature. */
 export function devnetRegistryFile(devnets: {
   readonly chains: readonly Devnets['chains'][number][];
@@ -16,6 +19,10 @@ export function devnetRegistryFile(devnets: {
       confirmations: chain.confirmations,
       startBlock: Number(chain.startBlock),
       messenger: chain.messenger,
+      // The devnet's own relay proves and delivers within a second or two; the worker steps in soon after, so a
+      // stopped relay (or a filler that did not prove) shows the fallback within seconds, not minutes.
+      proveAfterSeconds: DEVNET_PROVE_AFTER_SECONDS,
+      executeAfterSeconds: DEVNET_EXECUTE_AFTER_SECONDS,
       contracts: {
         escrow: chain.contracts.escrow,
         fill: chain.contracts.fill,

@@ -31,6 +31,7 @@ import type { LzRelay } from './layerzero/lz-relay.ts';
 
 export { devnetChain } from './devnet-chain.ts';
 
+import { DEFAULT_DEVNET_TOKENS, type DeployDevnetOptions } from './devnet-options.ts';
 import { deploySafeContracts, type SafeContracts } from './safe-devnet.ts';
 
 /**
@@ -63,16 +64,6 @@ export const DEVNET_FEE_RECIPIENT: Address = '0x00000000000000000000000000000000
 /** The worker's keys on the built-in devnets (well-known anvil keys: devnets only). */
 export const DEVNET_WORKER_KEYS = { relayer: DEVNET_RELAYER_KEY, attester: DEVNET_ATTESTER_KEY } as const;
 
-export interface DevnetTokenSpec {
-  symbol: string;
-  name: string;
-}
-
-export const DEFAULT_DEVNET_TOKENS: readonly DevnetTokenSpec[] = [
-  { symbol: 'USDC', name: 'Devnet USD Coin' },
-  { symbol: 'USDT', name: 'Devnet Tether USD' },
-];
-
 export interface DevnetToken {
   symbol: string;
   address: Address;
@@ -102,24 +93,6 @@ export interface DevnetDeployment<Contracts extends DevnetContracts = DevnetCont
   deployed: boolean;
   /** Safe's contracts (contract-wallet offerers, EIP-1271): safe-devnet.ts. */
   safe: SafeContracts;
-}
-
-export interface DeployDevnetOptions {
-  rpcUrl: string;
-  chainId: number;
-  /** Default: anvil account 0. Must have sent no transaction before the first deployment. */
-  deployerKey?: Hex;
-  /** Attester devnet: the address whose EIP-712 FillAttestation signatures settle orders. */
-  attester?: Address;
-  /** LayerZero devnet: the chain's EndpointV2 (LayerZero deployed already); the app is wired afterwards. */
-  layerzeroEndpoint?: Address;
-  /** Default: USDC and USDT. Order matters: it determines the addresses. */
-  tokens?: readonly DevnetTokenSpec[];
-  /** Every wallet is topped up to at least `amount` (base units, 6 decimals) of every token. */
-  mints?: readonly { to: Address; amount: bigint }[];
-  /** The escrow's settle grace in seconds (refunds open this long after fillDeadline). */
-  settleGrace?: number;
-  log?: ChainLogger;
 }
 
 /**

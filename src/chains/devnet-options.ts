@@ -1,0 +1,32 @@
+import type { Address, Hex } from 'viem';
+import type { ChainLogger } from './chain-logger.ts';
+
+/** What deployDevnetContracts (devnet.ts) deploys on one devnet, and for whom. */
+
+export interface DevnetTokenSpec {
+  symbol: string;
+  name: string;
+}
+
+export const DEFAULT_DEVNET_TOKENS: readonly DevnetTokenSpec[] = [
+  { symbol: 'USDC', name: 'Devnet USD Coin' },
+  { symbol: 'USDT', name: 'Devnet Tether USD' },
+];
+
+export interface DeployDevnetOptions {
+  rpcUrl: string;
+  chainId: number;
+  /** Default: anvil account 0. Must have sent no transaction before the first deployment. */
+  deployerKey?: Hex;
+  /** Attester devnet: the address whose EIP-712 FillAttestation signatures settle orders. */
+  attester?: Address;
+  /** LayerZero devnet: the chain's EndpointV2 (LayerZero deployed already); the app is wired afterwards. */
+  layerzeroEndpoint?: Address;
+  /** Default: USDC and USDT. Order matters: it determines the addresses. */
+  tokens?: readonly DevnetTokenSpec[];
+  /** Every wallet is topped up to at least `amount` (base units, 6 decimals) of every token. */
+  mints?: readonly { to: Address; amount: bigint }[];
+  /** The escrow's settle grace in seconds (refunds open this long after fillDeadline). */
+  settleGrace?: number;
+  log?: ChainLogger;
+}
