@@ -64,7 +64,7 @@ describe('FerryEscrow order hashing', () => {
     const typeString =
       'Order(address offerer,address recipient,address inputToken,address outputToken,uint256 inputAmount,' +
       'uint256 outputAmount,uint256 inputChainId,uint256 outputChainId,address filler,uint256 nonce,' +
-      'uint256 openDeadline,uint256 fillDeadline)';
+      'uint256 openDeadline,uint256 fillDeadline,uint256 protocolFee)';
     expect(await read(A, escrow(), escrowAbi, 'ORDER_TYPEHASH')).toBe(keccak256(toHex(typeString)));
   });
 });

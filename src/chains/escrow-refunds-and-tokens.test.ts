@@ -35,6 +35,7 @@ import {
   usdcA,
   verifyBy,
 } from '../../test/support/contract-sides.ts';
+import { permitTypedData } from '../domain/swap-permit.ts';
 import { loadArtifact } from './contract-artifacts.ts';
 
 type Order = Awaited<ReturnType<typeof makeOrder>>;
@@ -218,26 +219,17 @@ describe('depositWithPermit', () => {
     const orderHash = hashOrder(order, escrow());
     await send(A, offererKey, order.inputToken, tokenAbi, 'approve', [escrow(), 0n]);
     const permitDeadline = order.openDeadline;
-    const permitSig = await offerer.signTypedData({
-      domain: { name: 'Devnet USD Coin', version: '1', chainId: INPUT_CHAIN_ID, verifyingContract: usdcA() },
-      types: {
-        Permit: [
-          { name: 'owner', type: 'address' },
-          { name: 'spender', type: 'address' },
-          { name: 'value', type: 'uint256' },
-          { name: 'nonce', type: 'uint256' },
-          { name: 'deadline', type: 'uint256' },
-        ],
-      },
-      primaryType: 'Permit',
-      message: {
-        owner: offerer.address,
-        spender: escrow(),
-        value: order.inputAmount,
-        nonce: await read<bigint>(A, usdcA(), tokenAbi, 'nonces', [offerer.address]),
-        deadline: permitDeadline,
-      },
+    const permit = permitTypedData({
+      domain: { name: 'Devnet USD Coin', version: '1' },
+      chainId: INPUT_CHAIN_ID,
+      token: usdcA(),
+      owner: offerer.address,
+      spender: escrow(),
+      value: order.inputAmount,
+      nonce: await read<bigint>(A, usdcA(), tokenAbi, 'nonces', [offerer.address]),
+      deadline: permitDeadline,
     });
+    const permitSig = await offerer.signTypedData(permit as never);
     const { r, s, v } = parseSignature(permitSig);
     await send(A, deployerKey, escrow(), escrowAbi, 'depositWithPermit', [
       order,

@@ -1,6 +1,7 @@
 import { type Address, parseSignature } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { permitTypedData } from '../domain/swap-permit.ts';
 import { type AnvilInstance, startAnvil } from './anvil-process.ts';
 import { ANVIL_KEYS } from './devnet.ts';
 import { type LzChainClient, lzChainClient, writeLz } from './layerzero/lz-chain-client.ts';
@@ -46,20 +47,17 @@ describe("Circle's USDC on a devnet (FiatTokenV2_2 behind its proxy, from the np
   it('takes an EIP-2612 permit signed under its domain (version "2")', async () => {
     const deadline = BigInt(Math.floor(Date.now() / 1000) + 3600);
     const nonce = (await read('nonces', [holder.address])) as bigint;
-    const signature = await holder.signTypedData({
-      domain: { ...USDC_PERMIT_DOMAIN, chainId: CHAIN_ID, verifyingContract: usdc },
-      types: {
-        Permit: [
-          { name: 'owner', type: 'address' },
-          { name: 'spender', type: 'address' },
-          { name: 'value', type: 'uint256' },
-          { name: 'nonce', type: 'uint256' },
-          { name: 'deadline', type: 'uint256' },
-        ],
-      },
-      primaryType: 'Permit',
-      message: { owner: holder.address, spender: spender.address, value: 77n, nonce, deadline },
+    const permit = permitTypedData({
+      domain: USDC_PERMIT_DOMAIN,
+      chainId: CHAIN_ID,
+      token: usdc,
+      owner: holder.address,
+      spender: spender.address,
+      value: 77n,
+      nonce,
+      deadline,
     });
+    const signature = await holder.signTypedData(permit as never);
     const { v, r, s } = parseSignature(signature);
     await writeLz(deployer, {
       address: usdc,

@@ -14,12 +14,14 @@ import {
   type Transport,
   type TypedDataDefinition,
   type WalletClient,
+  zeroAddress,
 } from 'viem';
 import { type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts';
 import { expect } from 'vitest';
 import { type AnvilInstance, startAnvil } from '../../src/chains/anvil-process.ts';
 import { loadArtifact } from '../../src/chains/contract-artifacts.ts';
 import { ANVIL_KEYS, devnetChain } from '../../src/chains/devnet.ts';
+import { fillAttestationTypedData } from '../../src/chains/fill-attestation.ts';
 import { loadLzArtifact, lzErrorAbi } from '../../src/chains/layerzero/lz-artifacts.ts';
 import { deployLz, type LzChainClient, lzChainClient } from '../../src/chains/layerzero/lz-chain-client.ts';
 import { commitLzVerification, dvnVerify } from '../../src/chains/layerzero/lz-delivery.ts';
@@ -99,7 +101,7 @@ async function startSide(chainId: number, eid: number, remoteEid: number): Promi
     await deployLz(deployer, 'messenger', loadArtifact('AttesterMessenger'), [attester.address])
   ).address;
   const attestedEscrow = (
-    await deployLz(deployer, 'escrow', loadArtifact('FerryEscrow'), [messenger, BigInt(GRACE)])
+    await deployLz(deployer, 'escrow', loadArtifact('FerryEscrow'), [messenger, BigInt(GRACE), zeroAddress])
   ).address;
   const side: Side = {
     anvil,
@@ -227,32 +229,15 @@ export function expectRevert(promise: Promise<unknown>, error: string) {
 
 /** The attester's signature over a fill at `fillTime`, for the AttesterMessenger route (A's attested escrow). */
 export function attest(order: OrderTerms, fillTime: bigint, key: Hex = attesterKey) {
-  const orderHash = hashOrder(order, A.attested.escrow);
-  return privateKeyToAccount(key).signTypedData({
-    domain: {
-      name: 'Ferry Attester',
-      version: '1',
-      chainId: INPUT_CHAIN_ID,
-      verifyingContract: A.attested.messenger,
-    },
-    types: {
-      FillAttestation: [
-        { name: 'escrow', type: 'address' },
-        { name: 'inputChainId', type: 'uint256' },
-        { name: 'orderHash', type: 'bytes32' },
-        { name: 'filler', type: 'address' },
-        { name: 'fillTime', type: 'uint256' },
-      ],
-    },
-    primaryType: 'FillAttestation',
-    message: {
-      escrow: A.attested.escrow,
-      inputChainId: BigInt(INPUT_CHAIN_ID),
-      orderHash,
-      filler: order.filler,
-      fillTime,
-    },
+  const typedData = fillAttestationTypedData({
+    messenger: A.attested.messenger,
+    escrow: A.attested.escrow,
+    inputChainId: INPUT_CHAIN_ID,
+    orderHash: hashOrder(order, A.attested.escrow),
+    filler: order.filler,
+    fillTime,
   });
+  return privateKeyToAccount(key).signTypedData(typedData as never);
 }
 
 /** The filler pays the recipient on B (no proof). */
