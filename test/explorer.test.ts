@@ -119,15 +119,28 @@ describe.skipIf(!HAS_CHROMIUM)('explorer at GET / in a real browser', () => {
     // The page was never reloaded: the timeline grew from the stream.
     await page.locator('.timeline li[data-status="completed"]').waitFor();
     expect(
-      await page.locator('.timeline li').evaluateAll((items) => items.map((i) => i.dataset.status)),
+      await page
+        .locator('.timeline li[data-status]')
+        .evaluateAll((items) => items.map((i) => i.dataset.status)),
     ).toEqual(['created', 'deposited', 'filled', 'completed']);
+    // Between the fill and the completion, the proof of the fill moving to the input chain (LayerZero).
+    const proofSteps = await page
+      .locator('.timeline li[data-step="settlement"]')
+      .evaluateAll((items) => items.map((i) => i.dataset.settlement));
+    for (const state of proofSteps) expect(['sent', 'verified', 'delivered']).toContain(state);
     expect(await page.locator('#detail-title .badge').textContent()).toBe('completed');
 
     const { srcChainTxHash, settlementTxHash, dstChainTxHash } = completed.details;
     expect(dstChainTxHash).toBe(fillTx);
     settled = { ...swap, txs: { srcChainTxHash, dstChainTxHash, settlementTxHash } };
     const txs = page.locator('.txs li');
-    expect(await txs.count()).toBe(3);
+    // Deposit, fill, settlement, and the settlement message that proved the fill.
+    expect(await txs.count()).toBe(4);
+    const message = txs.nth(3);
+    expect(await message.getAttribute('data-settlement')).toBe('layerzero');
+    expect(await message.locator('code.message-id').textContent()).toBe(
+      completed.details.settlement.messageId,
+    );
     // Chain A has an explorer: the deposit and the settlement are links; chain B's fill is plain text.
     expect(await txs.nth(0).locator('a.hash').getAttribute('href')).toBe(
       `${EXPLORER_URL}/tx/${srcChainTxHash}`,
@@ -149,17 +162,19 @@ describe.skipIf(!HAS_CHROMIUM)('explorer at GET / in a real browser', () => {
       status: 'completed',
       dstChainTxHash: fillTx,
     });
-    expect(
-      api.body.data.events.map((e: { type: string; data: { status: string } }) => [e.type, e.data.status]),
-    ).toEqual([
-      ['order.created', 'created'],
-      ['order.updated', 'deposited'],
-      ['order.updated', 'filled'],
-      ['order.updated', 'completed'],
+    // Each status once, in order; updates that only move the settlement message keep the status.
+    const statuses = api.body.data.events.map((e: { data: { status: string } }) => e.data.status);
+    expect(statuses.filter((s: string, i: number) => s !== statuses[i - 1])).toEqual([
+      'created',
+      'deposited',
+      'filled',
+      'completed',
     ]);
+    expect(api.body.data.events[0].type).toBe('order.created');
     await page.reload();
     await page.locator('.timeline li[data-status="completed"]').waitFor();
-    expect(await page.locator('.timeline li').count()).toBe(4);
+    expect(await page.locator('.timeline li[data-status]').count()).toBe(4);
+    expect(await page.locator('.timeline li').count()).toBe(statuses.length);
     await page.screenshot({ path: path.join(ARTIFACTS, 'explorer-detail-desktop.png'), fullPage: true });
 
     // Back to the list with the back link; the heading of the list takes the focus.

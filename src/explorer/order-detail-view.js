@@ -269,7 +269,10 @@ function timelinePanel(detail, terminal) {
     h(
       'ol',
       { class: 'timeline', 'aria-live': 'polite' },
-      timelineSteps(detail).map((step) => {
+      timelineSteps(detail).map((step, i, steps) => {
+        const previous = steps[i - 1]?.order;
+        // An update that keeps the status moved the proof of the fill along (sent, verified, delivered).
+        if (previous && previous.status === step.order.status) return settlementStep(step);
         const tx = stepTx(step.order);
         return h(
           'li',
@@ -281,6 +284,25 @@ function timelinePanel(detail, terminal) {
       }),
     ),
     terminal ? null : h('p', { class: 'muted' }, 'Updates appear here live.'),
+  );
+}
+
+/**
+ * A timeline step that moved the settlement message, not the order's status.
+ * @param {{ key: string, at: string, order: PublicOrder }} step
+ */
+function settlementStep(step) {
+  const { settlementStatus, messageId } = step.order;
+  return h(
+    'li',
+    { class: 'step step-settlement', 'data-step': 'settlement', 'data-settlement': settlementStatus ?? '' },
+    h('div', { class: 'step-head' }, badge(settlementStatus ?? 'sent'), ' ', timeEl(step.at)),
+    h(
+      'p',
+      { class: 'step-text' },
+      `Proof of the fill ${settlementStatus ?? 'sent'}`,
+      messageId ? [' (message ', h('code', { class: 'mono' }, shortHash(messageId)), ')'] : null,
+    ),
   );
 }
 
