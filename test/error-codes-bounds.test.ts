@@ -94,7 +94,6 @@ describe('error codes', () => {
       ],
       ['the fill contract of the output chain', (h) => h.registry.chain(h.chainB)!.contracts.fill],
       ['the fill contract of the input chain', (h) => h.registry.chain(h.chainA)!.contracts.fill],
-      ['the messenger of the input chain', (h) => h.registry.chain(h.chainA)!.contracts.messenger!],
       ['the output token', (h) => h.usdcB],
       [
         'a token of another chain',

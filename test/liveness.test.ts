@@ -62,7 +62,9 @@ describe('liveness on 2-second blocks with confirmations 3, the reference bot as
   beforeAll(async () => {
     h = await startHarness(
       { worker: WORKER_ON, rateLimits: { apiKey: 100_000, session: 60, ip: 100_000 } },
-      { chains: { confirmations: 3, replaceAfterSeconds: 4 } },
+      // Attester devnets: the worker sends every settlement transaction itself (deposit, relay, refund), which is what
+      // these cases exercise; the same faults through LayerZero are in settlement-real-chains.test.ts.
+      { chains: { confirmations: 3, replaceAfterSeconds: 4 }, messenger: 'attester' },
     );
     mm = await h.createAccount('moneyMover');
     lp = await h.createAccount('liquidityProvider', 'bot', lpWallet.address);

@@ -1,9 +1,11 @@
+import fs from 'node:fs';
 import { pino } from 'pino';
 import { parseEther } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp, createWorkerProcess } from '../src/app.ts';
-import { ANVIL_KEYS, DEVNET_ATTESTER_KEY, DEVNET_RELAYER_KEY } from '../src/chains/devnet.ts';
+import { createChainRegistry, type RegistryFile } from '../src/chains/chain-registry.ts';
+import { DEVNET_ATTESTER_KEY, DEVNET_RELAYER_KEY } from '../src/chains/devnet.ts';
 import { ConfigError } from '../src/config/config.ts';
 import { createShutdownRegistry } from '../src/process/shutdown-registry.ts';
 import { anvilKnobs } from './support/anvil-knobs.ts';
@@ -79,20 +81,28 @@ describe('operator checks of the settlement worker', () => {
     }
   });
 
-  it('an attester key the messenger does not trust: `ferry worker` refuses to start, naming the chain', async () => {
+  it('an escrow some other contract can settle: `ferry worker` refuses to start, naming the chain', async () => {
+    // The registry names chain B's app as chain A's: Ferry would run against an escrow that app cannot settle, and
+    // whose real settler Ferry does not know.
+    const file = JSON.parse(fs.readFileSync(h.registryFile, 'utf8')) as RegistryFile;
+    const [a, b] = file.chains;
+    const wrong = createChainRegistry({
+      chains: [{ ...a!, contracts: { ...a!.contracts, fill: b!.contracts.fill } }, b!],
+    });
     const log = pino({ level: 'silent' });
     const shutdown = createShutdownRegistry(log);
-    const worker = { ...h.config.worker, relayerKey: DEVNET_RELAYER_KEY, attesterKey: ANVIL_KEYS[2] };
+    const worker = { ...h.config.worker, relayerKey: DEVNET_RELAYER_KEY, attesterKey: DEVNET_ATTESTER_KEY };
     try {
       const started = createWorkerProcess({
         config: { ...h.config, worker },
-        registry: h.registry,
+        registry: wrong,
         log,
         shutdown,
       });
       await expect(started).rejects.toThrow(
         new RegExp(
-          `ATTESTER_PRIVATE_KEY is the key of ${privateKeyToAccount(ANVIL_KEYS[2]).address}, but the messenger on chain ${h.chainA} trusts ${privateKeyToAccount(DEVNET_ATTESTER_KEY).address}`,
+          `the escrow ${a!.contracts.escrow} on chain ${h.chainA} is settled by ${a!.contracts.fill}`,
+          'i',
         ),
       );
     } finally {

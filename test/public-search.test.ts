@@ -135,6 +135,8 @@ describe('public search and stats', () => {
         outputChain: h.chainB,
         inputToken: h.usdcA,
         inputAmount: input.toString(),
+        // PROTOCOL_FEE_BPS is 0 here: no fee was taken.
+        protocolFee: '0',
         orders: 1,
       },
     ]);
