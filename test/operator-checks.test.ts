@@ -82,12 +82,12 @@ describe('operator checks of the settlement worker', () => {
   });
 
   it('an escrow some other contract can settle: `ferry worker` refuses to start, naming the chain', async () => {
-    // The registry names chain B's app as chain A's: Ferry would run against an escrow that app cannot settle, and
-    // whose real settler Ferry does not know.
+    // The registry names another contract (here: the escrow itself) as chain A's app: Ferry would run against an
+    // escrow whose real settler it does not know.
     const file = JSON.parse(fs.readFileSync(h.registryFile, 'utf8')) as RegistryFile;
     const [a, b] = file.chains;
     const wrong = createChainRegistry({
-      chains: [{ ...a!, contracts: { ...a!.contracts, fill: b!.contracts.fill } }, b!],
+      chains: [{ ...a!, contracts: { ...a!.contracts, fill: a!.contracts.escrow } }, b!],
     });
     const log = pino({ level: 'silent' });
     const shutdown = createShutdownRegistry(log);

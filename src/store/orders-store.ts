@@ -51,12 +51,13 @@ export function toOrder(row: Selectable<OrdersTable>): Order {
     fillDeadline: row.fill_deadline === null ? null : BigInt(row.fill_deadline),
     settlement: toOrderSettlement(row),
     fillAttestation: toFillAttestation(row.fill_attestation),
-    protocolFee: BigInt(row.protocol_fee),
+    // Columns of later migrations read as absent on a database migrated only so far (the migration tests).
+    protocolFee: BigInt(row.protocol_fee ?? '0'),
   };
 }
 
 function toOrderSettlement(row: Selectable<OrdersTable>): OrderSettlement | null {
-  if (row.settlement_method === null || row.settlement_status === null) return null;
+  if (row.settlement_method == null || row.settlement_status == null) return null;
   return {
     method: row.settlement_method as SettlementMethod,
     messageId: row.settlement_message_id as `0x${string}` | null,
@@ -67,8 +68,8 @@ function toOrderSettlement(row: Selectable<OrdersTable>): OrderSettlement | null
   };
 }
 
-function toFillAttestation(json: string | null): FillAttestation | null {
-  if (json === null) return null;
+function toFillAttestation(json: string | null | undefined): FillAttestation | null {
+  if (json == null) return null;
   const a = JSON.parse(json) as {
     messenger: Address;
     escrow: Address;
