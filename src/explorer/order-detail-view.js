@@ -271,8 +271,13 @@ function timelinePanel(detail, terminal) {
       { class: 'timeline', 'aria-live': 'polite' },
       timelineSteps(detail).map((step, i, steps) => {
         const previous = steps[i - 1]?.order;
-        // An update that keeps the status moved the proof of the fill along (sent, verified, delivered).
-        if (previous && previous.status === step.order.status) return settlementStep(step);
+        if (previous && previous.status === step.order.status) {
+          // An update that keeps the status: a step only when it moved the proof of the fill along (sent,
+          // verified, delivered); other updates (a note on the order, a retry) are not steps of the swap.
+          return step.order.settlementStatus && step.order.settlementStatus !== previous.settlementStatus
+            ? settlementStep(step)
+            : null;
+        }
         const tx = stepTx(step.order);
         return h(
           'li',
