@@ -117,3 +117,35 @@ export const pageWidth = (p: Page) => p.evaluate<number>('document.documentEleme
 export const row = (p: Page, orderId: string) => p.locator(`#orders-body tr[data-order-id="${orderId}"]`);
 export const rowIds = (p: Page) =>
   p.locator('#orders-body tr').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-order-id')));
+
+type TimelineEvent = { type: string; data: { status: string; settlementStatus?: string | null } };
+
+/**
+ * A completed swap's timeline on the order page: each status once and in order, and between them only steps of the
+ * fill's proof (sent, verified, delivered). With the order's events (GET /api/public/orders/{id}), also that the page
+ * shows exactly the statuses they carry and one step per move of the proof.
+ */
+export async function expectSwapTimeline(page: Page, events?: TimelineEvent[]): Promise<void> {
+  await page.locator('.timeline li[data-status="completed"]').waitFor();
+  const statuses = await page
+    .locator('.timeline li[data-status]')
+    .evaluateAll((items) =>
+      items.map((i) => (i as unknown as { dataset: Record<string, string> }).dataset.status),
+    );
+  expect(statuses).toEqual(['created', 'deposited', 'filled', 'completed']);
+  const proofSteps = await page
+    .locator('.timeline li[data-step="settlement"]')
+    .evaluateAll((items) =>
+      items.map((i) => (i as unknown as { dataset: Record<string, string> }).dataset.settlement),
+    );
+  for (const state of proofSteps) expect(['sent', 'verified', 'delivered']).toContain(state);
+  if (!events) return;
+  const changes = events.map((e) => e.data.status).filter((s, i, all) => s !== all[i - 1]);
+  expect(changes).toEqual(statuses);
+  const proofMoves = events.filter((e, i) => {
+    const before = events[i - 1]?.data;
+    const moved = e.data.settlementStatus ?? null;
+    return before?.status === e.data.status && moved !== null && moved !== (before.settlementStatus ?? null);
+  });
+  expect(proofSteps).toHaveLength(proofMoves.length);
+}
