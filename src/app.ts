@@ -32,7 +32,7 @@ import { createDatabase, type FerryDatabase } from './store/database.ts';
 import { latestFinalEventId } from './store/events-store.ts';
 import { migrateToLatest } from './store/migrator.ts';
 import { countOrdersByStatus } from './store/orders-store.ts';
-import { createWebhookDispatcher } from './webhooks/webhook-dispatcher.ts';
+import { createWebhookDispatcher, type WebhookDispatcher } from './webhooks/webhook-dispatcher.ts';
 import { createWebhookService } from './webhooks/webhook-service.ts';
 
 export interface FerryAppInstance {
@@ -44,6 +44,8 @@ export interface FerryAppInstance {
   readonly accounts: AccountService;
   /** This instance's metrics registry (GET /metrics); the worker it runs counts into it too. */
   readonly metrics: FerryMetrics;
+  /** Delivers events to webhook endpoints (started by listen; woken by every commit). */
+  readonly webhooks: WebhookDispatcher;
   /** Listens on config.host:config.port (port 0 picks a free one) and returns the base URL. */
   listen(): Promise<string>;
   /** Drains: readiness fails, in-flight requests finish, then the database closes. */
@@ -186,6 +188,7 @@ async function wireApp(options: {
     worker,
     accounts,
     metrics,
+    webhooks,
     async listen() {
       // Deadlines of the first quotes already follow the chains' clocks (an unreachable chain does not block).
       await chainClock.start();

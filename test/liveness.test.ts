@@ -332,13 +332,20 @@ describe('liveness on 2-second blocks with confirmations 3, the reference bot as
     } finally {
       await chainA.blockTime(2);
     }
-    const settles = await h.app.database.db
-      .selectFrom('chain_actions')
-      .select(['seq', 'status', 'tx_hash'])
-      .where('order_id', '=', swap.orderId)
-      .where('kind', '=', 'settle')
-      .orderBy('seq')
-      .execute();
+    // The fill index can see the Settled log before the sender marks its own transaction confirmed (two loops,
+    // both at confirmations depth): wait for the sender's bookkeeping, then check that nothing else was sent.
+    const settlesOf = () =>
+      h.app.database.db
+        .selectFrom('chain_actions')
+        .select(['seq', 'status', 'tx_hash'])
+        .where('order_id', '=', swap.orderId)
+        .where('kind', '=', 'settle')
+        .orderBy('seq')
+        .execute();
+    const settles = await until('the retried settle to be confirmed', async () => {
+      const rows = await settlesOf();
+      return rows.some((row) => row.status === 'confirmed') ? rows : null;
+    });
     expect(settles.map((s) => [s.seq, s.status])).toEqual([
       [0, 'reverted'],
       [1, 'confirmed'],

@@ -12,6 +12,9 @@ const deposited = parseAbiItem(
   'event Deposited(bytes32 indexed orderHash, address indexed offerer, address inputToken, uint256 inputAmount)',
 );
 const settled = parseAbiItem('event Settled(bytes32 indexed orderHash, address indexed filler)');
+const proofSent = parseAbiItem(
+  'event ProofSent(bytes32 indexed guid, uint32 indexed dstEid, bytes32[] orderHashes)',
+);
 const ORDERS = 6;
 
 describe.skipIf(!process.env.FERRY_TEST_PG)('two workers on one PostgreSQL database', () => {
@@ -35,7 +38,8 @@ describe.skipIf(!process.env.FERRY_TEST_PG)('two workers on one PostgreSQL datab
     try {
       for (const swap of swaps) {
         await waitForStatus(h, mm.apiKey, swap.orderId, 'deposited', 60_000);
-        await fillSwap(h, lpWallet, swap, 990_000n);
+        // Filled without a proof: the workers' fallback proves each fill (exactly once between them).
+        await fillSwap(h, lpWallet, swap, 990_000n, { prove: false });
       }
       for (const swap of swaps) await waitForStatus(h, mm.apiKey, swap.orderId, 'completed', 60_000);
     } finally {
@@ -47,15 +51,30 @@ describe.skipIf(!process.env.FERRY_TEST_PG)('two workers on one PostgreSQL datab
     const range = { address: chain.contracts.escrow, fromBlock: 0n, toBlock: 'latest' as const };
     const deposits = await client.getLogs({ ...range, event: deposited });
     const settles = await client.getLogs({ ...range, event: settled });
+    const output = h.registry.chain(h.chainB)!;
+    const proofs = await createPublicClient({ transport: http(output.rpcUrl) }).getLogs({
+      address: output.contracts.fill,
+      event: proofSent,
+      fromBlock: 0n,
+      toBlock: 'latest',
+    });
+    const proven = proofs.flatMap((l) => l.args.orderHashes ?? []);
     for (const swap of swaps) {
       expect(deposits.filter((l) => l.args.orderHash === swap.orderHash)).toHaveLength(1);
       expect(settles.filter((l) => l.args.orderHash === swap.orderHash)).toHaveLength(1);
+      // The LP did not prove its fills: one of the two workers did, once.
+      expect(proven.filter((hash) => hash === swap.orderHash)).toHaveLength(1);
     }
     const actions = await h.app.database.db
       .selectFrom('chain_actions')
-      .select(['order_id', 'kind', 'nonce'])
+      .select(['order_id', 'kind', 'chain', 'nonce'])
       .execute();
+    const kinds = (kind: string) => actions.filter((a) => a.kind === kind).map((a) => a.order_id);
+    const orderIds = swaps.map((s) => s.orderId).sort();
+    expect(kinds('deposit').sort()).toEqual(orderIds);
+    expect(kinds('prove').sort()).toEqual(orderIds);
     expect(actions).toHaveLength(ORDERS * 2);
-    expect(new Set(actions.map((a) => a.nonce)).size).toBe(actions.length);
+    // No nonce used twice on one chain, whichever worker sent.
+    expect(new Set(actions.map((a) => `${a.chain}:${a.nonce}`)).size).toBe(actions.length);
   }, 240_000);
 });
