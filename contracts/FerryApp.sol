@@ -55,11 +55,11 @@ contract FerryApp is FerryFill, OApp {
     nonReentrant
     returns (bytes32 guid)
   {
-    _fill(order, escrow_);
+    bytes32 orderHash = _fill(order, escrow_);
     FillProof[] memory proofs = new FillProof[](1);
     proofs[0] = FillProof(order, order.filler, block.timestamp);
     bytes32[] memory hashes = new bytes32[](1);
-    hashes[0] = FerryOrder.hash(order, escrow_);
+    hashes[0] = orderHash;
     return _sendProofs(order.inputChainId, escrow_, proofs, hashes, options);
   }
 

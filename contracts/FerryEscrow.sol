@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-pragma solidity ^0.8.24;
+pragma solidity ^0.8.28;
 
 import {FerryOrder, FillProof, Order} from "./lib/FerryOrder.sol";
 import {SafeTransfer} from "./lib/SafeTransfer.sol";
@@ -67,13 +67,15 @@ contract FerryEscrow is IFerrySettlement {
 
   mapping(bytes32 orderHash => Status) private statuses;
 
-  uint256 private lock = 1;
+  /// @dev Transient (EIP-1153): the guard lives only for its transaction, so it costs a few hundred gas per
+  /// call instead of a cold storage read and a write.
+  bool private transient locked;
 
   modifier nonReentrant() {
-    if (lock != 1) revert Reentrancy();
-    lock = 2;
+    if (locked) revert Reentrancy();
+    locked = true;
     _;
-    lock = 1;
+    locked = false;
   }
 
   constructor(address settler_, uint256 settleGrace_, address feeRecipient_) {

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-pragma solidity ^0.8.24;
+pragma solidity ^0.8.28;
 
 import {FerryOrder, Order} from "./lib/FerryOrder.sol";
 import {SafeTransfer} from "./lib/SafeTransfer.sol";
@@ -26,13 +26,15 @@ contract FerryFill {
   /// may fill it, and a second payment would never be reimbursed.
   mapping(bytes32 orderHash => uint256) public fillTimes;
 
-  uint256 private lock = 1;
+  /// @dev Transient (EIP-1153): the guard lives only for its transaction, so it costs a few hundred gas per
+  /// call instead of a cold storage read and a write.
+  bool private transient locked;
 
   modifier nonReentrant() {
-    if (lock != 1) revert Reentrancy();
-    lock = 2;
+    if (locked) revert Reentrancy();
+    locked = true;
     _;
-    lock = 1;
+    locked = false;
   }
 
   /// @notice Moves exactly `order.outputAmount` of `order.outputToken` from the caller, who must be the order's

@@ -20,6 +20,14 @@ library ECDSA {
     return recover(digest, v, r, s);
   }
 
+  /// @notice Like recover, but answers address(0) for a malformed or non-canonical 65-byte signature.
+  function tryRecover(bytes32 digest, bytes calldata signature) internal pure returns (address) {
+    bytes32 s = bytes32(signature[32:64]);
+    uint8 v = uint8(signature[64]);
+    if (uint256(s) > HALF_N || (v != 27 && v != 28)) return address(0);
+    return ecrecover(digest, v, bytes32(signature[0:32]), s);
+  }
+
   /// @notice Recovers the signer of `digest`; reverts instead of returning address(0).
   function recover(bytes32 digest, uint8 v, bytes32 r, bytes32 s) internal pure returns (address signer) {
     if (uint256(s) > HALF_N || (v != 27 && v != 28)) revert InvalidSignature();

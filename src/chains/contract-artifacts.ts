@@ -9,6 +9,7 @@ export const CONTRACT_NAMES = [
   'FerryEscrow',
   'FerryFill',
   'NoReturnToken',
+  'ReentrantToken',
   'TestStablecoin',
 ] as const;
 
