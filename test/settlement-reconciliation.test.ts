@@ -1,3 +1,4 @@
+import { createPublicClient, type Hex, http, parseAbiItem } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ANVIL_KEYS, DEVNET_SETTLE_GRACE_SECONDS } from '../src/chains/devnet.ts';
@@ -17,6 +18,22 @@ import { type Harness, startHarness } from './support/harness.ts';
 import { executeSwap, waitForStatus } from './support/swap-steps.ts';
 
 const lpWallet = privateKeyToAccount(ANVIL_KEYS[4]);
+const settled = parseAbiItem('event Settled(bytes32 indexed orderHash, address indexed filler)');
+
+/** The input chain's block time of the escrow's Settled event for `orderHash`. */
+async function settledAt(h: Harness, orderHash: Hex): Promise<bigint> {
+  const chain = h.registry.chain(h.chainA)!;
+  const client = createPublicClient({ transport: http(chain.rpcUrl) });
+  const [log] = await client.getLogs({
+    address: chain.contracts.escrow,
+    event: settled,
+    args: { orderHash },
+    fromBlock: 0n,
+    toBlock: 'latest',
+  });
+  if (!log) throw new Error(`no Settled event for ${orderHash}`);
+  return (await client.getBlock({ blockHash: log.blockHash })).timestamp;
+}
 const GRACE = BigInt(DEVNET_SETTLE_GRACE_SECONDS);
 
 /**
@@ -111,6 +128,9 @@ describe('settlement follows the chain', () => {
     }
     await waitForStatus(h, mm.apiKey, swap.orderId, 'completed');
     expect(await balanceOf(h, h.chainA, h.usdcA, lpWallet.address)).toBe(before.lpInput + input);
+    // The grace is the time the proof has to arrive in, on the input chain's clock: the LayerZero message
+    // was delivered before fillDeadline + settleGrace, so the offerer's refund never opened while it travelled.
+    expect(await settledAt(h, swap.orderHash)).toBeLessThanOrEqual(swap.fillDeadline + GRACE);
     // The filler proved its own fill (fillAndProve): Ferry sent only the deposit.
     expect(await kindsOf(swap.orderId)).toEqual(['deposit']);
     // After the grace the refund is gone for good: the escrow paid the LP.
