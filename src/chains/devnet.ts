@@ -97,9 +97,10 @@ export interface DevnetDeployment<Contracts extends DevnetContracts = DevnetCont
 
 /**
  * Devnets keep the settle grace short so a refund test waits seconds, not minutes; long enough for the
- * worker to see and prove a fill made right at fillDeadline.
+ * worker's fallbacks on a fill made right at fillDeadline (prove after 5 s, deliver 10 s after that:
+ * devnet-registry.ts), with room for the blocks in between.
  */
-export const DEVNET_SETTLE_GRACE_SECONDS = 10;
+export const DEVNET_SETTLE_GRACE_SECONDS = 30;
 
 const TOKEN_DECIMALS = 6;
 

@@ -16,6 +16,7 @@ import { createStoreTxLedger } from '../store/tx-ledger-store.ts';
 import { createChainActionExecutor } from './chain-action-executor.ts';
 import { createFillIndexer } from './fill-indexer.ts';
 import { createRelayerBalanceWatch, type RelayerWarning } from './relayer-balance-watch.ts';
+import { warnOnShortSettleGrace } from './settle-grace-check.ts';
 import { createSettlementWorker, type SettlementWorker } from './settlement-worker.ts';
 import { checkWorkerKeys } from './worker-keys-check.ts';
 
@@ -26,7 +27,10 @@ export interface WorkerKeys {
 
 /** The settlement worker as a process runs it: woken by blocks and orders, watching its relayer's balance. */
 export interface WorkerRuntime extends SettlementWorker {
-  /** Refuses to go on (ConfigError) with keys that cannot work: see worker-keys-check.ts. Call before start(). */
+  /**
+   * Refuses to go on (ConfigError) with keys that cannot work (worker-keys-check.ts), and warns about fallbacks
+   * that outlast an escrow's settle grace (settle-grace-check.ts). Call before start().
+   */
   checkKeys(): Promise<void>;
   /** Chains whose relayer balance is below its floor, for /readyz. */
   relayerWarnings(): readonly RelayerWarning[];
@@ -116,7 +120,10 @@ export function createWorkerRuntime(deps: {
       await balances.stop();
       await running.stop();
     },
-    checkKeys: () => checkWorkerKeys({ registry: deps.registry, chain, relayer, attester }),
+    async checkKeys() {
+      await checkWorkerKeys({ registry: deps.registry, chain, relayer, attester });
+      await warnOnShortSettleGrace({ registry: deps.registry, chain, log });
+    },
     relayerWarnings: balances.warnings,
     readRelayerBalances: balances.runOnce,
   };
