@@ -16,7 +16,11 @@ library SignatureCheck {
     // The common case first: a signature that recovers the signer is valid whatever code the address has (an
     // EOA, or one delegated under EIP-7702, whose key still signs for it), and it skips the signer's cold code
     // lookup (2,600 gas).
-    if (signature.length == 65 && ECDSA.tryRecover(digest, signature) == signer) return true;
+    if (signature.length == 65) {
+      address recovered = ECDSA.tryRecover(digest, signature);
+      // tryRecover answers address(0) for a bad signature: never a match, even for a zero signer.
+      if (recovered != address(0) && recovered == signer) return true;
+    }
     if (signer.code.length == 0) return ECDSA.recover(digest, signature) == signer;
     // A contract that reverts or answers anything but the magic value has not signed. Any signature length: a
     // Safe's signature is one 65-byte segment per owner.

@@ -1,4 +1,4 @@
-import { type Hex, hashTypedData, keccak256, parseEventLogs, parseSignature, toHex } from 'viem';
+import { type Hex, hashTypedData, keccak256, parseEventLogs, parseSignature, toHex, zeroAddress } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   A,
@@ -123,6 +123,10 @@ describe('deposits: one slot per order', () => {
     await expectRevert(approveAndDeposit(order, `${good.slice(0, -2)}01` as Hex), 'InvalidSignature');
     await expectRevert(approveAndDeposit(order, good.slice(0, -2) as Hex), 'InvalidSignature');
     expect(await status(hashOrder(order))).toBe(0);
+
+    // A signature that recovers nobody never stands for the zero address.
+    const nobody = `0x${'00'.repeat(64)}1b` as Hex;
+    await expectRevert(approveAndDeposit({ ...order, offerer: zeroAddress }, nobody), 'InvalidSignature');
   });
 
   it('rejects orders for another chain, past their open deadline or malformed', async () => {
