@@ -8,7 +8,7 @@ import { createFerryApi } from '../src/lp/ferry-api.ts';
 import { type BotLog, createLpBot, type LpBot } from '../src/lp/lp-bot.ts';
 import type { LpJournal } from '../src/store/lp-journal.ts';
 import { type AnvilKnobs, anvilKnobs } from './support/anvil-knobs.ts';
-import { approveEscrow, depositAs, increaseChainTime } from './support/chain-actors.ts';
+import { approveEscrow, depositAs, increaseChainTime, provenIn } from './support/chain-actors.ts';
 import { exitOf, spawnFerryLp, stopWithin } from './support/ferry-lp-process.ts';
 import { createQuoteRequest, WORKER_ON } from './support/fixtures.ts';
 import { type Harness, startHarness } from './support/harness.ts';
@@ -23,12 +23,10 @@ const SPREAD = 25;
 /**
  * Liveness under real-chain faults, as an operator runs Ferry: blocks every 2 s on both chains, a registry with
  * `confirmations: 3`, and the reference LP bot as the liquidity provider, sending through its own transaction client
- * and journal. Each case ends with the swap completed (or, for an order the bot did not quote, never filled).
- *
- * Every case runs with settlement through the attester, where Ferry's worker sends each settlement transaction
- * itself; the cases where the bot is the sender under fault also run through LayerZero, where its fill carries the
- * messaging fee (fillAndProve) through every replacement. The worker's own sends through LayerZero under the same
- * faults are in settlement-real-chains.test.ts.
+ * and journal. Each case ends with the swap completed (or, for an order the bot did not quote, never filled). All run
+ * through the attester (Ferry's worker sends every settlement transaction); those where the bot sends under fault also
+ * through LayerZero, its fillAndProve carrying the fee through every replacement (the worker's sends through
+ * LayerZero under the same faults: settlement-real-chains.test.ts).
  */
 describe.each([{ messenger: 'attester' as const }, { messenger: 'layerzero' as const }])(
   'liveness on 2-second blocks with confirmations 3, the reference bot as the LP, through the $messenger',
@@ -111,6 +109,13 @@ describe.each([{ messenger: 'attester' as const }, { messenger: 'layerzero' as c
         .where('seq', '=', 0)
         .executeTakeFirst();
 
+    /** Through LayerZero the bot's own fill transaction proves the fill (ProofSent names it): Ferry proves nothing. */
+    const expectProvenByBot = async (swap: { orderId: string; orderHash: Hex }, fillTx: Hex) => {
+      if (messenger !== 'layerzero') return;
+      expect(await provenIn(h, h.chainB, fillTx)).toContain(swap.orderHash);
+      expect(await actionOf(swap.orderId, 'prove')).toBeUndefined();
+    };
+
     const statusesOf = async (orderId: string) => {
       const res = await h.http('GET', `/api/public/orders/${orderId}`);
       return (res.body.data.events as any[]).map((e) => e.data.status);
@@ -128,6 +133,7 @@ describe.each([{ messenger: 'attester' as const }, { messenger: 'layerzero' as c
       await waitForStatus(h, mm.apiKey, swap.orderId, 'completed', 90_000);
       const fill = await journal.latestAction(swap.orderHash, 'fill');
       expect(fill?.status).toBe('confirmed');
+      await expectProvenByBot(swap, fill!.txHash);
 
       // The bot is not stuck behind anything: a new request is quoted within seconds (10 s at most here).
       const next = await createQuoteRequest(h, mm.apiKey, { inputAmount: '1000000' });
@@ -171,6 +177,7 @@ describe.each([{ messenger: 'attester' as const }, { messenger: 'layerzero' as c
           await chainB.nextBaseFee(parseGwei('1'));
         }
         await waitForStatus(h, mm.apiKey, swap.orderId, 'completed', 90_000);
+        await expectProvenByBot(swap, (await journal.latestAction(swap.orderHash, 'fill'))!.txHash);
       } finally {
         await chainB.blockTime(2);
       }
@@ -242,6 +249,7 @@ describe.each([{ messenger: 'attester' as const }, { messenger: 'layerzero' as c
           const order = (await h.http('GET', `/api/v1/orders/${swap.orderId}`, { apiKey: mm.apiKey })).body
             .data;
           expect(order.details.dstChainTxHash).toBe(recorded!.txHash);
+          await expectProvenByBot(swap, recorded!.txHash);
         } finally {
           await childJournal.close();
         }

@@ -73,7 +73,6 @@ describe.skipIf(!process.env.FERRY_TEST_PG)('two workers on one PostgreSQL datab
     const orderIds = swaps.map((s) => s.orderId).sort();
     expect(kinds('deposit').sort()).toEqual(orderIds);
     expect(kinds('prove').sort()).toEqual(orderIds);
-    expect(actions).toHaveLength(ORDERS * 2);
     // No nonce used twice on one chain, whichever worker sent.
     expect(new Set(actions.map((a) => `${a.chain}:${a.nonce}`)).size).toBe(actions.length);
   }, 240_000);

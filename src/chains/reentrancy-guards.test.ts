@@ -1,4 +1,4 @@
-import { type Address, encodeFunctionData, type Hex, toFunctionSelector } from 'viem';
+import { type Address, encodeFunctionData, type Hex, parseEventLogs, toFunctionSelector } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   A,
@@ -8,6 +8,7 @@ import {
   deployerKey,
   escrow,
   escrowAbi,
+  fillAndProve,
   filler,
   fillerKey,
   GRACE,
@@ -26,6 +27,7 @@ import {
   strangerKey,
 } from '../../test/support/contract-sides.ts';
 import { loadArtifact } from './contract-artifacts.ts';
+import { proveOptions } from './lp-chain-clients.ts';
 
 /**
  * The escrow's and the fill contract's reentrancy guards (transient storage), against a token that calls back
@@ -123,5 +125,26 @@ describe('reentrancy guards', () => {
     const fillTime = (hash: Hex) => read<bigint>(B, B.ferry.app, appAbi, 'fillTimes', [hash]);
     expect(await fillTime(hashOrder(outer))).toBeGreaterThan(0n);
     expect(await fillTime(hashOrder(inner))).toBe(0n);
+  });
+
+  it('a fillAndProve whose output token calls prove: refused, the outer fill is proven once', async () => {
+    const token = await deployReentrantToken(B, [filler.address]);
+    const earlier = await makeOrder({ outputToken: token });
+    await send(B, fillerKey, B.ferry.app, appAbi, 'fill', [earlier, escrow()]);
+    const order = await makeOrder({ outputToken: token });
+    // The guard answers first: the call back is refused with Reentrancy(), not with the missing fee's error.
+    const options = proveOptions(1);
+    await arm(
+      B,
+      token,
+      B.ferry.app,
+      encodeFunctionData({ abi: appAbi, functionName: 'prove', args: [[earlier], escrow(), options] }),
+    );
+    const { receipt } = await fillAndProve(order);
+    await expectRefusedReentry(B, token);
+    const proofs = parseEventLogs({ abi: appAbi, eventName: 'ProofSent', logs: receipt.logs });
+    expect(proofs.map((p) => (p.args as { orderHashes: readonly Hex[] }).orderHashes)).toEqual([
+      [hashOrder(order)],
+    ]);
   });
 });

@@ -1,4 +1,4 @@
-import { createPublicClient, createWalletClient, erc20Abi, type Hex, http } from 'viem';
+import { createPublicClient, createWalletClient, erc20Abi, type Hex, http, parseEventLogs } from 'viem';
 import type { PrivateKeyAccount } from 'viem/accounts';
 import { loadArtifact } from '../../src/chains/contract-artifacts.ts';
 import { proveOptions } from '../../src/chains/lp-chain-clients.ts';
@@ -132,6 +132,13 @@ export function fillSwap(
     escrow: swap.typedData.domain.verifyingContract,
     ...options,
   });
+}
+
+/** The order hashes a transaction on `chainName` proved: FerryApp's ProofSent events in its receipt. */
+export async function provenIn(h: Harness, chainName: string, txHash: Hex): Promise<Hex[]> {
+  const receipt = await clients(h, chainName).public.getTransactionReceipt({ hash: txHash });
+  const sent = parseEventLogs({ abi: appAbi, eventName: 'ProofSent', logs: receipt.logs });
+  return sent.flatMap((log) => [...((log.args as { orderHashes: readonly Hex[] }).orderHashes ?? [])]);
 }
 
 /** Moves a devnet's clock forward (anvil time travel) and mines a block at the new time. */

@@ -114,9 +114,17 @@ async function deliver(
         return dvnVerify(client, key, dvn, target, packet, options.confirmations);
       }),
     );
+    const failed: unknown[] = [];
     for (const outcome of verified) {
-      if (outcome.status === 'rejected') throw outcome.reason;
-      if (outcome.value !== null) dvnGas.push(outcome.value);
+      if (outcome.status === 'rejected') failed.push(outcome.reason);
+      else if (outcome.value !== null) dvnGas.push(outcome.value);
+    }
+    if (failed.length === 1) throw failed[0];
+    if (failed.length > 1) {
+      const reasons = failed.map((reason) => (reason instanceof Error ? reason.message : String(reason)));
+      throw new LayerZeroDevnetError(`${failed.length} DVNs failed to verify: ${reasons.join('; ')}`, {
+        cause: failed[0],
+      });
     }
     if (verifying.length < target.dvns.length) {
       return { packet, stage: 'verified', dvnGas, elapsedMs: Date.now() - seenAt };
