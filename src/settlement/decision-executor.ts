@@ -66,6 +66,37 @@ function again(outcome: ActionOutcome): StepResult {
 }
 
 /**
+ * While `call` would revert (a paused token, a blacklisted address): nothing is sent, the reason is written on the
+ * order once (logged at error and counted), and the order backs off (RetryLaterError), never a hot loop.
+ */
+async function refuseWhileReverting(
+  deps: {
+    readonly database: FerryDatabase;
+    readonly chain: SettlementChain;
+    readonly clock: Clock;
+    readonly log: FastifyBaseLogger;
+    readonly relayer: PrivateKeyAccount;
+    readonly metrics?: FerryMetrics;
+  },
+  order: Order,
+  kind: ChainActionKind,
+  call: ContractCall,
+  what: string,
+): Promise<void> {
+  try {
+    await deps.chain.simulate(call, deps.relayer.address);
+  } catch (error) {
+    if (!(error instanceof RevertError)) throw error;
+    const reason = `${what} (${error.reason}); retrying with backoff`;
+    if (await noteOrderProblem(deps.database.db, order.id, order.status, reason, deps.clock.now(), ACTOR)) {
+      deps.metrics?.settlementReverts.inc({ chain: call.chain, kind });
+      deps.log.error({ orderId: order.id, kind, reason: error.reason }, `${kind} keeps reverting`);
+    }
+    throw new RetryLaterError(reason, error);
+  }
+}
+
+/**
  * Chain actions only send; the next decision follows what they did on chain. Every status change goes through
  * `move`: one database transaction together with its event.
  */
@@ -80,7 +111,7 @@ export function createDecisionExecutor(deps: {
   readonly attester: PrivateKeyAccount;
   readonly metrics?: FerryMetrics;
 }): DecisionExecutor {
-  const { database, chain, actions, clock, log, relayer } = deps;
+  const { database, chain, actions, log, relayer } = deps;
 
   const move = (
     order: Order,
@@ -98,24 +129,6 @@ export function createDecisionExecutor(deps: {
   }
 
   /**
-   * While `call` would revert (a paused token, a blacklisted address): nothing is sent, the reason is written on the
-   * order once (logged at error and counted), and the order backs off (RetryLaterError), never a hot loop.
-   */
-  async function refuseWhileReverting(order: Order, kind: ChainActionKind, call: ContractCall, what: string) {
-    try {
-      await chain.simulate(call, relayer.address);
-    } catch (error) {
-      if (!(error instanceof RevertError)) throw error;
-      const reason = `${what} (${error.reason}); retrying with backoff`;
-      if (await noteOrderProblem(database.db, order.id, order.status, reason, clock.now(), ACTOR)) {
-        deps.metrics?.settlementReverts.inc({ chain: call.chain, kind });
-        log.error({ orderId: order.id, kind, reason: error.reason }, `${kind} keeps reverting`);
-      }
-      throw new RetryLaterError(reason, error);
-    }
-  }
-
-  /**
    * Sends (or follows) the order's action of `kind`. A retry after a revert is simulated first and sent only if it
    * would not revert again; a first settle or refund the node refuses to estimate is simulated too, so a revert
    * (a blacklisted offerer) waits the same way, its reason on the order, instead of failing the step bare.
@@ -127,12 +140,8 @@ export function createDecisionExecutor(deps: {
     retryOf: Hex | undefined,
   ): Promise<StepResult> {
     if (retryOf) {
-      await refuseWhileReverting(
-        order,
-        kind,
-        call,
-        `${kind} transaction ${retryOf} reverted and would revert again`,
-      );
+      const what = `${kind} transaction ${retryOf} reverted and would revert again`;
+      await refuseWhileReverting(deps, order, kind, call, what);
       deps.metrics?.settlementReverts.inc({ chain: call.chain, kind });
       log.warn({ orderId: order.id, kind, txHash: retryOf }, `${kind} reverted; sending it again`);
     }
@@ -146,7 +155,7 @@ export function createDecisionExecutor(deps: {
       // A transaction the node refused to estimate was never sent; if it reverts, it waits like a retry.
       const refused = walkCauses(error, (e) => e instanceof EstimateGasExecutionError);
       if (refused && (kind === 'settle' || kind === 'refund'))
-        await refuseWhileReverting(order, kind, call, `${kind} would revert`);
+        await refuseWhileReverting(deps, order, kind, call, `${kind} would revert`);
       throw error;
     }
   }
