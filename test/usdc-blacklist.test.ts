@@ -3,10 +3,20 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadArtifact } from '../src/chains/contract-artifacts.ts';
 import { ANVIL_KEYS, DEVNET_DEPLOYER_KEY } from '../src/chains/devnet.ts';
-import { lzChainClient, writeLz } from '../src/chains/layerzero/lz-chain-client.ts';
+import {
+  type LayerZeroDevnetError,
+  lzChainClient,
+  writeLz,
+} from '../src/chains/layerzero/lz-chain-client.ts';
 import { usdcAbi } from '../src/chains/usdc-devnet.ts';
 import { orderTermsFrom } from '../src/domain/order-typed-data.ts';
-import { approveEscrow, balanceOf, catchUpClock, increaseChainTime } from './support/chain-actors.ts';
+import {
+  approveEscrow,
+  balanceOf,
+  catchUpClock,
+  fillSwap,
+  increaseChainTime,
+} from './support/chain-actors.ts';
 import { WORKER_ON } from './support/fixtures.ts';
 import { type Harness, startHarness } from './support/harness.ts';
 import { sleep, until } from './support/polling.ts';
@@ -14,12 +24,15 @@ import { executeSwap, waitForStatus } from './support/swap-steps.ts';
 
 const lpKey = ANVIL_KEYS[4];
 const lpWallet = privateKeyToAccount(lpKey);
+/** FerryEscrow's orderStatus values. */
+const ESCROW_ACTIVE = 1;
+const ESCROW_SETTLED = 2;
 
 /**
  * The devnets' USDC is Circle's FiatTokenV2_2, so its blacklist bites as on a real chain: a fill to a blacklisted
  * recipient reverts and the order refunds; a refund to a blacklisted offerer would revert, so Ferry sends nothing,
- * says why on the order and backs off until the offerer is cleared. Runs on SQLite, or on PostgreSQL with
- * FERRY_TEST_PG.
+ * says why on the order and backs off until the offerer is cleared; a paused USDC holds the LayerZero delivery
+ * that settles the escrow until it is unpaused. Runs on SQLite, or on PostgreSQL with FERRY_TEST_PG.
  */
 describe("Circle's USDC blacklist on the devnets", () => {
   let h: Harness;
@@ -163,6 +176,58 @@ describe("Circle's USDC blacklist on the devnets", () => {
       expect(await balanceOf(h, h.chainA, h.usdcA, h.offerer.address)).toBe(afterDeposit + input);
     } finally {
       if (!cleared) await blacklister(h.chainA, 'unBlacklist', h.offerer.address);
+    }
+  }, 120_000);
+
+  it("a proof message delivered while the input chain's USDC is paused waits; after unpause the order completes", async () => {
+    await catchUpClock(h);
+    const input = 1_000_000n;
+    await approveEscrow(h, h.chainA, h.usdcA, h.offerer, input);
+    const swap = await executeSwap(h, { mm, lp }, { input, output: 990_000n });
+    await waitForStatus(h, mm.apiKey, swap.orderId, 'deposited');
+    const pauser = (functionName: 'pause' | 'unpause') =>
+      writeLz(client(h.chainA, DEVNET_DEPLOYER_KEY), {
+        address: h.usdcA,
+        abi: usdcAbi,
+        functionName,
+        args: [],
+      });
+    await pauser('pause');
+    let unpaused = false;
+    try {
+      // fillAndProve on chain B (not paused); on chain A, FerryApp's lzReceive settles the escrow, which the paused
+      // token refuses: the relay's deliveries fail (it tries again and again), the escrow stays Active.
+      await h.devnets.relay?.stop();
+      const failures: LayerZeroDevnetError[] = [];
+      h.devnets.startRelay({
+        pollIntervalMs: 50,
+        retryBaseMs: 100,
+        retryMaxMs: 400,
+        onError: (e) => failures.push(e),
+      });
+      await fillSwap(h, lpWallet, swap);
+      await until('the relay to fail to deliver twice', async () => failures.length >= 2);
+      const verified = await until('the proof message verified on chain A', async () => {
+        const order = await orderOf(swap.orderId);
+        return order.status === 'filled' && order.details.settlement?.status === 'verified' ? order : null;
+      });
+      expect(verified.details.settlement.method).toBe('layerzero');
+      const escrowStatus = () =>
+        client(h.chainA, DEVNET_DEPLOYER_KEY).publicClient.readContract({
+          address: h.registry.chain(h.chainA)!.contracts.escrow,
+          abi: loadArtifact('FerryEscrow').abi,
+          functionName: 'orderStatus',
+          args: [swap.orderHash],
+        });
+      expect(await escrowStatus()).toBe(ESCROW_ACTIVE);
+
+      await pauser('unpause');
+      unpaused = true;
+      const completed = await waitForStatus(h, mm.apiKey, swap.orderId, 'completed', 90_000);
+      expect(completed.details.settlement.status).toBe('delivered');
+      expect(await escrowStatus()).toBe(ESCROW_SETTLED);
+    } finally {
+      if (!unpaused) await pauser('unpause');
     }
   }, 120_000);
 });
