@@ -21,6 +21,7 @@ import { ANVIL_KEYS, DEVNET_DEPLOYER_KEY, type Devnets, startDevnets } from '../
 import { devnetChain } from '../src/chains/devnet-chain.ts';
 import type { LayerZeroDevnetError } from '../src/chains/layerzero/lz-chain-client.ts';
 import { lzReceiveOptions } from '../src/chains/layerzero/lz-packet.ts';
+import { usdcAbi } from '../src/chains/usdc-devnet.ts';
 import { buildOrderTypedData, hashOrderTypedData, type OrderTerms } from '../src/domain/order-typed-data.ts';
 import { until } from './support/polling.ts';
 
@@ -34,7 +35,6 @@ const trader = privateKeyToAccount(ANVIL_KEYS[2]);
 const recipient: Address = '0x000000000000000000000000000000000000fe12';
 const appAbi = loadArtifact('FerryApp').abi;
 const escrowAbi = loadArtifact('FerryEscrow').abi;
-const tokenAbi = loadArtifact('TestStablecoin').abi;
 const AMOUNT = 25_000_000n;
 
 let devnets: Devnets;
@@ -117,10 +117,10 @@ async function depositFillAndProve(): Promise<Hex> {
   const escrow = a.chain.contracts.escrow;
   const typedData = buildOrderTypedData(order, escrow);
   const signature = await trader.signTypedData(typedData as unknown as TypedDataDefinition);
-  await a.send(ANVIL_KEYS[2], order.inputToken, tokenAbi, 'approve', [escrow, AMOUNT]);
+  await a.send(ANVIL_KEYS[2], order.inputToken, usdcAbi, 'approve', [escrow, AMOUNT]);
   await a.send(ANVIL_KEYS[2], escrow, escrowAbi, 'deposit', [order, signature]);
   const app = b.chain.contracts.fill;
-  await b.send(ANVIL_KEYS[2], order.outputToken, tokenAbi, 'approve', [app, AMOUNT]);
+  await b.send(ANVIL_KEYS[2], order.outputToken, usdcAbi, 'approve', [app, AMOUNT]);
   const options = lzReceiveOptions(200_000n);
   const fee = (await b.pub.readContract({
     address: app,
@@ -148,7 +148,7 @@ describe('the devnet relay', () => {
     await until('escrow settled', async () => (await statusOf(orderHash)) === SETTLED);
     const balance = await side(1).pub.readContract({
       address: side(1).chain.tokens[0]?.address as Address,
-      abi: tokenAbi,
+      abi: usdcAbi,
       functionName: 'balanceOf',
       args: [recipient],
     });
@@ -169,8 +169,8 @@ describe('the devnet relay', () => {
     const usdc = a.chain.tokens[0]?.address as Address;
     await devnets.relay?.stop();
     const orderHash = await depositFillAndProve();
-    // Devnet tokens are owned by Ferry's deployer; a paused token makes the escrow's settleFills revert.
-    await a.send(DEVNET_DEPLOYER_KEY, usdc, tokenAbi, 'pause', []);
+    // The devnets' USDC is Circle's, paused by its pauser (Ferry's deployer); it makes the escrow's settleFills revert.
+    await a.send(DEVNET_DEPLOYER_KEY, usdc, usdcAbi, 'pause', []);
     const errors: LayerZeroDevnetError[] = [];
     devnets.startRelay({
       pollIntervalMs: 50,
@@ -180,7 +180,7 @@ describe('the devnet relay', () => {
     });
     await until('the relay tried and failed twice', async () => errors.length >= 2);
     expect(await statusOf(orderHash)).toBe(1);
-    await a.send(DEVNET_DEPLOYER_KEY, usdc, tokenAbi, 'unpause', []);
+    await a.send(DEVNET_DEPLOYER_KEY, usdc, usdcAbi, 'unpause', []);
     await until('escrow settled after unpausing', async () => (await statusOf(orderHash)) === SETTLED);
   });
 });

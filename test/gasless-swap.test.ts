@@ -111,8 +111,8 @@ describe('gasless swaps (EIP-2612 permits)', () => {
     const res = await h.http('GET', '/api/public/chains');
     const tokens = res.body.data.chains[0].tokens;
     expect(tokens.find((t: { symbol: string }) => t.symbol === 'USDC').permit).toEqual({
-      name: 'Devnet USD Coin',
-      version: '1',
+      name: 'USD Coin',
+      version: '2',
     });
     expect(tokens.find((t: { symbol: string }) => t.symbol === 'USDT').permit).toBeNull();
   });

@@ -4,6 +4,7 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadArtifact } from '../src/chains/contract-artifacts.ts';
 import { ANVIL_KEYS, DEVNET_DEPLOYER_KEY, DEVNET_RELAYER_KEY } from '../src/chains/devnet.ts';
+import { usdcAbi } from '../src/chains/usdc-devnet.ts';
 import { createFerryApi } from '../src/lp/ferry-api.ts';
 import { type BotLog, createLpBot, type LpBot } from '../src/lp/lp-bot.ts';
 import type { LpJournal } from '../src/store/lp-journal.ts';
@@ -284,15 +285,15 @@ describe.each([{ messenger: 'attester' as const }, { messenger: 'layerzero' as c
     onAttester(
       'a settle that reverts once (the token paused for a moment) is sent again and completes',
       async () => {
-        const owner = privateKeyToAccount(DEVNET_DEPLOYER_KEY);
+        // The devnets' USDC is Circle's: its pauser (the devnet deployer) pauses and unpauses it.
+        const pauser = privateKeyToAccount(DEVNET_DEPLOYER_KEY);
         const chain = h.registry.chain(h.chainA)!;
-        const wallet = createWalletClient({ account: owner, transport: http(chain.rpcUrl) });
-        const tokenAbi = loadArtifact('TestStablecoin').abi;
+        const wallet = createWalletClient({ account: pauser, transport: http(chain.rpcUrl) });
         const send = (functionName: 'pause' | 'unpause', tip: bigint) =>
           wallet.writeContract({
             chain: null,
             address: h.usdcA,
-            abi: tokenAbi,
+            abi: usdcAbi,
             functionName,
             maxPriorityFeePerGas: tip,
             maxFeePerGas: parseGwei('200'),

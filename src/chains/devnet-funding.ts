@@ -10,15 +10,19 @@ import {
 } from 'viem';
 import type { PrivateKeyAccount } from 'viem/accounts';
 import type { ChainLogger } from './chain-logger.ts';
-import { loadArtifact } from './contract-artifacts.ts';
+import type { DevnetTokenContract } from './devnet-options.ts';
+import { devnetTokenAbi } from './devnet-tokens.ts';
 
 /** Demo wallets with no ETH at all get this much so they can pay for gas. */
 const DEMO_WALLET_ETH = parseEther('100');
 
-/** Tops every wallet up to at least `amount` of every token (minting the difference) and gives it ETH if it has none. */
+/**
+ * Tops every wallet up to at least `amount` of every token (minting the difference) and gives it ETH if it has none.
+ * The deployer mints: TestStablecoin's owner, and Circle's USDC's minter (configured with an unlimited allowance).
+ */
 export async function topUpDevnetWallets(
   mints: readonly { to: Address; amount: bigint }[],
-  tokens: readonly { symbol: string; address: Address }[],
+  tokens: readonly { symbol: string; address: Address; contract: DevnetTokenContract }[],
   ctx: {
     publicClient: PublicClient<Transport, Chain>;
     wallet: WalletClient<Transport, Chain, PrivateKeyAccount>;
@@ -26,7 +30,6 @@ export async function topUpDevnetWallets(
     log?: ChainLogger;
   },
 ) {
-  const { abi } = loadArtifact('TestStablecoin');
   const { publicClient, wallet } = ctx;
   const testClient = createTestClient({
     mode: 'anvil',
@@ -38,6 +41,7 @@ export async function topUpDevnetWallets(
       await testClient.setBalance({ address: to, value: DEMO_WALLET_ETH });
     }
     for (const token of tokens) {
+      const abi = devnetTokenAbi(token.contract);
       const balance = (await publicClient.readContract({
         address: token.address,
         abi,

@@ -3,14 +3,19 @@ import type { ChainLogger } from './chain-logger.ts';
 
 /** What deployDevnetContracts (devnet.ts) deploys on one devnet, and for whom. */
 
+/** Circle's USDC (FiatTokenV2_2 behind its proxy, usdc-devnet.ts) or Ferry's plain test stablecoin. */
+export type DevnetTokenContract = 'FiatTokenV2_2' | 'TestStablecoin';
+
 export interface DevnetTokenSpec {
   symbol: string;
+  /** The token's name, also its EIP-2612 domain name. */
   name: string;
+  contract: DevnetTokenContract;
 }
 
 export const DEFAULT_DEVNET_TOKENS: readonly DevnetTokenSpec[] = [
-  { symbol: 'USDC', name: 'Devnet USD Coin' },
-  { symbol: 'USDT', name: 'Devnet Tether USD' },
+  { symbol: 'USDC', name: 'USD Coin', contract: 'FiatTokenV2_2' },
+  { symbol: 'USDT', name: 'Devnet Tether USD', contract: 'TestStablecoin' },
 ];
 
 export interface DeployDevnetOptions {

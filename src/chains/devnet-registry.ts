@@ -41,12 +41,13 @@ export function devnetRegistryFile(devnets: {
             },
           }
         : {}),
-      // TestStablecoin takes EIP-2612 permits under its name and version "1".
+      // Both devnet tokens take EIP-2612 permits: Circle's USDC as "USD Coin" version "2", TestStablecoin under its
+      // name and version "1".
       tokens: chain.tokens.map((t) => ({
         symbol: t.symbol,
         address: t.address,
         decimals: t.decimals,
-        permit: { name: t.name, version: '1' },
+        permit: { name: t.permit.name, version: t.permit.version },
       })),
     })),
   };

@@ -1,15 +1,25 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { type Address, createPublicClient, createTestClient, http } from 'viem';
+import { type Address, createPublicClient, createTestClient, erc20Abi, http } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, describe, expect, it } from 'vitest';
+import { startAnvil } from './anvil-process.ts';
 import { createChainRegistry } from './chain-registry.ts';
 import { loadArtifact } from './contract-artifacts.ts';
-import { ANVIL_KEYS, type Devnets, startDevnets } from './devnet.ts';
+import {
+  ANVIL_KEYS,
+  DEVNET_DEPLOYER_KEY,
+  DEVNET_FEE_RECIPIENT,
+  type Devnets,
+  deployDevnetContracts,
+  startDevnets,
+} from './devnet.ts';
 import { DEVNET_DVN_KEYS, DEVNET_LZ_EIDS } from './devnet-layerzero.ts';
 import { devnetRegistryFile } from './devnet-registry.ts';
 import { checkFerryAppLocked } from './ferry-app-lock.ts';
+import { deployFerryChain } from './ferry-deploy.ts';
+import { deployLz, lzChainClient } from './layerzero/lz-chain-client.ts';
 
 const dataDir = mkdtempSync(path.join(tmpdir(), 'ferry-devnet-'));
 const demo = privateKeyToAccount(ANVIL_KEYS[2]).address;
@@ -23,7 +33,6 @@ afterAll(async () => {
 });
 
 async function snapshot(d: Devnets) {
-  const { abi } = loadArtifact('TestStablecoin');
   return Promise.all(
     d.chains.map(async (chain) => {
       const client = createPublicClient({ transport: http(chain.rpcUrl) });
@@ -35,7 +44,12 @@ async function snapshot(d: Devnets) {
       const balances = await Promise.all(
         chain.tokens.flatMap((token) =>
           [demo, fresh].map((who) =>
-            client.readContract({ address: token.address, abi, functionName: 'balanceOf', args: [who] }),
+            client.readContract({
+              address: token.address,
+              abi: erc20Abi,
+              functionName: 'balanceOf',
+              args: [who],
+            }),
           ),
         ),
       );
@@ -74,13 +88,27 @@ describe('startDevnets', () => {
       ['devnet-a', 900001, 1],
       ['devnet-b', 900002, 1],
     ]);
-    expect(first[0]?.tokens.map((t) => [t.symbol, t.decimals])).toEqual([
-      ['USDC', 6],
-      ['USDT', 6],
+    // USDC keeps the address of the deployer's first creation (its proxy); both tokens take permits.
+    expect(first[0]?.tokens.map((t) => [t.symbol, t.address, t.decimals, t.contract, t.permit])).toEqual([
+      [
+        'USDC',
+        '0x5FbDB2315678afecb367f032d93F642f64180aa3',
+        6,
+        'FiatTokenV2_2',
+        { name: 'USD Coin', version: '2' },
+      ],
+      [
+        'USDT',
+        '0xe7f1725E7734CE288F8367e1Bb143E90bb3F0512',
+        6,
+        'TestStablecoin',
+        { name: 'Devnet Tether USD', version: '1' },
+      ],
     ]);
     for (const chain of first) expect(chain.rpcUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
-    // LayerZero's 18 transactions (its own key), Ferry's two tokens, then the app: log scans start at block 21.
-    expect(first.map((c) => c.startBlock)).toEqual([21n, 21n]);
+    // LayerZero's 18 transactions (its own key), USDC's implementation (two, by its admin), Ferry's two tokens,
+    // then the app: log scans start at block 23.
+    expect(first.map((c) => c.startBlock)).toEqual([23n, 23n]);
     expect(devnets.relay).not.toBeNull();
     await expectWiredAndLocked(devnets);
 
@@ -107,7 +135,7 @@ describe('startDevnets', () => {
     );
     expect(await snapshot(devnets)).toEqual(before);
     // Restored from state, the deployment block is found again rather than reset to 0.
-    expect(devnets.chains.map((c) => c.startBlock)).toEqual([21n, 21n]);
+    expect(devnets.chains.map((c) => c.startBlock)).toEqual([23n, 23n]);
     expect(devnets.relay).not.toBeNull();
     await expectWiredAndLocked(devnets);
 
@@ -127,8 +155,9 @@ describe('startDevnets', () => {
       messenger: 'attester',
     });
     try {
-      // Two tokens in blocks 1 and 2, then the messenger: Ferry's log scans start at block 3.
-      expect(attester.chains.map((c) => c.startBlock)).toEqual([3n, 3n]);
+      // USDC's implementation in blocks 1 and 2, two tokens in blocks 3 and 4, then the messenger: Ferry's log
+      // scans start at block 5.
+      expect(attester.chains.map((c) => c.startBlock)).toEqual([5n, 5n]);
       expect(attester.relay).toBeNull();
       expect(() => attester.startRelay()).toThrow('attester devnets have no LayerZero relay');
       const file = devnetRegistryFile(attester);
@@ -157,12 +186,41 @@ describe('startDevnets', () => {
     const interval = await startDevnets({ dataDir: dir, ports: [0, 0], demoWallets: [demo], blockTime: 2 });
     try {
       const chain = interval.chains[0];
-      expect(chain?.startBlock).toBe(21n);
+      expect(chain?.startBlock).toBe(23n);
       const test = createTestClient({ mode: 'anvil', transport: http(chain?.rpcUrl as string) });
       expect(await test.getAutomine()).toBe(false);
     } finally {
       await interval.stop();
       rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("refuses a state file whose USDC is not Circle's, telling the user to delete it", async () => {
+    // What devnets deployed before USDC became Circle's: two TestStablecoins at nonces 0 and 1, then Ferry's.
+    const anvil = await startAnvil({ chainId: 900001 });
+    try {
+      const deployer = lzChainClient(anvil.rpcUrl, anvil.chainId, DEVNET_DEPLOYER_KEY);
+      for (const [name, symbol] of [
+        ['Devnet USD Coin', 'USDC'],
+        ['Devnet Tether USD', 'USDT'],
+      ])
+        await deployLz(deployer, symbol as string, loadArtifact('TestStablecoin'), [name, symbol]);
+      const attesterAddress = privateKeyToAccount(ANVIL_KEYS[1]).address;
+      await deployFerryChain({
+        rpcUrl: anvil.rpcUrl,
+        chainId: anvil.chainId,
+        deployerKey: DEVNET_DEPLOYER_KEY,
+        settleGrace: 10,
+        feeRecipient: DEVNET_FEE_RECIPIENT,
+        settlement: { method: 'attester', attester: attesterAddress },
+      });
+      await expect(
+        deployDevnetContracts({ rpcUrl: anvil.rpcUrl, chainId: anvil.chainId, attester: attesterAddress }),
+      ).rejects.toThrow(
+        "devnet USDC 0x5FbDB2315678afecb367f032d93F642f64180aa3 is not Circle's FiatTokenV2_2; delete the devnet state file",
+      );
+    } finally {
+      await anvil.stop();
     }
   });
 });

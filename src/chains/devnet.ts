@@ -11,7 +11,6 @@ import {
 import { privateKeyToAccount } from 'viem/accounts';
 import { type AnvilInstance, startAnvil } from './anvil-process.ts';
 import type { ChainLogger } from './chain-logger.ts';
-import { loadArtifact } from './contract-artifacts.ts';
 import { devnetChain } from './devnet-chain.ts';
 import { topUpDevnetWallets } from './devnet-funding.ts';
 import {
@@ -25,6 +24,13 @@ import {
 } from './devnet-layerzero.ts';
 import { startIntervalMining } from './devnet-mining.ts';
 import { assertAttester, assertEscrowSettler, restoredDeploymentBlock } from './devnet-restore.ts';
+import {
+  assertDevnetTokens,
+  type DevnetToken,
+  deployDevnetTokens,
+  initialiseDevnetTokens,
+  plannedDevnetTokens,
+} from './devnet-tokens.ts';
 import { deployFerryChain } from './ferry-deploy.ts';
 import type { LzChainDeployment } from './layerzero/lz-deploy.ts';
 import type { LzRelay } from './layerzero/lz-relay.ts';
@@ -64,14 +70,6 @@ export const DEVNET_FEE_RECIPIENT: Address = '0x00000000000000000000000000000000
 /** The worker's keys on the built-in devnets (well-known anvil keys: devnets only). */
 export const DEVNET_WORKER_KEYS = { relayer: DEVNET_RELAYER_KEY, attester: DEVNET_ATTESTER_KEY } as const;
 
-export interface DevnetToken {
-  symbol: string;
-  address: Address;
-  decimals: number;
-  /** The token's name: its EIP-2612 domain name (version "1"). */
-  name: string;
-}
-
 /** `fill` is FerryApp on LayerZero devnets; `messenger` (AttesterMessenger) exists on attester devnets only. */
 export interface DevnetContracts {
   escrow: Address;
@@ -105,10 +103,11 @@ export const DEVNET_SETTLE_GRACE_SECONDS = 30;
 const TOKEN_DECIMALS = 6;
 
 /**
- * Deploys the test stablecoins, then Ferry's contracts through `deployFerryChain` (attester: AttesterMessenger,
- * FerryEscrow, FerryFill; LayerZero: FerryApp, FerryEscrow), so on a fresh chain the addresses depend only on the
- * deployer, then tops up the demo wallets. If the contracts are already there - the chain was restored from a
- * state file - it only tops up.
+ * Deploys the tokens (devnet-tokens.ts: Circle's USDC, a test stablecoin for USDT), then Ferry's contracts through
+ * `deployFerryChain` (attester: AttesterMessenger, FerryEscrow, FerryFill; LayerZero: FerryApp, FerryEscrow), then
+ * Safe's, then initialises USDC, so on a fresh chain the addresses depend only on the deployer; then tops up the
+ * demo wallets. If the contracts are already there - the chain was restored from a state file - it checks them
+ * and only tops up.
  */
 export async function deployDevnetContracts(
   options: DeployDevnetOptions & { attester: Address },
@@ -128,12 +127,8 @@ export async function deployDevnetContracts(options: DeployDevnetOptions): Promi
   // CREATE addresses are keccak(deployer, nonce): nonces 0..n-1 are the tokens, then Ferry's contracts.
   const at = (nonce: number) => getContractAddress({ from: account.address, nonce: BigInt(nonce) });
   const n = tokenSpecs.length;
-  const tokens: DevnetToken[] = tokenSpecs.map((t, i) => ({
-    symbol: t.symbol,
-    address: at(i),
-    decimals: TOKEN_DECIMALS,
-    name: t.name,
-  }));
+  const tokens: DevnetToken[] = plannedDevnetTokens(tokenSpecs, account.address);
+  const tokenChain = { rpcUrl, chainId, deployerKey };
   const contracts: DevnetContracts = attester
     ? { messenger: at(n), escrow: at(n + 1), fill: at(n + 2) }
     : { fill: at(n), escrow: at(n + 1) };
@@ -146,6 +141,7 @@ export async function deployDevnetContracts(options: DeployDevnetOptions): Promi
   if (present === planned.length) {
     if (contracts.messenger && attester) await assertAttester(publicClient, contracts.messenger, attester);
     await assertEscrowSettler(publicClient, contracts.escrow, contracts.messenger ?? contracts.fill);
+    await assertDevnetTokens(tokenChain, tokens);
     startBlock = await restoredDeploymentBlock(publicClient, account.address, n);
     log?.info({ chainId, ...contracts }, 'devnet contracts already deployed');
   } else {
@@ -156,13 +152,7 @@ export async function deployDevnetContracts(options: DeployDevnetOptions): Promi
           'contracts exist; deterministic deployment needs a fresh chain (delete the devnet state file)',
       );
     }
-    const { abi, bytecode } = loadArtifact('TestStablecoin');
-    for (const [i, spec] of tokenSpecs.entries()) {
-      const hash = await wallet.deployContract({ abi, bytecode, args: [spec.name, spec.symbol] });
-      const receipt = await publicClient.waitForTransactionReceipt({ hash });
-      if (receipt.status !== 'success' || receipt.contractAddress?.toLowerCase() !== at(i).toLowerCase())
-        throw new Error(`deploying ${spec.symbol} on chain ${chainId} failed (tx ${hash})`);
-    }
+    await deployDevnetTokens(tokenChain, tokenSpecs, tokens);
     const ferry = await deployFerryChain({
       rpcUrl,
       chainId,
@@ -186,6 +176,8 @@ export async function deployDevnetContracts(options: DeployDevnetOptions): Promi
   // Safe's contracts come right after the tokens and Ferry's three deployment transactions (either mode), at
   // nonces the docs' addresses assume; the apps' wiring follows once both chains are up.
   const safe = await deploySafeContracts({ publicClient, wallet }, { firstNonce: tokens.length + 3, log });
+  // USDC's initialisation takes the deployer's next nonces, after every contract whose address the docs give.
+  if (deployed) await initialiseDevnetTokens(tokenChain, tokens);
   await topUpDevnetWallets(options.mints ?? [], tokens, { publicClient, wallet, chainId, log });
   return { chainId, contracts, tokens, deployed, startBlock, safe };
 }

@@ -3,9 +3,10 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { permitTypedData } from '../domain/swap-permit.ts';
 import { type AnvilInstance, startAnvil } from './anvil-process.ts';
+import { loadArtifact } from './contract-artifacts.ts';
 import { ANVIL_KEYS } from './devnet.ts';
-import { type LzChainClient, lzChainClient, writeLz } from './layerzero/lz-chain-client.ts';
-import { deployDevnetUsdc, USDC_PERMIT_DOMAIN, usdcAbi } from './usdc-devnet.ts';
+import { deployLz, type LzChainClient, lzChainClient, writeLz } from './layerzero/lz-chain-client.ts';
+import { assertCircleUsdc, deployDevnetUsdc, USDC_PERMIT_DOMAIN, usdcAbi } from './usdc-devnet.ts';
 
 const CHAIN_ID = 31_337;
 const holderKey = ANVIL_KEYS[2];
@@ -26,7 +27,7 @@ describe("Circle's USDC on a devnet (FiatTokenV2_2 behind its proxy, from the np
     anvil = await startAnvil({ chainId: CHAIN_ID });
     deployer = lzChainClient(anvil.rpcUrl, CHAIN_ID, ANVIL_KEYS[0]);
     asHolder = lzChainClient(anvil.rpcUrl, CHAIN_ID, holderKey);
-    usdc = await deployDevnetUsdc({ deployer, proxyAdmin: privateKeyToAccount(ANVIL_KEYS[1]).address });
+    usdc = await deployDevnetUsdc({ deployer, admin: lzChainClient(anvil.rpcUrl, CHAIN_ID, ANVIL_KEYS[1]) });
     await writeLz(deployer, {
       address: usdc,
       abi: usdcAbi,
@@ -79,5 +80,29 @@ describe("Circle's USDC on a devnet (FiatTokenV2_2 behind its proxy, from the np
     await call('unpause', []);
     await transfer(spender.address, 1n);
     expect(await read('balanceOf', [spender.address])).toBe(1n);
+  });
+
+  it("answers the proxy admin's own calls in the proxy, never in the token", async () => {
+    const admin = lzChainClient(anvil.rpcUrl, CHAIN_ID, ANVIL_KEYS[1]);
+    await expect(
+      admin.publicClient.readContract({
+        address: usdc,
+        abi: usdcAbi,
+        functionName: 'balanceOf',
+        args: [holder.address],
+        account: admin.account,
+      }),
+    ).rejects.toThrow(/Cannot call fallback function from the proxy admin/);
+  });
+
+  it('tells a set-up USDC from a home-made token (a devnet state file from before)', async () => {
+    await assertCircleUsdc(deployer.publicClient, usdc, deployer.account);
+    const old = await deployLz(deployer, 'USDC', loadArtifact('TestStablecoin'), ['Devnet USD Coin', 'USDC']);
+    await expect(assertCircleUsdc(deployer.publicClient, old.address, deployer.account)).rejects.toThrow(
+      `devnet USDC ${old.address} is not Circle's FiatTokenV2_2; delete the devnet state file`,
+    );
+    await expect(assertCircleUsdc(deployer.publicClient, usdc, holder.address)).rejects.toThrow(
+      /is not a set-up FiatTokenV2_2; delete the devnet state file/,
+    );
   });
 });

@@ -1,9 +1,10 @@
 import type { FastifyBaseLogger } from 'fastify';
-import type { Hex } from 'viem';
+import { EstimateGasExecutionError, type Hex } from 'viem';
 import type { PrivateKeyAccount } from 'viem/accounts';
 import type { ChainRegistry } from '../chains/chain-registry.ts';
 import { proveOptions } from '../chains/proof-message-chain.ts';
 import { type ContractCall, RevertError, type SettlementChain } from '../chains/settlement-chain.ts';
+import { walkCauses } from '../domain/cause-walk.ts';
 import type { Clock } from '../domain/clock.ts';
 import { FerryError } from '../domain/ferry-error.ts';
 import type { OrderChange } from '../domain/lifecycle.ts';
@@ -65,6 +66,37 @@ function again(outcome: ActionOutcome): StepResult {
 }
 
 /**
+ * While `call` would revert (a paused token, a blacklisted address): nothing is sent, the reason is written on the
+ * order once (logged at error and counted), and the order backs off (RetryLaterError), never a hot loop.
+ */
+async function refuseWhileReverting(
+  deps: {
+    readonly database: FerryDatabase;
+    readonly chain: SettlementChain;
+    readonly clock: Clock;
+    readonly log: FastifyBaseLogger;
+    readonly relayer: PrivateKeyAccount;
+    readonly metrics?: FerryMetrics;
+  },
+  order: Order,
+  kind: ChainActionKind,
+  call: ContractCall,
+  what: string,
+): Promise<void> {
+  try {
+    await deps.chain.simulate(call, deps.relayer.address);
+  } catch (error) {
+    if (!(error instanceof RevertError)) throw error;
+    const reason = `${what} (${error.reason}); retrying with backoff`;
+    if (await noteOrderProblem(deps.database.db, order.id, order.status, reason, deps.clock.now(), ACTOR)) {
+      deps.metrics?.settlementReverts.inc({ chain: call.chain, kind });
+      deps.log.error({ orderId: order.id, kind, reason: error.reason }, `${kind} keeps reverting`);
+    }
+    throw new RetryLaterError(reason, error);
+  }
+}
+
+/**
  * Chain actions only send; the next decision follows what they did on chain. Every status change goes through
  * `move`: one database transaction together with its event.
  */
@@ -79,7 +111,7 @@ export function createDecisionExecutor(deps: {
   readonly attester: PrivateKeyAccount;
   readonly metrics?: FerryMetrics;
 }): DecisionExecutor {
-  const { database, chain, actions, clock, log, relayer } = deps;
+  const { database, chain, actions, log, relayer } = deps;
 
   const move = (
     order: Order,
@@ -97,9 +129,9 @@ export function createDecisionExecutor(deps: {
   }
 
   /**
-   * Sends (or follows) the order's action of `kind`. A retry after a revert is simulated first: while it would
-   * revert again (a paused token, a blacklisted address) nothing is sent, the reason is written on the order
-   * once, and the order backs off (RetryLaterError), never a hot loop.
+   * Sends (or follows) the order's action of `kind`. A retry after a revert is simulated first and sent only if it
+   * would not revert again; a first settle or refund the node refuses to estimate is simulated too, so a revert
+   * (a blacklisted offerer) waits the same way, its reason on the order, instead of failing the step bare.
    */
   async function send(
     order: Order,
@@ -108,28 +140,24 @@ export function createDecisionExecutor(deps: {
     retryOf: Hex | undefined,
   ): Promise<StepResult> {
     if (retryOf) {
-      try {
-        await chain.simulate(call, relayer.address);
-      } catch (error) {
-        if (!(error instanceof RevertError)) throw error;
-        const reason = `${kind} transaction ${retryOf} reverted and would revert again (${error.reason}); retrying with backoff`;
-        if (await noteOrderProblem(database.db, order.id, order.status, reason, clock.now(), ACTOR)) {
-          deps.metrics?.settlementReverts.inc({ chain: call.chain, kind });
-          log.error(
-            { orderId: order.id, kind, txHash: retryOf, reason: error.reason },
-            `${kind} keeps reverting`,
-          );
-        }
-        throw new RetryLaterError(reason, error);
-      }
+      const what = `${kind} transaction ${retryOf} reverted and would revert again`;
+      await refuseWhileReverting(deps, order, kind, call, what);
       deps.metrics?.settlementReverts.inc({ chain: call.chain, kind });
       log.warn({ orderId: order.id, kind, txHash: retryOf }, `${kind} reverted; sending it again`);
     }
     const expectStatus = kind === 'deposit' ? 'created' : order.status;
     const retry = retryOf !== undefined;
-    return again(
-      await actions.execute({ orderId: order.id, kind, call, account: relayer, expectStatus, retry }),
-    );
+    try {
+      return again(
+        await actions.execute({ orderId: order.id, kind, call, account: relayer, expectStatus, retry }),
+      );
+    } catch (error) {
+      // A transaction the node refused to estimate was never sent; if it reverts, it waits like a retry.
+      const refused = walkCauses(error, (e) => e instanceof EstimateGasExecutionError);
+      if (refused && (kind === 'settle' || kind === 'refund'))
+        await refuseWhileReverting(deps, order, kind, call, `${kind} would revert`);
+      throw error;
+    }
   }
 
   /** Carries out one decision. Chain actions only send; the next decision follows what they did on chain. */
