@@ -32,7 +32,6 @@ const SPREAD = 25;
 describe.each([{ messenger: 'attester' as const }, { messenger: 'layerzero' as const }])(
   'liveness on 2-second blocks with confirmations 3, the reference bot as the LP, through the $messenger',
   ({ messenger }) => {
-    /** A case that runs on the attester route only (the worker's own settlement transactions). */
     const onAttester = (name: string, fn: () => Promise<void>, timeout: number) => {
       if (messenger === 'attester') it(name, fn, timeout);
     };

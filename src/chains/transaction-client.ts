@@ -2,6 +2,7 @@ import type { Address, Hex, PublicClient } from 'viem';
 import type { PrivateKeyAccount } from 'viem/accounts';
 import { initialFees } from '../domain/fee-bump.ts';
 import { createNonceGapRepair } from './nonce-gap-repair.ts';
+import { estimateGasOrRevert } from './tx-estimate.ts';
 import type { TxAction, TxLedger } from './tx-ledger.ts';
 import { createTxReplacer, type TxReplacer } from './tx-replacer.ts';
 import {
@@ -201,7 +202,7 @@ export function createTransactionClient<Guard>(deps: {
       // RPC work before a nonce is taken, so no ledger write waits on the network.
       const [chainNonce, gas, estimate] = await Promise.all([
         c.getTransactionCount({ address: account.address, blockTag: 'pending' }),
-        c.estimateGas({ account: account.address, to: call.to, data: call.data, value: input.value }),
+        estimateGasOrRevert(c, input.kind, call, account.address, input.value),
         estimateFees(c),
       ]);
       const fees = initialFees(estimate, settings.maxFeePerGas);

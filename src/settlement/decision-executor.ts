@@ -1,10 +1,10 @@
 import type { FastifyBaseLogger } from 'fastify';
-import { EstimateGasExecutionError, type Hex } from 'viem';
+import type { Hex } from 'viem';
 import type { PrivateKeyAccount } from 'viem/accounts';
 import type { ChainRegistry } from '../chains/chain-registry.ts';
 import { proveOptions } from '../chains/proof-message-chain.ts';
 import { type ContractCall, RevertError, type SettlementChain } from '../chains/settlement-chain.ts';
-import { walkCauses } from '../domain/cause-walk.ts';
+import { WouldRevertError } from '../chains/tx-estimate.ts';
 import type { Clock } from '../domain/clock.ts';
 import { FerryError } from '../domain/ferry-error.ts';
 import type { OrderChange } from '../domain/lifecycle.ts';
@@ -153,8 +153,7 @@ export function createDecisionExecutor(deps: {
       );
     } catch (error) {
       // A transaction the node refused to estimate was never sent; if it reverts, it waits like a retry.
-      const refused = walkCauses(error, (e) => e instanceof EstimateGasExecutionError);
-      if (refused && (kind === 'settle' || kind === 'refund'))
+      if (error instanceof WouldRevertError && (kind === 'settle' || kind === 'refund'))
         await refuseWhileReverting(deps, order, kind, call, `${kind} would revert`);
       throw error;
     }
