@@ -4,8 +4,11 @@ import path from 'node:path';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
-/** Starts the bot for the LP with `apiKey`, filling from `privateKey`; keeps the end of its output. */
-export function startLpBot(baseUrl: string, apiKey: string, privateKey: string) {
+/**
+ * Starts the bot for the LP with `apiKey`, filling from `privateKey`; keeps the end of its output. Its journal goes
+ * in the run's own folder: one left in ./data by an earlier run holds nonces these fresh devnets never saw.
+ */
+export function startLpBot(baseUrl: string, apiKey: string, privateKey: string, journalFile: string) {
   const bot = spawn(
     process.execPath,
     [
@@ -19,6 +22,8 @@ export function startLpBot(baseUrl: string, apiKey: string, privateKey: string) 
       privateKey,
       '--spread-bps',
       '30',
+      '--journal',
+      journalFile,
     ],
     {
       cwd: ROOT,

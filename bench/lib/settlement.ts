@@ -127,7 +127,7 @@ export async function prepareSettlement(
   const { chainA, chainB, usdcA, usdcB } = settlementChains(options.dataDir);
   await ensureAllowance(chainClients(chainA, offerer), usdcA.address, chainA.contracts.escrow, maxUint256);
 
-  const bot = startLpBot(server.baseUrl, lp.apiKey, LP_KEY);
+  const bot = startLpBot(server.baseUrl, lp.apiKey, LP_KEY, path.join(options.dataDir, 'lp-journal.sqlite'));
   const watches = { input: await watchChain(chainA.rpcUrl), output: await watchChain(chainB.rpcUrl) };
   const client = createFerryClient({ baseUrl: server.baseUrl, apiKey: mm.apiKey });
   const times = new Map<string, SwapTimes>();
