@@ -59,6 +59,14 @@ describe("Circle's USDC blacklist on the devnets", () => {
       functionName,
       args: [who],
     });
+  /** A swap of `input` USDC (for 99 %) from the offerer, deposited by Ferry, with Ferry's clock on the chains'. */
+  async function depositedSwap(input: bigint) {
+    await catchUpClock(h);
+    await approveEscrow(h, h.chainA, h.usdcA, h.offerer, input);
+    const swap = await executeSwap(h, { mm, lp }, { input, output: (input * 99n) / 100n });
+    await waitForStatus(h, mm.apiKey, swap.orderId, 'deposited');
+    return swap;
+  }
   const orderOf = async (orderId: string) =>
     (await h.http('GET', `/api/v1/orders/${orderId}`, { apiKey: mm.apiKey })).body.data;
   const refundsOf = async (orderId: string) =>
@@ -137,11 +145,8 @@ describe("Circle's USDC blacklist on the devnets", () => {
   });
 
   it('a refund to a blacklisted offerer is not sent while it would revert: the reason is on the order, counted once, and the refund goes once the offerer is cleared', async () => {
-    await catchUpClock(h);
     const input = 1_000_000n;
-    await approveEscrow(h, h.chainA, h.usdcA, h.offerer, input);
-    const swap = await executeSwap(h, { mm, lp }, { input, output: 990_000n });
-    await waitForStatus(h, mm.apiKey, swap.orderId, 'deposited');
+    const swap = await depositedSwap(input);
     const afterDeposit = await balanceOf(h, h.chainA, h.usdcA, h.offerer.address);
     await blacklister(h.chainA, 'blacklist', h.offerer.address);
     let cleared = false;
@@ -180,11 +185,8 @@ describe("Circle's USDC blacklist on the devnets", () => {
   }, 120_000);
 
   it("a proof message delivered while the input chain's USDC is paused waits; after unpause the order completes", async () => {
-    await catchUpClock(h);
     const input = 1_000_000n;
-    await approveEscrow(h, h.chainA, h.usdcA, h.offerer, input);
-    const swap = await executeSwap(h, { mm, lp }, { input, output: 990_000n });
-    await waitForStatus(h, mm.apiKey, swap.orderId, 'deposited');
+    const swap = await depositedSwap(input);
     const pauser = (functionName: 'pause' | 'unpause') =>
       writeLz(client(h.chainA, DEVNET_DEPLOYER_KEY), {
         address: h.usdcA,
