@@ -45,12 +45,16 @@ function sh(script: string, extraEnv: Record<string, string | undefined> = {}): 
       ...env,
       PATH: `${binDir}:${process.env.PATH}`,
       LOG_LEVEL: 'silent',
+      // A developer's BASH_ENV/ENV can source an rc file written for interactive shells (one reading an unset PS1
+      // under `set -u` fails every step); the reader's commands should run without it.
+      BASH_ENV: undefined,
+      ENV: undefined,
       ...extraEnv,
     };
     for (const [key, value] of Object.entries(merged)) if (value === undefined) delete merged[key];
     execFile(
       'bash',
-      ['-euo', 'pipefail', '-c', script],
+      ['--noprofile', '--norc', '-euo', 'pipefail', '-c', script],
       { cwd: dir, env: merged, timeout: 120_000 },
       (error, stdout, stderr) => {
         resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr });
