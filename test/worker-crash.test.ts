@@ -27,15 +27,9 @@ describe('a worker killed at any step neither loses an order nor sends a transac
 
   beforeAll(async () => {
     // The filler of the prove cases leaves its fill unproven: the worker proves it a second after the fill.
-    // Without a wsUrl the worker waits (up to 1 s) for each receipt inside the step that sent it, so on these
-    // instant chains it reaches every crash point, after-confirm included, in that step; with one it would look
-    // again on a later pass, racing the fill index that may see the proof first and never ask again.
     h = await startHarness(
       { rateLimits: { apiKey: 100_000, session: 60, ip: 100_000 } },
-      {
-        chains: { proveAfterSeconds: 1 },
-        registry: (file) => ({ chains: file.chains.map(({ wsUrl: _, ...chain }) => chain) }),
-      },
+      { chains: { proveAfterSeconds: 1 } },
     );
     mm = await h.createAccount('moneyMover');
     lp = await h.createAccount('liquidityProvider', 'lp', lpWallet.address);

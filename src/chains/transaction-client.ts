@@ -23,7 +23,8 @@ export type TxCrashPoint = `${
   | 'after-send'
   | 'before-replace'
   | 'after-replace-record'
-  | 'after-replace-send'}:${string}`;
+  | 'after-replace-send'
+  | 'after-confirm'}:${string}`;
 
 export interface TxCall {
   readonly chain: string;
@@ -187,7 +188,7 @@ export function createTransactionClient<Guard>(deps: {
   };
   /** Gaps already reported, per chain and sender: logged once, counted once. */
   const io = { ledger, chains: deps.chains, rpc, log, now, stats, ...(metrics ? { metrics } : {}) };
-  const sender = createTxSender({ ...io, receiptWaitMs });
+  const sender = createTxSender({ ...io, receiptWaitMs, faults });
   const { broadcast, waitForReceipt, nonceConsumed } = sender;
   const repairGap = createNonceGapRepair({ ...io, broadcast });
   const stepParts: StepParts<Guard> = { ...io, faults, sender, replace: createTxReplacer({ ...io, faults }) };

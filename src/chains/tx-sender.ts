@@ -1,6 +1,7 @@
 import { type Hex, type PublicClient, type TransactionReceipt, TransactionReceiptNotFoundError } from 'viem';
 import { FerryError } from '../domain/ferry-error.ts';
 import { classifyRefusal } from './broadcast-refusal.ts';
+import type { TxCrashPoint } from './transaction-client.ts';
 import type { TxAction, TxAttempt, TxLedger } from './tx-ledger.ts';
 
 export type TxOutcome =
@@ -138,8 +139,9 @@ export function createTxSender(deps: {
   receiptWaitMs: (chain: string) => number;
   stats: TxStats;
   metrics?: TxMetrics;
+  faults: { at(point: TxCrashPoint): void };
 }): TxSender {
-  const { ledger, log, metrics, rpc, now, stats, receiptWaitMs } = deps;
+  const { ledger, log, metrics, rpc, now, stats, receiptWaitMs, faults } = deps;
   /** Actions whose sender could not pay, warned about once each (they are broadcast again on every pass). */
   const unfundedWarned = new Set<string>();
 
@@ -202,6 +204,9 @@ export function createTxSender(deps: {
     }
     const status = mined.receipt.status === 'success' ? 'confirmed' : 'reverted';
     await ledger.finish(action.id, { txHash: hash, status }, now());
+    // Here, not where a caller reads the outcome: whichever path sees the receipt first (the step that sent, or the
+    // transaction pass woken by a block) writes the outcome down, and a crash right after it must be testable on both.
+    faults.at(`after-confirm:${action.kind}`);
     return { status: mined.receipt.status, txHash: hash };
   }
 

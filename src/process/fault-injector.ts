@@ -5,7 +5,7 @@ import type { TxCrashPoint } from '../chains/transaction-client.ts';
  * crash anywhere loses no order and sends no transaction twice. Empty in production. The transaction
  * client's points cover recording, sending and replacing a transaction.
  */
-export type CrashPoint = TxCrashPoint | `before-record:${string}` | `after-confirm:${string}`;
+export type CrashPoint = TxCrashPoint | `before-record:${string}`;
 
 export interface FaultInjector {
   /** Kills this process at once when `point` is armed; nothing otherwise. */

@@ -52,11 +52,6 @@ export function createChainActionExecutor(deps: {
 }): ChainActionExecutor {
   const { database, transactions, faults } = deps;
 
-  function confirmed(kind: ChainActionKind, outcome: ActionOutcome): ActionOutcome {
-    if (outcome.status === 'success' || outcome.status === 'reverted') faults.at(`after-confirm:${kind}`);
-    return outcome;
-  }
-
   function outcomeOf(action: TxAction): ActionOutcome {
     switch (action.status) {
       case 'confirmed':
@@ -84,8 +79,7 @@ export function createChainActionExecutor(deps: {
     }): Promise<ActionOutcome> {
       const { orderId, kind } = input;
       const existing = await findChainAction(database.db, orderId, kind);
-      // The transaction pass may have seen the receipt first: the step observing it is still "after confirm".
-      if (existing && !input.retry) return confirmed(kind, outcomeOf(existing));
+      if (existing && !input.retry) return outcomeOf(existing);
       if (existing && existing.status === 'recorded') return outcomeOf(existing);
       const seq = existing ? existing.seq + 1 : 0;
       faults.at(`before-record:${kind}`);
@@ -99,7 +93,7 @@ export function createChainActionExecutor(deps: {
         guard: (trx) =>
           mayRecord(trx, database.dialect, { orderId, kind, seq, expectStatus: input.expectStatus }),
       });
-      return sent ? confirmed(kind, sent.outcome) : { status: 'stale' };
+      return sent ? sent.outcome : { status: 'stale' };
     },
   };
 }
