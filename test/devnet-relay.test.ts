@@ -11,6 +11,7 @@ import {
   createWalletClient,
   type Hex,
   http,
+  parseEventLogs,
   type TypedDataDefinition,
 } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
@@ -19,8 +20,11 @@ import type { RegistryFile } from '../src/chains/chain-registry.ts';
 import { loadArtifact } from '../src/chains/contract-artifacts.ts';
 import { ANVIL_KEYS, DEVNET_DEPLOYER_KEY, type Devnets, startDevnets } from '../src/chains/devnet.ts';
 import { devnetChain } from '../src/chains/devnet-chain.ts';
+import { loadLzArtifact } from '../src/chains/layerzero/lz-artifacts.ts';
 import type { LayerZeroDevnetError } from '../src/chains/layerzero/lz-chain-client.ts';
-import { lzReceiveOptions } from '../src/chains/layerzero/lz-packet.ts';
+import type { LzChainDeployment } from '../src/chains/layerzero/lz-deploy.ts';
+import { decodeLzPacket, lzReceiveOptions } from '../src/chains/layerzero/lz-packet.ts';
+import type { LzDelivery } from '../src/chains/layerzero/lz-relay.ts';
 import { usdcAbi } from '../src/chains/usdc-devnet.ts';
 import { buildOrderTypedData, hashOrderTypedData, type OrderTerms } from '../src/domain/order-typed-data.ts';
 import { until } from './support/polling.ts';
@@ -71,7 +75,8 @@ function side(index: 0 | 1) {
     | undefined;
   if (!chain) throw new Error(`no devnet ${index}`);
   const viemChain = devnetChain(chain.chainId, chain.rpcUrl);
-  const pub = createPublicClient({ chain: viemChain, transport: http(chain.rpcUrl) });
+  // Receipts polled every 100 ms, not viem's 4 s: on 1 s blocks each of a swap's transactions would wait seconds.
+  const pub = createPublicClient({ chain: viemChain, transport: http(chain.rpcUrl), pollingInterval: 100 });
   const send = async (
     key: Hex,
     address: Address,
@@ -93,8 +98,11 @@ function side(index: 0 | 1) {
   return { chain, pub, send };
 }
 
-/** Deposits a fresh order on devnet-a, then the trader (its own filler) fills and proves it on devnet-b. */
-async function depositFillAndProve(): Promise<Hex> {
+/**
+ * Deposits a fresh order on devnet-a, then the trader (its own filler) fills and proves it on devnet-b. Answers the
+ * order's hash and the guid of the LayerZero packet carrying the proof.
+ */
+async function depositFillAndProve(): Promise<{ orderHash: Hex; guid: Hex }> {
   const a = side(0);
   const b = side(1);
   const now = (await a.pub.getBlock()).timestamp;
@@ -128,8 +136,15 @@ async function depositFillAndProve(): Promise<Hex> {
     functionName: 'quoteProve',
     args: [[order], escrow, options],
   })) as bigint;
-  await b.send(ANVIL_KEYS[2], app, appAbi, 'fillAndProve', [order, escrow, options], fee);
-  return hashOrderTypedData(typedData);
+  const proved = await b.send(ANVIL_KEYS[2], app, appAbi, 'fillAndProve', [order, escrow, options], fee);
+  const [sent] = parseEventLogs({
+    abi: loadLzArtifact('EndpointV2').abi,
+    eventName: 'PacketSent',
+    logs: proved.logs,
+  });
+  if (!sent) throw new Error('fillAndProve sent no LayerZero packet');
+  const { encodedPayload } = sent.args as unknown as { encodedPayload: Hex };
+  return { orderHash: hashOrderTypedData(typedData), guid: decodeLzPacket(encodedPayload).guid };
 }
 
 const statusOf = (orderHash: Hex) =>
@@ -144,7 +159,7 @@ const SETTLED = 2;
 
 describe('the devnet relay', () => {
   it('settles a fill proven on the other devnet', async () => {
-    const orderHash = await depositFillAndProve();
+    const { orderHash } = await depositFillAndProve();
     await until('escrow settled', async () => (await statusOf(orderHash)) === SETTLED);
     const balance = await side(1).pub.readContract({
       address: side(1).chain.tokens[0]?.address as Address,
@@ -158,7 +173,7 @@ describe('the devnet relay', () => {
   it('delivers what was sent while it was stopped once it is started again', async () => {
     await devnets.relay?.stop();
     expect(devnets.relay).toBeNull();
-    const orderHash = await depositFillAndProve();
+    const { orderHash } = await depositFillAndProve();
     expect(await statusOf(orderHash)).toBe(1);
     devnets.startRelay({ pollIntervalMs: 50 });
     await until('escrow settled after restart', async () => (await statusOf(orderHash)) === SETTLED);
@@ -168,7 +183,7 @@ describe('the devnet relay', () => {
     const a = side(0);
     const usdc = a.chain.tokens[0]?.address as Address;
     await devnets.relay?.stop();
-    const orderHash = await depositFillAndProve();
+    const { orderHash } = await depositFillAndProve();
     // The devnets' USDC is Circle's, paused by its pauser (Ferry's deployer); it makes the escrow's settleFills revert.
     await a.send(DEVNET_DEPLOYER_KEY, usdc, usdcAbi, 'pause', []);
     const errors: LayerZeroDevnetError[] = [];
@@ -182,6 +197,116 @@ describe('the devnet relay', () => {
     expect(await statusOf(orderHash)).toBe(1);
     await a.send(DEVNET_DEPLOYER_KEY, usdc, usdcAbi, 'unpause', []);
     await until('escrow settled after unpausing', async () => (await statusOf(orderHash)) === SETTLED);
+  });
+});
+
+/**
+ * On 1 s blocks the relay sends a packet's four transactions before waiting for any: both DVNs' verifications, the
+ * commit and lzReceive are mined in one block, in that order. A delivery that reverts in that path (a paused token)
+ * is tried again step by step and delivered once the cause is gone.
+ */
+describe('the devnet relay on 1 s blocks', () => {
+  let blocks: Devnets;
+  let blocksDir: string;
+  const delivered: LzDelivery[] = [];
+  const errors: LayerZeroDevnetError[] = [];
+
+  beforeAll(async () => {
+    blocksDir = mkdtempSync(path.join(tmpdir(), 'ferry-devnet-relay-blocks-'));
+    blocks = await startDevnets({
+      dataDir: blocksDir,
+      ports: [0, 0],
+      demoWallets: [trader.address],
+      blockTime: 1,
+      relay: { pollIntervalMs: 50, onDelivered: (d) => delivered.push(d) },
+    });
+    viewed = blocks.chains;
+  }, 120_000);
+
+  afterAll(async () => {
+    viewed = [];
+    await blocks?.stop();
+    rmSync(blocksDir, { recursive: true, force: true });
+  });
+
+  /** Once `orderHash`'s escrow settled, the relay's delivery of packet `guid`. */
+  const deliveryOf = async ({ orderHash, guid }: { orderHash: Hex; guid: Hex }) => {
+    await until('escrow settled', async () => (await statusOf(orderHash)) === SETTLED);
+    return until('the relay reported the delivery', async () =>
+      delivered.find((d) => d.packet.guid === guid),
+    );
+  };
+
+  it('mines both verifications, the commit and lzReceive of a packet in one block', async () => {
+    const delivery = await deliveryOf(await depositFillAndProve());
+    expect(delivery.pipelined).toBe(true);
+    const a = side(0);
+    const lz = blocks.chains[0]?.layerzero as LzChainDeployment;
+    const receipt = await a.pub.getTransactionReceipt({ hash: delivery.receiveTx as Hex });
+    expect(receipt.status).toBe('success');
+    const range = { fromBlock: lz.startBlock, toBlock: receipt.blockNumber };
+    const verifications = (
+      await a.pub.getContractEvents({
+        address: lz.receiveUln302,
+        abi: loadLzArtifact('ReceiveUln302').abi,
+        eventName: 'PayloadVerified',
+        ...range,
+      })
+    ).filter((log) => (log.args as { proofHash: Hex }).proofHash === delivery.packet.payloadHash);
+    const commits = (
+      await a.pub.getContractEvents({
+        address: lz.endpoint,
+        abi: loadLzArtifact('EndpointV2').abi,
+        eventName: 'PacketVerified',
+        ...range,
+      })
+    ).filter((log) => (log.args as { payloadHash: Hex }).payloadHash === delivery.packet.payloadHash);
+    expect(new Set(verifications.map((log) => (log.args as { dvn: Address }).dvn)).size).toBe(2);
+    expect(commits).toHaveLength(1);
+    const steps = [...verifications, ...commits].map((log) => ({
+      block: log.blockNumber,
+      index: log.transactionIndex,
+      tx: log.transactionHash,
+    }));
+    steps.push({ block: receipt.blockNumber, index: receipt.transactionIndex, tx: receipt.transactionHash });
+    expect(steps.map((step) => step.block)).toEqual(Array(4).fill(receipt.blockNumber));
+    expect(new Set(steps.map((step) => step.tx)).size).toBe(4);
+    // verify, verify, commit, lzReceive: the order the block holds them in.
+    expect(steps.map((step) => step.index)).toEqual(
+      [...steps.map((step) => step.index)].sort((x, y) => x - y),
+    );
+  });
+
+  it('tries a delivery that reverted in one block again step by step, and delivers it once the token works', async () => {
+    const a = side(0);
+    const usdc = a.chain.tokens[0]?.address as Address;
+    await blocks.relay?.stop();
+    const proved = await depositFillAndProve();
+    await a.send(DEVNET_DEPLOYER_KEY, usdc, usdcAbi, 'pause', []);
+    let paused = true;
+    try {
+      blocks.startRelay({
+        pollIntervalMs: 50,
+        retryBaseMs: 100,
+        retryMaxMs: 400,
+        onDelivered: (d) => delivered.push(d),
+        onError: (e) => errors.push(e),
+      });
+      await until('the relay failed in one block, then step by step', async () => errors.length >= 2);
+      // The one-block attempt's lzReceive reverted on chain; the next attempt's simulation refused it.
+      expect(errors[0]?.message).toMatch(/in one block failed: lzReceive .* reverted/);
+      expect(errors[1]?.message).toMatch(/lzReceive .* was refused/);
+      expect(await statusOf(proved.orderHash)).toBe(1);
+      await a.send(DEVNET_DEPLOYER_KEY, usdc, usdcAbi, 'unpause', []);
+      paused = false;
+      const delivery = await deliveryOf(proved);
+      expect(delivery.pipelined).toBe(false);
+      // The one-block attempt committed the packet: the step-by-step one only had lzReceive left.
+      expect(delivery.commitGas).toBeUndefined();
+      expect(delivery.dvnGas).toEqual([]);
+    } finally {
+      if (paused) await a.send(DEVNET_DEPLOYER_KEY, usdc, usdcAbi, 'unpause', []);
+    }
   });
 });
 
@@ -231,7 +356,7 @@ describe('ferry devnet', () => {
         ['layerzero', 40902],
       ]);
       viewed = file.chains;
-      const orderHash = await depositFillAndProve();
+      const { orderHash } = await depositFillAndProve();
       await until(
         'escrow settled by the devnet process',
         async () => (await statusOf(orderHash)) === SETTLED,

@@ -100,13 +100,22 @@ async function received(side: Side): Promise<{ count: bigint; last: Hex }> {
   return { count: (await read('receivedCount')) as bigint, last: (await read('lastMessage')) as Hex };
 }
 
+interface RelayReport {
+  delivery?: LzDelivery;
+  /** The last of `errors`. */
+  error?: LayerZeroDevnetError;
+  errors: LayerZeroDevnetError[];
+}
+
 /**
- * Runs a relay from the current blocks until it has reported on `guid`, then stops it. Answers what it reported.
+ * Runs a relay from the current blocks until it has delivered `guid` or failed to `failures` times, then stops it.
+ * Answers what it reported.
  */
 async function relayUntil(
   guidOf: () => Promise<Hex>,
   verifyingDvns?: number[],
-): Promise<{ delivery?: LzDelivery; error?: LayerZeroDevnetError }> {
+  failures = 1,
+): Promise<RelayReport> {
   const chains = await Promise.all(
     sides.map(async (side) => ({
       rpcUrl: side.anvil.rpcUrl,
@@ -114,7 +123,7 @@ async function relayUntil(
       fromBlock: (await side.deployer.publicClient.getBlockNumber()) + 1n,
     })),
   );
-  const reports = new Map<Hex, { delivery?: LzDelivery; error?: LayerZeroDevnetError }>();
+  const reports = new Map<Hex, RelayReport>();
   let notify = () => {};
   const relay: LzRelay = startLzRelay({
     chains,
@@ -122,13 +131,18 @@ async function relayUntil(
     executorKey: EXECUTOR_KEY,
     confirmations: CONFIRMATIONS,
     pollIntervalMs: 20,
+    retryBaseMs: 100,
     ...(verifyingDvns ? { verifyingDvns } : {}),
     onDelivered: (delivery) => {
-      reports.set(delivery.packet.guid, { delivery });
+      reports.set(delivery.packet.guid, {
+        delivery,
+        errors: reports.get(delivery.packet.guid)?.errors ?? [],
+      });
       notify();
     },
     onError: (error, packet) => {
-      reports.set(packet.guid, { error });
+      const errors = [...(reports.get(packet.guid)?.errors ?? []), error];
+      reports.set(packet.guid, { error, errors });
       notify();
     },
   });
@@ -141,7 +155,7 @@ async function relayUntil(
       );
       notify = () => {
         const report = reports.get(guid);
-        if (!report) return;
+        if (!report || (!report.delivery && report.errors.length < failures)) return;
         clearTimeout(timer);
         resolve(report);
       };
@@ -294,8 +308,15 @@ describe('LayerZero V2 on two anvil devnets', () => {
   it('refuses a message from an OApp that is not the receiver’s peer', async () => {
     const [a, b] = sides;
     const before = await received(b);
-    const report = await relayUntil(async () => (await ping(a, b, 'forged fill', outsider)).guid);
+    const report = await relayUntil(
+      async () => (await ping(a, b, 'forged fill', outsider)).guid,
+      undefined,
+      2,
+    );
     expect(report.delivery).toBeUndefined();
+    // The first attempt sends every step unsimulated: the commit reverts on chain. The next goes step by step and
+    // the commit's simulation names the endpoint's refusal.
+    expect(report.errors[0]?.message).toMatch(/in one block failed: commitVerification .* reverted/);
     expect(report.error).toBeInstanceOf(LayerZeroDevnetError);
     expect(report.error?.message).toMatch(/commitVerification .* refused: LZ_PathNotInitializable/);
     expect(await received(b)).toEqual(before);

@@ -120,15 +120,22 @@ export type DevnetRelayOptions = Partial<
   Pick<LzRelayOptions, 'pollIntervalMs' | 'onDelivered' | 'onError' | 'retryBaseMs' | 'retryMaxMs'>
 >;
 
-/** The devnets' DVNs and executor: one relay over both chains, with the devnet keys. */
+/**
+ * The devnets' DVNs and executor: one relay over both chains, with the devnet keys. A packet waits for its source
+ * chain's own confirmations, the figure the registry gives receiving apps for that chain.
+ */
 export function startDevnetRelay(
-  chains: readonly { rpcUrl: string; layerzero: LzChainDeployment }[],
+  chains: readonly { rpcUrl: string; confirmations: number; layerzero: LzChainDeployment }[],
   log: ChainLogger | undefined,
   options: DevnetRelayOptions = {},
 ): LzRelay {
   log?.info({ eids: chains.map((c) => c.layerzero.eid) }, 'LayerZero relay started (two DVNs, executor)');
   return startLzRelay({
-    chains: chains.map((chain) => ({ rpcUrl: chain.rpcUrl, deployment: chain.layerzero })),
+    chains: chains.map((chain) => ({
+      rpcUrl: chain.rpcUrl,
+      deployment: chain.layerzero,
+      confirmations: BigInt(chain.confirmations),
+    })),
     dvnKeys: DEVNET_DVN_KEYS,
     executorKey: DEVNET_EXECUTOR_KEY,
     confirmations: BigInt(DEVNET_LZ_CONFIRMATIONS),

@@ -290,7 +290,7 @@ export async function startDevnets(options: StartDevnetsOptions): Promise<Devnet
     const startRelay = (relayOptions: DevnetRelayOptions = {}): LzRelay => {
       if (messenger !== 'layerzero') throw new Error('attester devnets have no LayerZero relay');
       if (relay) return relay;
-      const lzChains = chains as { rpcUrl: string; layerzero: LzChainDeployment }[];
+      const lzChains = chains as (DevnetChainConfig & { layerzero: LzChainDeployment })[];
       const inner = startDevnetRelay(lzChains, log, relayOptions);
       // Stopping the relay, by whoever holds it, clears `devnets.relay`, so startRelay starts a new one.
       const handle: LzRelay = {

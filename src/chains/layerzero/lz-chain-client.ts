@@ -112,28 +112,72 @@ export interface LzCall {
  * names LayerZero's custom error instead of a bare failed receipt.
  */
 export async function writeLz(client: LzChainClient, call: LzCall): Promise<TransactionReceipt> {
-  const what = `${String(call.functionName)} at ${call.address}`;
-  let hash: Hex;
+  return awaitLzReceipt(client, await sendLz(client, call), call);
+}
+
+/**
+ * How to send a call without simulating it: a call that depends on transactions not mined yet (the commit after
+ * the DVNs' verifications) would be refused by a simulation or a gas estimate against the chain as it is.
+ */
+export interface LzUnsimulated {
+  gas: bigint;
+  nonce: number;
+  fees: LzFees;
+}
+
+export interface LzFees {
+  maxFeePerGas: bigint;
+  maxPriorityFeePerGas: bigint;
+}
+
+/**
+ * Sends one contract call and answers its hash. Simulated first (see writeLz) unless `unsimulated` gives the gas
+ * and nonce; `fees` (or `unsimulated.fees`) set the transaction's fees instead of the node's suggestion.
+ */
+export async function sendLz(
+  client: LzChainClient,
+  call: LzCall,
+  send: { unsimulated?: LzUnsimulated; fees?: LzFees } = {},
+): Promise<Hex> {
+  const account = client.wallet.account ?? client.account;
   try {
+    if (send.unsimulated) {
+      const { gas, nonce, fees } = send.unsimulated;
+      return await client.wallet.writeContract({
+        ...call,
+        account,
+        chain: client.wallet.chain,
+        gas,
+        nonce,
+        ...fees,
+      } as never);
+    }
     const { request } = await client.publicClient.simulateContract({
       address: call.address,
       abi: [...call.abi, ...lzErrorAbi()],
       functionName: call.functionName,
       args: call.args,
       value: call.value,
-      account: client.wallet.account ?? client.account,
+      account,
+      ...send.fees,
     } as never);
-    hash = await client.wallet.writeContract(request as never);
+    return await client.wallet.writeContract(request as never);
   } catch (cause) {
     const reason = revertReason(cause);
     throw new LayerZeroDevnetError(
-      `${what} on chain ${client.chainId} was refused${reason ? `: ${reason}` : ''}`,
-      {
-        cause,
-      },
+      `${describeCall(call)} on chain ${client.chainId} was refused${reason ? `: ${reason}` : ''}`,
+      { cause },
     );
   }
-  return awaitSuccess(client, hash, what);
+}
+
+/** Waits (bounded) for a call sent by sendLz; a reverted or missing receipt is a LayerZeroDevnetError. */
+export function awaitLzReceipt(client: LzChainClient, hash: Hex, call: LzCall): Promise<TransactionReceipt> {
+  return awaitSuccess(client, hash, describeCall(call));
+}
+
+function describeCall(call: LzCall): string {
+  return `${String(call.functionName)} at ${call.address}`;
 }
 
 /** The custom error's name (or the revert string) of a simulated call, when the node reported one. */

@@ -1,7 +1,15 @@
 import { type Address, encodeFunctionData, encodePacked, type Hex, keccak256, parseEventLogs } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { loadLzArtifact } from './lz-artifacts.ts';
-import { LayerZeroDevnetError, type LzChainClient, writeLz } from './lz-chain-client.ts';
+import {
+  awaitLzReceipt,
+  LayerZeroDevnetError,
+  type LzCall,
+  type LzChainClient,
+  type LzFees,
+  sendLz,
+  writeLz,
+} from './lz-chain-client.ts';
 import type { LzChainDeployment, LzDvnDeployment } from './lz-deploy.ts';
 import { type LzPacket, lzOrigin } from './lz-packet.ts';
 
@@ -11,8 +19,7 @@ const INSTRUCTION_LIFETIME_SECONDS = 600n;
 /**
  * One DVN attests a packet on the destination chain: its key signs the instruction "ReceiveUln302.verify(header,
  * payloadHash, confirmations)" and submits it through the DVN contract's `execute`, so ReceiveUln302 records the
- * DVN contract's address as the verifier. DVN.execute swallows a failed instruction (it only emits an event), so
- * success is judged by ReceiveUln302's PayloadVerified for this DVN. Answers the gas the transaction used.
+ * DVN contract's address as the verifier. Answers the gas the transaction used.
  */
 export async function dvnVerify(
   client: LzChainClient,
@@ -22,9 +29,28 @@ export async function dvnVerify(
   packet: LzPacket,
   confirmations: bigint,
 ): Promise<bigint> {
-  const receiveAbi = loadLzArtifact('ReceiveUln302').abi;
+  const sent = await sendDvnVerify(client, dvnKey, dvn, destination, packet, confirmations);
+  return dvnVerifyGas(client, sent, dvn, destination, packet);
+}
+
+/** A DVN's verification sent and not yet mined. */
+export interface SentDvnVerify {
+  hash: Hex;
+  call: LzCall;
+}
+
+/** The sending half of dvnVerify: signs the DVN's instruction and sends it (simulated), with `fees` if given. */
+export async function sendDvnVerify(
+  client: LzChainClient,
+  dvnKey: Hex,
+  dvn: LzDvnDeployment,
+  destination: LzChainDeployment,
+  packet: LzPacket,
+  confirmations: bigint,
+  fees?: LzFees,
+): Promise<SentDvnVerify> {
   const callData = encodeFunctionData({
-    abi: receiveAbi,
+    abi: loadLzArtifact('ReceiveUln302').abi,
     functionName: 'verify',
     args: [packet.header, packet.payloadHash, confirmations],
   });
@@ -35,14 +61,30 @@ export async function dvnVerify(
     encodePacked(['uint32', 'address', 'uint256', 'bytes'], [dvn.vid, target, expiration, callData]),
   );
   const signatures = await privateKeyToAccount(dvnKey).signMessage({ message: { raw: hash } });
-  const receipt = await writeLz(client, {
+  const call: LzCall = {
     address: dvn.address,
     abi: loadLzArtifact('DVN').abi,
     functionName: 'execute',
     args: [[{ vid: dvn.vid, target, callData, expiration, signatures }]],
-  });
+  };
+  return { hash: await sendLz(client, call, fees ? { fees } : {}), call };
+}
+
+/**
+ * The waiting half of dvnVerify. DVN.execute swallows a failed instruction (it only emits an event), so success
+ * is judged by ReceiveUln302's PayloadVerified for this DVN. Answers the gas the transaction used.
+ */
+export async function dvnVerifyGas(
+  client: LzChainClient,
+  sent: SentDvnVerify,
+  dvn: LzDvnDeployment,
+  destination: LzChainDeployment,
+  packet: LzPacket,
+): Promise<bigint> {
+  const receipt = await awaitLzReceipt(client, sent.hash, sent.call);
+  const target = destination.receiveUln302;
   const events = parseEventLogs({
-    abi: receiveAbi,
+    abi: loadLzArtifact('ReceiveUln302').abi,
     eventName: 'PayloadVerified',
     logs: receipt.logs,
   }) as unknown as {
@@ -93,13 +135,18 @@ export async function commitLzVerification(
   destination: LzChainDeployment,
   packet: LzPacket,
 ): Promise<bigint> {
-  const receipt = await writeLz(client, {
+  const receipt = await writeLz(client, commitCall(destination, packet));
+  return receipt.gasUsed;
+}
+
+/** ReceiveUln302.commitVerification of `packet` on `destination`, as a call to send. */
+export function commitCall(destination: LzChainDeployment, packet: LzPacket): LzCall {
+  return {
     address: destination.receiveUln302,
     abi: loadLzArtifact('ReceiveUln302').abi,
     functionName: 'commitVerification',
     args: [packet.header, packet.payloadHash],
-  });
-  return receipt.gasUsed;
+  };
 }
 
 /**
@@ -111,13 +158,18 @@ export async function executeLzReceive(
   destination: LzChainDeployment,
   packet: LzPacket,
 ): Promise<{ gasUsed: bigint; transactionHash: Hex }> {
-  const receipt = await writeLz(client, {
+  const receipt = await writeLz(client, lzReceiveCall(destination, packet));
+  return { gasUsed: receipt.gasUsed, transactionHash: receipt.transactionHash };
+}
+
+/** EndpointV2.lzReceive of `packet` on `destination` (no extra data), as a call to send. */
+export function lzReceiveCall(destination: LzChainDeployment, packet: LzPacket): LzCall {
+  return {
     address: destination.endpoint,
     abi: loadLzArtifact('EndpointV2').abi,
     functionName: 'lzReceive',
     args: [lzOrigin(packet), packet.receiver, packet.guid, packet.message, '0x'],
-  });
-  return { gasUsed: receipt.gasUsed, transactionHash: receipt.transactionHash };
+  };
 }
 
 function sameAddress(a: Address | undefined, b: Address): boolean {

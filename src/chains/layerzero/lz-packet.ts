@@ -1,4 +1,16 @@
-import { type Address, concat, getAddress, type Hex, keccak256, numberToHex, size, slice, toHex } from 'viem';
+import {
+  type Address,
+  bytesToBigInt,
+  concat,
+  getAddress,
+  type Hex,
+  hexToBytes,
+  keccak256,
+  numberToHex,
+  size,
+  slice,
+  toHex,
+} from 'viem';
 
 /**
  * A LayerZero V2 packet as EndpointV2's PacketSent carries it (PacketV1Codec): an 81-byte header
@@ -58,4 +70,38 @@ export function addressToBytes32(address: Address): Hex {
  */
 export function lzReceiveOptions(gas: bigint): Hex {
   return concat(['0x0003', '0x01', '0x0011', '0x01', numberToHex(gas, { size: 16 })]);
+}
+
+const EXECUTOR_WORKER_ID = 1;
+const LZ_RECEIVE_OPTION = 1;
+
+/**
+ * The gas a send's options ask the executor to give lzReceive, as LayerZero's executor reads them: type-3 options
+ * (every executor LZRECEIVE option, summed) or the legacy type 1 and 2 (a uint256 gas after the type). Null when
+ * the options ask for none or are malformed: the caller then has no gas to go by.
+ */
+export function lzReceiveGasOf(options: Hex): bigint | null {
+  const bytes = hexToBytes(options);
+  if (bytes.length < 2) return null;
+  const type = (bytes[0] as number) * 256 + (bytes[1] as number);
+  if (type === 1 || type === 2) return bytes.length >= 34 ? bytesToBigInt(bytes.subarray(2, 34)) : null;
+  if (type !== 3) return null;
+  let gas = 0n;
+  let found = false;
+  // Each option: worker id (1 byte), size (2 bytes), then `size` bytes: the option type and its parameters.
+  for (let at = 2; at < bytes.length; ) {
+    if (at + 3 > bytes.length) return null;
+    const worker = bytes[at] as number;
+    const size = (bytes[at + 1] as number) * 256 + (bytes[at + 2] as number);
+    const body = bytes.subarray(at + 3, at + 3 + size);
+    if (size === 0 || body.length !== size) return null;
+    if (worker === EXECUTOR_WORKER_ID && body[0] === LZ_RECEIVE_OPTION) {
+      // gas (uint128), optionally followed by a native value (uint128).
+      if (body.length !== 17 && body.length !== 33) return null;
+      gas += bytesToBigInt(body.subarray(1, 17));
+      found = true;
+    }
+    at += 3 + size;
+  }
+  return found && gas > 0n ? gas : null;
 }

@@ -15,13 +15,19 @@ import {
   lzInboundState,
 } from './lz-delivery.ts';
 import type { LzChainDeployment } from './lz-deploy.ts';
-import { decodeLzPacket, type LzPacket } from './lz-packet.ts';
+import { decodeLzPacket, type LzPacket, lzReceiveGasOf } from './lz-packet.ts';
+import { deliverPipelined, type PendingDvn } from './lz-pipelined-delivery.ts';
 
 export interface LzRelayChain {
   rpcUrl: string;
   deployment: LzChainDeployment;
   /** First block to scan for PacketSent. Default: the deployment's first block. */
   fromBlock?: bigint;
+  /**
+   * Blocks a packet sent on this chain waits before DVNs verify it (its own block counts as one): the
+   * confirmations receiving apps require from this chain. Default: the relay's `confirmations`.
+   */
+  confirmations?: bigint;
 }
 
 export interface LzRelayOptions {
@@ -30,7 +36,7 @@ export interface LzRelayOptions {
   dvnKeys: readonly Hex[];
   /** Pays for commitVerification and lzReceive on every chain. */
   executorKey: Hex;
-  /** Blocks a packet waits on its source chain before DVNs verify it (its own block counts as one). */
+  /** Blocks a packet waits on its source chain before DVNs verify it, for chains that do not set their own. */
   confirmations: bigint;
   /**
    * Which DVNs (indices into dvnKeys) verify. Default: all. Tests run a relay with fewer than the required DVNs
@@ -60,6 +66,11 @@ export interface LzDelivery {
   commitGas?: bigint;
   receiveGas?: bigint;
   receiveTx?: Hex;
+  /**
+   * Whether the attempt that delivered it sent every step before waiting for any (deliverPipelined: one block on a
+   * chain with blocks) rather than one step after the other.
+   */
+  pipelined: boolean;
   /** From the relay seeing PacketSent to lzReceive mined (or the last DVN's verification). */
   elapsedMs: number;
 }
@@ -74,12 +85,17 @@ interface RelayChainState {
   dvnClients: LzChainClient[];
   executor: LzChainClient;
   nextBlock: bigint;
+  confirmations: bigint;
 }
 
 /** A packet seen on its source chain and not yet delivered: tried on every poll once `nextAttemptAt` passed. */
 interface PendingPacket {
   packet: LzPacket;
   destination: RelayChainState;
+  /** The source chain's confirmations, which the DVNs attest. */
+  confirmations: bigint;
+  /** The lzReceive gas the packet's executor options ask for; null when they name none. */
+  optionGas: bigint | null;
   seenAt: number;
   attempts: number;
   nextAttemptAt: number;
@@ -88,36 +104,45 @@ interface PendingPacket {
 /**
  * Has each verifying DVN that has not yet done so verify `packet` on `destination`, then (all of them verifying)
  * commits and executes it; each step already done on chain (by an earlier attempt, or by anyone else: all three
- * are permissionless) is skipped. Answers null when the packet needs nothing more.
+ * are permissionless) is skipped. A packet's first attempt sends every step before waiting for any, so on a chain
+ * with blocks they land in one block; later attempts go step by step, simulating each, so a refusal is reported
+ * with its reason. Answers null when the packet needs nothing more.
  */
 async function deliver(
   options: LzRelayOptions,
   verifying: readonly number[],
   pending: PendingPacket,
 ): Promise<LzDelivery | null> {
-  const { packet, destination, seenAt } = pending;
+  const { packet, destination, seenAt, confirmations } = pending;
   const target = destination.chain.deployment;
   const state = await lzInboundState(destination.executor, target, packet);
   if (state === 'delivered' || state === 'burnt') return null;
+  const elapsed = () => Date.now() - seenAt;
+  const all = verifying.length >= target.dvns.length;
+  if (state === 'open' && all && pending.attempts === 0 && pending.optionGas !== null) {
+    const dvns = await dvnsStillToVerify(options, verifying, pending);
+    const delivered = await deliverPipelined({
+      destination: target,
+      packet,
+      dvns,
+      executor: destination.executor,
+      confirmations,
+      optionGas: pending.optionGas,
+    });
+    return { packet, stage: 'executed', pipelined: true, ...delivered, elapsedMs: elapsed() };
+  }
   const dvnGas: bigint[] = [];
   if (state === 'open') {
+    const dvns = await dvnsStillToVerify(options, verifying, pending);
     // The DVNs are independent parties with their own keys: they verify side by side, so on a chain with blocks
     // both verifications land in one block rather than two in a row.
     const verified = await Promise.allSettled(
-      verifying.map(async (index) => {
-        const dvn = target.dvns[index];
-        const key = options.dvnKeys[index];
-        const client = destination.dvnClients[index];
-        if (!dvn || !key || !client)
-          throw new LayerZeroDevnetError(`no DVN ${index} on chain ${target.chainId}`);
-        if (await hasDvnVerified(client, target, packet, dvn.address, options.confirmations)) return null;
-        return dvnVerify(client, key, dvn, target, packet, options.confirmations);
-      }),
+      dvns.map(({ client, key, dvn }) => dvnVerify(client, key, dvn, target, packet, confirmations)),
     );
     const failed: unknown[] = [];
     for (const outcome of verified) {
       if (outcome.status === 'rejected') failed.push(outcome.reason);
-      else if (outcome.value !== null) dvnGas.push(outcome.value);
+      else dvnGas.push(outcome.value);
     }
     if (failed.length === 1) throw failed[0];
     if (failed.length > 1) {
@@ -126,9 +151,7 @@ async function deliver(
         cause: failed[0],
       });
     }
-    if (verifying.length < target.dvns.length) {
-      return { packet, stage: 'verified', dvnGas, elapsedMs: Date.now() - seenAt };
-    }
+    if (!all) return { packet, stage: 'verified', pipelined: false, dvnGas, elapsedMs: elapsed() };
   }
   const commitGas =
     state === 'open' ? await commitLzVerification(destination.executor, target, packet) : undefined;
@@ -136,12 +159,33 @@ async function deliver(
   return {
     packet,
     stage: 'executed',
+    pipelined: false,
     dvnGas,
     ...(commitGas === undefined ? {} : { commitGas }),
     receiveGas: received.gasUsed,
     receiveTx: received.transactionHash,
-    elapsedMs: Date.now() - seenAt,
+    elapsedMs: elapsed(),
   };
+}
+
+/** The verifying DVNs that have not yet verified the packet (with the source chain's confirmations). */
+async function dvnsStillToVerify(
+  options: LzRelayOptions,
+  verifying: readonly number[],
+  { packet, destination, confirmations }: PendingPacket,
+): Promise<PendingDvn[]> {
+  const target = destination.chain.deployment;
+  const dvns = verifying.map((index) => {
+    const dvn = target.dvns[index];
+    const key = options.dvnKeys[index];
+    const client = destination.dvnClients[index];
+    if (!dvn || !key || !client) throw new LayerZeroDevnetError(`no DVN ${index} on chain ${target.chainId}`);
+    return { dvn, key, client };
+  });
+  const done = await Promise.all(
+    dvns.map(({ client, dvn }) => hasDvnVerified(client, target, packet, dvn.address, confirmations)),
+  );
+  return dvns.filter((_, i) => !done[i]);
 }
 
 interface RetryContext {
@@ -165,7 +209,10 @@ async function attempt(ctx: RetryContext, entry: PendingPacket): Promise<void> {
       log?.info(where, 'LayerZero packet needs no relaying (delivered already)');
       return;
     }
-    log?.info({ ...where, stage: delivery.stage, attempts: entry.attempts + 1 }, 'LayerZero packet relayed');
+    log?.info(
+      { ...where, stage: delivery.stage, attempts: entry.attempts + 1, pipelined: delivery.pipelined },
+      'LayerZero packet relayed',
+    );
     options.onDelivered?.(delivery);
   } catch (err) {
     const error =
@@ -186,8 +233,8 @@ async function attempt(ctx: RetryContext, entry: PendingPacket): Promise<void> {
 /**
  * The devnet's off-chain LayerZero workers in one loop: watches PacketSent on every endpoint and, per packet,
  * has each DVN verify it on the destination, commits the verification and executes lzReceive, as LayerZero's
- * DVNs and executor do. It runs apart from Ferry's API and worker, with its own keys. A failed delivery is tried
- * again with backoff; a packet someone else delivered meanwhile is dropped, so a restarted relay that rescans
+ * DVNs and executor do, all four transactions sent before any is mined (one block; see deliver). It runs apart
+ * from Ferry's API and worker, with its own keys. A failed delivery is tried again, step by step, with backoff; a packet someone else delivered meanwhile is dropped, so a restarted relay that rescans
  * from the first block only finishes what is left.
  */
 export function startLzRelay(options: LzRelayOptions): LzRelay {
@@ -210,6 +257,7 @@ export function startLzRelay(options: LzRelayOptions): LzRelay {
       dvnClients: options.dvnKeys.map((key) => lzChainClient(chain.rpcUrl, chainId, key, timeoutMs)),
       executor: lzChainClient(chain.rpcUrl, chainId, options.executorKey, timeoutMs),
       nextBlock: chain.fromBlock ?? chain.deployment.startBlock,
+      confirmations: chain.confirmations ?? options.confirmations,
     };
   });
   const byEid = new Map(states.map((state) => [state.chain.deployment.eid, state]));
@@ -221,7 +269,7 @@ export function startLzRelay(options: LzRelayOptions): LzRelay {
   async function scanChain(state: RelayChainState): Promise<void> {
     const head = await state.executor.publicClient.getBlockNumber();
     // A packet in block b has head - b + 1 confirmations; scan only blocks that already have enough.
-    const toBlock = head - options.confirmations + 1n;
+    const toBlock = head - state.confirmations + 1n;
     if (toBlock < state.nextBlock) return;
     const logs = await state.executor.publicClient.getContractEvents({
       address: state.chain.deployment.endpoint,
@@ -231,7 +279,7 @@ export function startLzRelay(options: LzRelayOptions): LzRelay {
       toBlock,
     });
     for (const event of logs) {
-      const { encodedPayload } = event.args as { encodedPayload: Hex };
+      const { encodedPayload, options: sendOptions } = event.args as { encodedPayload: Hex; options: Hex };
       let packet: LzPacket;
       try {
         packet = decodeLzPacket(encodedPayload);
@@ -245,8 +293,17 @@ export function startLzRelay(options: LzRelayOptions): LzRelay {
         log?.warn?.({ guid: packet.guid, dstEid: packet.dstEid }, 'LayerZero packet for an unknown eid');
         continue;
       }
-      if (!pending.has(packet.guid))
-        pending.set(packet.guid, { packet, destination, seenAt: Date.now(), attempts: 0, nextAttemptAt: 0 });
+      if (!pending.has(packet.guid)) {
+        pending.set(packet.guid, {
+          packet,
+          destination,
+          confirmations: state.confirmations,
+          optionGas: lzReceiveGasOf(sendOptions),
+          seenAt: Date.now(),
+          attempts: 0,
+          nextAttemptAt: 0,
+        });
+      }
     }
     state.nextBlock = toBlock + 1n;
   }
