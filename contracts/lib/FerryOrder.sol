@@ -21,12 +21,16 @@ struct Order {
   uint256 protocolFee;
 }
 
-/// @notice What the output chain proves to the input chain about one fill: the order it paid (so the escrow can
-/// recompute the orderHash and check every field against what was deposited), who paid it and the block time of
-/// the payment (the escrow settles only fills made at or before fillDeadline).
+/// @notice What the output chain proves to the input chain about one fill: the order's id, the input-side terms
+/// the escrow pays out (each checked against the deposit's commitment, see FerryOrder.settleCommitment) and the
+/// block time of the payment (the escrow settles only fills made at or before fillDeadline). The filler and the
+/// output chain are the same for every proof of a message, so they travel once, beside the proofs.
 struct FillProof {
-  Order order;
-  address filler;
+  bytes32 orderHash;
+  address inputToken;
+  uint256 inputAmount;
+  uint256 protocolFee;
+  uint256 fillDeadline;
   uint256 fillTime;
 }
 
@@ -52,5 +56,19 @@ library FerryOrder {
     // EIP-712 encodeData of the struct.
     bytes32 structHash = keccak256(abi.encode(ORDER_TYPEHASH, order));
     return keccak256(abi.encodePacked("\x19\x01", domainSeparator(order.inputChainId, escrow), structHash));
+  }
+
+  /// @notice What a deposit commits to besides its orderHash: every term a settlement acts on. The escrow keeps
+  /// it (truncated to its high 248 bits) in the deposit's one storage slot, so a proof that names an orderHash
+  /// can settle it only with these exact terms, for this filler, from this output chain.
+  function settleCommitment(
+    address filler,
+    uint256 outputChainId,
+    address inputToken,
+    uint256 inputAmount,
+    uint256 protocolFee,
+    uint256 fillDeadline
+  ) internal pure returns (bytes32) {
+    return keccak256(abi.encode(filler, outputChainId, inputToken, inputAmount, protocolFee, fillDeadline));
   }
 }
