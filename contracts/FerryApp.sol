@@ -154,12 +154,23 @@ contract FerryApp is FerryFill, OApp {
     internal
     override
   {
-    (address escrow_, address filler, FillProof[] memory proofs) =
-      abi.decode(message, (address, address, FillProof[]));
-    if (escrow_ != address(escrow)) revert WrongEscrow(escrow_);
+    address escrow_ = abi.decode(message[0:32], (address));
+    if (escrow_ != address(escrow) || escrow_.code.length == 0) revert WrongEscrow(escrow_);
     uint256 outputChainId = chainIdOf[origin.srcEid];
     if (outputChainId == 0) revert WrongSource(origin.srcEid);
-    escrow.settleFills(outputChainId, filler, proofs);
-    emit ProofDelivered(guid, origin.srcEid, proofs.length);
+    // The message is abi.encode(escrow, filler, FillProof[]); after its first word it is, byte for byte, the tail of
+    // settleFills(outputChainId, filler, proofs)'s arguments (both heads are three words, so the array's offset is
+    // the same). Forwarded as it is, the escrow's own ABI decoder checks it, and no copy is decoded here.
+    (bool ok, bytes memory reason) = escrow_.call(
+      abi.encodePacked(IFerrySettlement.settleFills.selector, outputChainId, message[32:])
+    );
+    if (!ok) {
+      // A failing token transfer: the whole message reverts, so it can be executed again.
+      assembly ("memory-safe") {
+        revert(add(reason, 32), mload(reason))
+      }
+    }
+    uint256 offset = abi.decode(message[64:96], (uint256));
+    emit ProofDelivered(guid, origin.srcEid, abi.decode(message[offset:offset + 32], (uint256)));
   }
 }
