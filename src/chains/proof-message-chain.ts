@@ -12,8 +12,8 @@ const appAbi = loadArtifact('FerryApp').abi;
 
 /**
  * lzReceive gas the executor is asked for: the same figures as lp-chain-clients.ts proveReceiveGas (measured about
- * 57,000 for one proof and 7,300 per further proof; the base adds a run's two payouts from a cold token to zero
- * balances, the per-proof figure is twice the measured one).
+ * 56,000 for one proof and 8,200 per further proof; the base adds a run's two payouts from a cold token to zero
+ * balances, the per-proof figure is almost twice the measured one).
  */
 const PROVE_GAS_BASE = 150_000n;
 const PROVE_GAS_PER_PROOF = 15_000n;
