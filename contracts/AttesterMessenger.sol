@@ -59,8 +59,12 @@ contract AttesterMessenger {
     bytes32 digest = attestationDigest(escrow, orderHash, order.filler, fillTime);
     if (ECDSA.recover(digest, signature) != attester) revert WrongAttester();
     FillProof[] memory proofs = new FillProof[](1);
-    proofs[0] = FillProof(order, order.filler, fillTime);
-    IFerrySettlement(escrow).settleFills(proofs);
+    proofs[0] = FillProof(
+      orderHash, order.inputToken, order.inputAmount, order.protocolFee, order.fillDeadline, fillTime
+    );
+    // The orderHash binds every field of `order`, the attester's signature binds the orderHash: the output chain
+    // and filler passed here are the order's own.
+    IFerrySettlement(escrow).settleFills(order.outputChainId, order.filler, proofs);
     emit FillRelayed(escrow, orderHash);
   }
 

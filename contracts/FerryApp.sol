@@ -26,13 +26,19 @@ contract FerryApp is FerryFill, OApp {
   error MixedBatch();
   error EscrowAlreadySet();
   error WrongEscrow(address escrow);
-  error WrongSource(uint256 outputChainId, uint32 srcEid);
+  /// @notice A verified message came from an endpoint id no route maps to a chain id (so none of its fills can be
+  /// matched to an output chain).
+  error WrongSource(uint32 srcEid);
 
   /// @notice This chain's escrow, which this app settles. Set once, before ownership is renounced.
   IFerrySettlement public escrow;
 
   /// @notice The LayerZero endpoint id of each chain this app has a peer on.
   mapping(uint256 chainId => uint32 eid) public eidOf;
+
+  /// @notice The chain id behind each endpoint id eidOf maps to: the output chain of every fill a message from that
+  /// endpoint proves.
+  mapping(uint32 eid => uint256 chainId) public chainIdOf;
 
   constructor(address endpoint_, address owner_) OApp(endpoint_, owner_) Ownable(owner_) {}
 
@@ -42,7 +48,9 @@ contract FerryApp is FerryFill, OApp {
   }
 
   function setRoute(uint256 chainId, uint32 eid) external onlyOwner {
+    delete chainIdOf[eidOf[chainId]];
     eidOf[chainId] = eid;
+    chainIdOf[eid] = chainId;
   }
 
   // ---------------------------------------------------------------- output side
@@ -57,10 +65,10 @@ contract FerryApp is FerryFill, OApp {
   {
     bytes32 orderHash = _fill(order, escrow_);
     FillProof[] memory proofs = new FillProof[](1);
-    proofs[0] = FillProof(order, order.filler, block.timestamp);
+    proofs[0] = _proof(order, orderHash, block.timestamp);
     bytes32[] memory hashes = new bytes32[](1);
     hashes[0] = orderHash;
-    return _sendProofs(order.inputChainId, escrow_, proofs, hashes, options);
+    return _sendProofs(order.inputChainId, escrow_, order.filler, proofs, hashes, options);
   }
 
   /// @notice Proves recorded fills of one filler, for orders of one input chain and escrow, in one message.
@@ -71,7 +79,7 @@ contract FerryApp is FerryFill, OApp {
     returns (bytes32 guid)
   {
     (FillProof[] memory proofs, bytes32[] memory hashes) = _proofs(orders, escrow_, true);
-    return _sendProofs(orders[0].inputChainId, escrow_, proofs, hashes, options);
+    return _sendProofs(orders[0].inputChainId, escrow_, orders[0].filler, proofs, hashes, options);
   }
 
   /// @notice The native fee prove() would need for `orders` (unfilled orders are quoted as if filled now, so a
@@ -83,7 +91,7 @@ contract FerryApp is FerryFill, OApp {
   {
     (FillProof[] memory proofs,) = _proofs(orders, escrow_, false);
     uint32 eid = _route(orders[0].inputChainId);
-    return _quote(eid, abi.encode(escrow_, proofs), options, false).nativeFee;
+    return _quote(eid, abi.encode(escrow_, orders[0].filler, proofs), options, false).nativeFee;
   }
 
   function _proofs(Order[] calldata orders, address escrow_, bool filledOnly)
@@ -104,9 +112,16 @@ contract FerryApp is FerryFill, OApp {
         if (filledOnly) revert NotFilled(orderHash);
         fillTime = block.timestamp;
       }
-      proofs[i] = FillProof(order, order.filler, fillTime);
+      proofs[i] = _proof(order, orderHash, fillTime);
       hashes[i] = orderHash;
     }
+  }
+
+  /// @dev Only the terms the input side pays out: the escrow checks them against the deposit's commitment.
+  function _proof(Order calldata order, bytes32 orderHash, uint256 fillTime) private pure returns (FillProof memory) {
+    return FillProof(
+      orderHash, order.inputToken, order.inputAmount, order.protocolFee, order.fillDeadline, fillTime
+    );
   }
 
   function _route(uint256 chainId) private view returns (uint32 eid) {
@@ -117,13 +132,14 @@ contract FerryApp is FerryFill, OApp {
   function _sendProofs(
     uint256 inputChainId,
     address escrow_,
+    address filler,
     FillProof[] memory proofs,
     bytes32[] memory hashes,
     bytes calldata options
   ) private returns (bytes32) {
     uint32 eid = _route(inputChainId);
     MessagingReceipt memory receipt =
-      _lzSend(eid, abi.encode(escrow_, proofs), options, MessagingFee(msg.value, 0), payable(msg.sender));
+      _lzSend(eid, abi.encode(escrow_, filler, proofs), options, MessagingFee(msg.value, 0), payable(msg.sender));
     emit ProofSent(receipt.guid, eid, hashes);
     return receipt.guid;
   }
@@ -131,19 +147,30 @@ contract FerryApp is FerryFill, OApp {
   // ---------------------------------------------------------------- input side
 
   /// @dev OApp has already checked that the endpoint calls and that the sender is the peer for origin.srcEid;
-  /// the endpoint has checked the DVNs' verification and that the message was not delivered before.
+  /// the endpoint has checked the DVNs' verification and that the message was not delivered before. A peer only
+  /// proves fills made on its own chain, so the output chain of every proof is the source's chain: the escrow
+  /// settles a proof only if that chain, the filler and the proof's terms match the deposit's commitment.
   function _lzReceive(Origin calldata origin, bytes32 guid, bytes calldata message, address, bytes calldata)
     internal
     override
   {
-    (address escrow_, FillProof[] memory proofs) = abi.decode(message, (address, FillProof[]));
-    if (escrow_ != address(escrow)) revert WrongEscrow(escrow_);
-    for (uint256 i = 0; i < proofs.length; ++i) {
-      // A peer only proves fills made on its own chain; an order whose output chain is elsewhere is not its to prove.
-      uint256 outputChainId = proofs[i].order.outputChainId;
-      if (eidOf[outputChainId] != origin.srcEid) revert WrongSource(outputChainId, origin.srcEid);
+    address escrow_ = abi.decode(message[0:32], (address));
+    if (escrow_ != address(escrow) || escrow_.code.length == 0) revert WrongEscrow(escrow_);
+    uint256 outputChainId = chainIdOf[origin.srcEid];
+    if (outputChainId == 0) revert WrongSource(origin.srcEid);
+    // The message is abi.encode(escrow, filler, FillProof[]); after its first word it is, byte for byte, the tail of
+    // settleFills(outputChainId, filler, proofs)'s arguments (both heads are three words, so the array's offset is
+    // the same). Forwarded as it is, the escrow's own ABI decoder checks it, and no copy is decoded here.
+    (bool ok, bytes memory reason) = escrow_.call(
+      abi.encodePacked(IFerrySettlement.settleFills.selector, outputChainId, message[32:])
+    );
+    if (!ok) {
+      // A failing token transfer: the whole message reverts, so it can be executed again.
+      assembly ("memory-safe") {
+        revert(add(reason, 32), mload(reason))
+      }
     }
-    escrow.settleFills(proofs);
-    emit ProofDelivered(guid, origin.srcEid, proofs.length);
+    uint256 offset = abi.decode(message[64:96], (uint256));
+    emit ProofDelivered(guid, origin.srcEid, abi.decode(message[offset:offset + 32], (uint256)));
   }
 }

@@ -12,9 +12,11 @@ import {IFerrySettlement} from "./interfaces/IFerrySettlement.sol";
 /// worker) submits it with deposit(), which locks the input tokens. The escrow then releases them exactly
 /// once: to the order's filler when the settler proves the output-chain fill (settleFills), or back to the
 /// offerer once the fill deadline and the settle grace have passed (refund).
-/// @dev A deposit stores one slot: the order's status under its orderHash. Everything else settle and refund
-/// need comes back in calldata as the full order, which must hash to a deposited orderHash; so no field of a
-/// deposit can be changed afterwards, and a deposit costs one cold storage write instead of five.
+/// @dev A deposit stores one slot under its orderHash: the order's status in the low byte and, above it, the high
+/// 248 bits of FerryOrder.settleCommitment (filler, output chain, input token, input amount, fee, fill deadline).
+/// refund() gets the full order back in calldata, which must hash to the deposited orderHash; a settlement gets only
+/// the terms it pays out, which must match the commitment. So no field of a deposit can be changed afterwards, and
+/// a deposit costs one cold storage write instead of five.
 contract FerryEscrow is IFerrySettlement {
   using SafeTransfer for address;
 
@@ -26,10 +28,11 @@ contract FerryEscrow is IFerrySettlement {
   }
 
   /// @notice Why a proof was not settled: the order was not Active (never deposited, or already settled or
-  /// refunded), the proof names someone other than the order's filler, or the fill came after fillDeadline.
+  /// refunded), the proof's terms (filler, output chain, input token, input amount, fee, fill deadline) are not the
+  /// deposit's, or the fill came after fillDeadline.
   enum SkipReason {
     NotActive,
-    WrongFiller,
+    WrongTerms,
     LateFill
   }
 
@@ -65,7 +68,11 @@ contract FerryEscrow is IFerrySettlement {
   /// @notice Where settlements pay orders' protocolFee. Immutable, fixed at deployment like the settler.
   address public immutable feeRecipient;
 
-  mapping(bytes32 orderHash => Status) private statuses;
+  /// @dev The low byte of a deposit's slot: its Status. Settling adds 1 (Active to Settled), refunding adds 2
+  /// (Active to Refunded); neither touches the commitment above it.
+  uint256 private constant STATUS_MASK = 0xff;
+
+  mapping(bytes32 orderHash => uint256 slot) private deposits;
 
   /// @dev Transient (EIP-1153): the guard lives only for its transaction, so it costs a few hundred gas per
   /// call instead of a cold storage read and a write.
@@ -98,7 +105,7 @@ contract FerryEscrow is IFerrySettlement {
 
   /// @return 0 None, 1 Active, 2 Settled, 3 Refunded.
   function orderStatus(bytes32 orderHash) external view returns (uint8) {
-    return uint8(statuses[orderHash]);
+    return uint8(deposits[orderHash] & STATUS_MASK);
   }
 
   // ---------------------------------------------------------------- deposits
@@ -144,9 +151,11 @@ contract FerryEscrow is IFerrySettlement {
     orderHash = FerryOrder.hash(order, address(this));
     // Each orderHash is usable once, ever: a settled or refunded order cannot be deposited again, which is
     // what makes the signature non-replayable (the nonce lets an offerer sign otherwise identical orders).
-    if (statuses[orderHash] != Status.None) revert OrderExists();
+    if (deposits[orderHash] != 0) revert OrderExists();
     if (!SignatureCheck.isValid(order.offerer, orderHash, signature)) revert WrongSigner();
-    statuses[orderHash] = Status.Active;
+    deposits[orderHash] = _commitment(
+      order.filler, order.outputChainId, order.inputToken, order.inputAmount, order.protocolFee, order.fillDeadline
+    ) | uint256(Status.Active);
 
     // Fee-on-transfer or rebasing-down tokens would leave the escrow short of what it promises to pay out.
     uint256 balanceBefore = IERC20(order.inputToken).balanceOf(address(this));
@@ -162,40 +171,76 @@ contract FerryEscrow is IFerrySettlement {
 
   /// @inheritdoc IFerrySettlement
   /// @dev Works after fillDeadline too (a proof carries the fill's own time), in particular during the grace.
-  function settleFills(FillProof[] calldata proofs) external nonReentrant {
+  /// Payouts are summed over each run of consecutive proofs with the same input token and paid with one transfer
+  /// to the filler and one to the fee recipient per run; the Settled (and FeePaid) events stay per order.
+  function settleFills(uint256 outputChainId, address filler, FillProof[] calldata proofs) external nonReentrant {
     if (msg.sender != settler) revert NotSettler();
+    address token;
+    uint256 toFiller;
+    uint256 fees;
     for (uint256 i = 0; i < proofs.length; ++i) {
-      _settle(proofs[i]);
+      FillProof calldata proof = proofs[i];
+      if (!_settle(outputChainId, filler, proof)) continue;
+      if (proof.inputToken != token) {
+        _pay(token, filler, toFiller, fees);
+        (token, toFiller, fees) = (proof.inputToken, 0, 0);
+      }
+      // protocolFee <= inputAmount was checked at deposit, and the commitment pins both.
+      toFiller += proof.inputAmount - proof.protocolFee;
+      fees += proof.protocolFee;
     }
+    _pay(token, filler, toFiller, fees);
   }
 
-  function _settle(FillProof calldata proof) private {
-    Order calldata order = proof.order;
-    bytes32 orderHash = FerryOrder.hash(order, address(this));
-    if (statuses[orderHash] != Status.Active) return _skip(orderHash, SkipReason.NotActive);
-    if (proof.filler != order.filler) return _skip(orderHash, SkipReason.WrongFiller);
-    if (proof.fillTime > order.fillDeadline) return _skip(orderHash, SkipReason.LateFill);
-    statuses[orderHash] = Status.Settled;
-    order.inputToken.safeTransfer(order.filler, order.inputAmount - order.protocolFee);
-    if (order.protocolFee != 0) {
-      order.inputToken.safeTransfer(feeRecipient, order.protocolFee);
-      emit FeePaid(orderHash, feeRecipient, order.protocolFee);
-    }
-    emit Settled(orderHash, order.filler);
+  /// @dev Marks `proof`'s order Settled if it matches an Active deposit; false (after SettleSkipped) otherwise.
+  function _settle(uint256 outputChainId, address filler, FillProof calldata proof) private returns (bool) {
+    bytes32 orderHash = proof.orderHash;
+    uint256 slot = deposits[orderHash];
+    if (slot & STATUS_MASK != uint256(Status.Active)) return _skip(orderHash, SkipReason.NotActive);
+    uint256 commitment = _commitment(
+      filler, outputChainId, proof.inputToken, proof.inputAmount, proof.protocolFee, proof.fillDeadline
+    );
+    if (slot != commitment | uint256(Status.Active)) return _skip(orderHash, SkipReason.WrongTerms);
+    if (proof.fillTime > proof.fillDeadline) return _skip(orderHash, SkipReason.LateFill);
+    deposits[orderHash] = slot + 1; // Active to Settled
+    emit Settled(orderHash, filler);
+    if (proof.protocolFee != 0) emit FeePaid(orderHash, feeRecipient, proof.protocolFee);
+    return true;
   }
 
-  function _skip(bytes32 orderHash, SkipReason reason) private {
+  function _pay(address token, address filler, uint256 toFiller, uint256 fees) private {
+    if (toFiller != 0) token.safeTransfer(filler, toFiller);
+    if (fees != 0) token.safeTransfer(feeRecipient, fees);
+  }
+
+  function _skip(bytes32 orderHash, SkipReason reason) private returns (bool) {
     emit SettleSkipped(orderHash, reason);
+    return false;
+  }
+
+  /// @dev The commitment with its low byte cleared for the status.
+  function _commitment(
+    address filler,
+    uint256 outputChainId,
+    address inputToken,
+    uint256 inputAmount,
+    uint256 protocolFee,
+    uint256 fillDeadline
+  ) private pure returns (uint256) {
+    bytes32 c =
+      FerryOrder.settleCommitment(filler, outputChainId, inputToken, inputAmount, protocolFee, fillDeadline);
+    return uint256(c) & ~STATUS_MASK;
   }
 
   /// @notice Returns the locked input to the offerer once fillDeadline + settleGrace has passed unsettled.
   /// @dev Permissionless so that offerers are never dependent on Ferry to get their funds back.
   function refund(Order calldata order) external nonReentrant {
     bytes32 orderHash = FerryOrder.hash(order, address(this));
-    if (statuses[orderHash] != Status.Active) revert NotActive();
+    uint256 slot = deposits[orderHash];
+    if (slot & STATUS_MASK != uint256(Status.Active)) revert NotActive();
     uint256 opensAfter = order.fillDeadline + settleGrace;
     if (block.timestamp <= opensAfter) revert RefundNotOpen(opensAfter);
-    statuses[orderHash] = Status.Refunded;
+    deposits[orderHash] = slot + 2; // Active to Refunded
     order.inputToken.safeTransfer(order.offerer, order.inputAmount);
     emit Refunded(orderHash);
   }

@@ -10,8 +10,9 @@ import {FillProof} from "../lib/FerryOrder.sol";
 interface IFerrySettlement {
   function settler() external view returns (address);
 
-  /// @dev Settles every proof that matches an Active deposit and skips (with SettleSkipped) the others, so one
-  /// stale proof never blocks a batch; reverts only when a token transfer fails, so the whole message can be
-  /// executed again once the token lets it through.
-  function settleFills(FillProof[] calldata proofs) external;
+  /// @dev Settles every proof whose terms match an Active deposit's commitment for `filler` and `outputChainId`, and
+  /// skips (with SettleSkipped) the others, so one stale proof never blocks a batch; reverts only when a token
+  /// transfer fails, so the whole message can be executed again once the token lets it through. `outputChainId` is
+  /// the chain the settler knows the fills were made on (for FerryApp: the chain of the verified message's source).
+  function settleFills(uint256 outputChainId, address filler, FillProof[] calldata proofs) external;
 }

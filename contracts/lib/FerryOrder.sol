@@ -21,12 +21,16 @@ struct Order {
   uint256 protocolFee;
 }
 
-/// @notice What the output chain proves to the input chain about one fill: the order it paid (so the escrow can
-/// recompute the orderHash and check every field against what was deposited), who paid it and the block time of
-/// the payment (the escrow settles only fills made at or before fillDeadline).
+/// @notice What the output chain proves to the input chain about one fill: the order's id, the input-side terms
+/// the escrow pays out (each checked against the deposit's commitment, see FerryOrder.settleCommitment) and the
+/// block time of the payment (the escrow settles only fills made at or before fillDeadline). The filler and the
+/// output chain are the same for every proof of a message, so they travel once, beside the proofs.
 struct FillProof {
-  Order order;
-  address filler;
+  bytes32 orderHash;
+  address inputToken;
+  uint256 inputAmount;
+  uint256 protocolFee;
+  uint256 fillDeadline;
   uint256 fillTime;
 }
 
@@ -43,14 +47,58 @@ library FerryOrder {
   bytes32 private constant NAME_HASH = keccak256("Ferry");
   bytes32 private constant VERSION_HASH = keccak256("1");
 
-  function domainSeparator(uint256 chainId, address escrow) internal pure returns (bytes32) {
-    return keccak256(abi.encode(DOMAIN_TYPEHASH, NAME_HASH, VERSION_HASH, chainId, escrow));
+  function domainSeparator(uint256 chainId, address escrow) internal pure returns (bytes32 separator) {
+    (bytes32 domainTypeHash, bytes32 nameHash, bytes32 versionHash) = (DOMAIN_TYPEHASH, NAME_HASH, VERSION_HASH);
+    // In scratch memory past the free memory pointer: every hash here is of fixed-size words, so nothing is
+    // allocated (an order hashed per proof would otherwise grow memory by 20 words each).
+    assembly ("memory-safe") {
+      let ptr := mload(0x40)
+      mstore(ptr, domainTypeHash)
+      mstore(add(ptr, 0x20), nameHash)
+      mstore(add(ptr, 0x40), versionHash)
+      mstore(add(ptr, 0x60), chainId)
+      mstore(add(ptr, 0x80), escrow)
+      separator := keccak256(ptr, 0xa0)
+    }
   }
 
-  function hash(Order calldata order, address escrow) internal pure returns (bytes32) {
-    // All Order fields are static, so abi.encode lays them out as consecutive 32-byte words: exactly the
-    // EIP-712 encodeData of the struct.
-    bytes32 structHash = keccak256(abi.encode(ORDER_TYPEHASH, order));
-    return keccak256(abi.encodePacked("\x19\x01", domainSeparator(order.inputChainId, escrow), structHash));
+  function hash(Order calldata order, address escrow) internal pure returns (bytes32 digest) {
+    bytes32 separator = domainSeparator(order.inputChainId, escrow);
+    bytes32 orderTypeHash = ORDER_TYPEHASH;
+    assembly ("memory-safe") {
+      let ptr := mload(0x40)
+      // All 13 Order fields are static words, so the struct's calldata is exactly its EIP-712 encodeData.
+      mstore(ptr, orderTypeHash)
+      calldatacopy(add(ptr, 0x20), order, 0x1a0)
+      let structHash := keccak256(ptr, 0x1c0)
+      mstore(ptr, 0x1901)
+      mstore(add(ptr, 0x20), separator)
+      mstore(add(ptr, 0x40), structHash)
+      digest := keccak256(add(ptr, 0x1e), 0x42)
+    }
+  }
+
+  /// @notice What a deposit commits to besides its orderHash: every term a settlement acts on. The escrow keeps
+  /// it (truncated to its high 248 bits) in the deposit's one storage slot, so a proof that names an orderHash
+  /// can settle it only with these exact terms, for this filler, from this output chain.
+  function settleCommitment(
+    address filler,
+    uint256 outputChainId,
+    address inputToken,
+    uint256 inputAmount,
+    uint256 protocolFee,
+    uint256 fillDeadline
+  ) internal pure returns (bytes32 commitment) {
+    // keccak256(abi.encode(...)) of the six words, in scratch memory (settleFills computes one per proof).
+    assembly ("memory-safe") {
+      let ptr := mload(0x40)
+      mstore(ptr, filler)
+      mstore(add(ptr, 0x20), outputChainId)
+      mstore(add(ptr, 0x40), inputToken)
+      mstore(add(ptr, 0x60), inputAmount)
+      mstore(add(ptr, 0x80), protocolFee)
+      mstore(add(ptr, 0xa0), fillDeadline)
+      commitment := keccak256(ptr, 0xc0)
+    }
   }
 }

@@ -9,6 +9,7 @@ import {
   attesterKey,
   B,
   balanceOf,
+  compactProof,
   deployerKey,
   escrow,
   escrowAbi,
@@ -213,7 +214,9 @@ describe('the attester route (AttesterMessenger settles its own escrow)', () => 
     // The attester itself cannot call the escrow: only its messenger settles it.
     await expectRevert(
       send(A, attesterKey, A.attested.escrow, escrowAbi, 'settleFills', [
-        [{ order, filler: filler.address, fillTime }],
+        order.outputChainId,
+        filler.address,
+        [compactProof(order, fillTime, A.attested.escrow)],
       ]),
       'NotSettler',
     );

@@ -1,4 +1,4 @@
-import type { Address, PublicClient } from 'viem';
+import { type AbiFunction, type Address, type PublicClient, toFunctionSelector } from 'viem';
 import { loadArtifact } from './contract-artifacts.ts';
 
 /** How far past the tokens the first Ferry contract may sit (LayerZero's own deployment comes before it). */
@@ -60,4 +60,21 @@ export async function assertEscrowSettler(publicClient: PublicClient, escrow: Ad
       `devnet escrow ${escrow} is settled by ${onChain}, expected ${settler}; delete the devnet state file`,
     );
   }
+  // An escrow whose settleFills takes another proof format (an older compact or full-order one) would skip or
+  // refuse every message the current app sends: its dispatcher must hold the current selector.
+  const code = (await publicClient.getCode({ address: escrow })) ?? '0x';
+  const selector = settleFillsSelector().slice(2);
+  if (!code.toLowerCase().includes(`63${selector}`)) {
+    throw new Error(
+      `devnet escrow ${escrow} predates the current settleFills(${selector}); delete the devnet state file`,
+    );
+  }
+}
+
+function settleFillsSelector() {
+  const item = loadArtifact('FerryEscrow').abi.find(
+    (i): i is AbiFunction => i.type === 'function' && i.name === 'settleFills',
+  );
+  if (!item) throw new Error('FerryEscrow artifact has no settleFills');
+  return toFunctionSelector(item);
 }

@@ -90,6 +90,8 @@ async function checkPath(
   const { app, lz } = local;
   const eid = remote.lz.eid;
   expect('the route', await read(app, 'app', 'eidOf', [BigInt(remote.chainId)]), eid);
+  // The settling side maps a message's source back to its output chain: the escrow checks fills against it.
+  expect('the source chain', await read(app, 'app', 'chainIdOf', [eid]), BigInt(remote.chainId));
   expect('the peer', await read(app, 'app', 'peers', [eid]), addressToBytes32(remote.app));
   for (const side of ['send', 'receive'] as const) {
     const wanted = side === 'send' ? lz.sendLibrary : lz.receiveLibrary;

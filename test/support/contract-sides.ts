@@ -53,6 +53,8 @@ export const offerer = privateKeyToAccount(offererKey);
 export const filler = privateKeyToAccount(fillerKey);
 export const stranger = privateKeyToAccount(strangerKey);
 export const recipient: Address = getAddress('0x000000000000000000000000000000000000fe11');
+/** Where the LayerZero escrows pay protocol fees. */
+export const feeRecipient: Address = getAddress('0x000000000000000000000000000000000000fee5');
 
 export const INPUT_CHAIN_ID = 910001;
 export const OUTPUT_CHAIN_ID = 910002;
@@ -90,7 +92,7 @@ async function startSide(chainId: number, eid: number, remoteEid: number): Promi
   const pub = createPublicClient({ chain, transport: http(anvil.rpcUrl), pollingInterval: 50 });
   const lzClient = (key: Hex) => lzChainClient(anvil.rpcUrl, chainId, key);
   const deployer = lzClient(deployerKey);
-  const ferry = await deployFerryLzChain(anvil, deployerKey, { eid, remoteEid }, GRACE);
+  const ferry = await deployFerryLzChain(anvil, deployerKey, { eid, remoteEid }, GRACE, feeRecipient);
   const token = async (symbol: string, name: string) =>
     getAddress((await deployLz(deployer, symbol, loadArtifact('TestStablecoin'), [name, symbol])).address);
   const tokens = {
@@ -213,6 +215,16 @@ export const sign = (order: OrderTerms, key: Hex = offererKey, escrowAddress = e
   );
 export const hashOrder = (order: OrderTerms, escrowAddress: Address = escrow()) =>
   hashOrderTypedData(buildOrderTypedData(order, escrowAddress));
+
+/** The FillProof (FerryOrder.sol) of `order` filled at `fillTime`: its hash and the terms the escrow pays out. */
+export const compactProof = (order: OrderTerms, fillTime: bigint, escrowAddress: Address = escrow()) => ({
+  orderHash: hashOrder(order, escrowAddress),
+  inputToken: order.inputToken,
+  inputAmount: order.inputAmount,
+  protocolFee: order.protocolFee,
+  fillDeadline: order.fillDeadline,
+  fillTime,
+});
 
 export async function approveAndDeposit(order: OrderTerms, signature?: Hex, escrowAddress = escrow()) {
   await send(A, offererKey, order.inputToken, tokenAbi, 'approve', [escrowAddress, order.inputAmount]);

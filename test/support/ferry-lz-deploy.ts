@@ -36,6 +36,7 @@ export async function deployFerryLzChain(
   deployerKey: Hex,
   eids: { eid: number; remoteEid: number },
   settleGrace: number,
+  feeRecipient?: Address,
 ): Promise<FerryLzChain> {
   const lz = await deployDevnetLayerZero(chain.rpcUrl, chain.chainId, eids.eid, eids.remoteEid);
   const { contracts, startBlock } = await deployFerryChain({
@@ -44,6 +45,7 @@ export async function deployFerryLzChain(
     deployerKey,
     settlement: { method: 'layerzero', endpoint: lz.endpoint, eid: eids.eid },
     settleGrace,
+    ...(feeRecipient ? { feeRecipient } : {}),
   });
   return { lz, app: getAddress(contracts.fill), escrow: getAddress(contracts.escrow), startBlock };
 }
