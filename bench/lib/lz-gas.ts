@@ -17,7 +17,7 @@ import {
 } from '../../src/chains/layerzero/lz-chain-client.ts';
 import { commitLzVerification, dvnVerify, executeLzReceive } from '../../src/chains/layerzero/lz-delivery.ts';
 import { decodeLzPacket, type LzPacket } from '../../src/chains/layerzero/lz-packet.ts';
-import { proveOptions } from '../../src/chains/lp-chain-clients.ts';
+import { proveOptions, tokenRunsOf } from '../../src/chains/prove-options.ts';
 import { buildOrderTypedData, type OrderTerms } from '../../src/domain/order-typed-data.ts';
 import {
   CONFIRMATIONS,
@@ -159,7 +159,7 @@ async function gasActors(a: GasSide, b: GasSide) {
       return app(filler, 'fillAndProve', [o, escrow, options], await quote([o], options));
     },
     async prove(orders: OrderTerms[]) {
-      const options = proveOptions(orders.length);
+      const options = proveOptions(orders.length, tokenRunsOf(orders));
       return app(prover, 'prove', [orders, escrow, options], await quote(orders, options));
     },
   };

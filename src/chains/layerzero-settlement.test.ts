@@ -57,7 +57,7 @@ import { loadLzArtifact, lzErrorAbi } from './layerzero/lz-artifacts.ts';
 import { deployLz, writeLz } from './layerzero/lz-chain-client.ts';
 import { requiredDvnsConfig } from './layerzero/lz-oapp-config.ts';
 import { addressToBytes32, type LzPacket, lzOrigin } from './layerzero/lz-packet.ts';
-import { proveOptions } from './lp-chain-clients.ts';
+import { proveOptions } from './prove-options.ts';
 
 /**
  * Settlement through LayerZero V2 on two anvils (contract-sides.ts): LayerZero's own contracts, two DVNs with

@@ -15,7 +15,6 @@ import {
 import type { PrivateKeyAccount } from 'viem/accounts';
 import type { OrderTerms } from '../domain/order-typed-data.ts';
 import { loadArtifact } from './contract-artifacts.ts';
-import { lzReceiveOptions } from './layerzero/lz-packet.ts';
 
 // FerryApp's ABI holds FerryFill's (fill, fillTimes, Filled) and its own (fillAndProve, quoteProve).
 const appAbi = loadArtifact('FerryApp').abi;
@@ -120,23 +119,6 @@ export async function escrowSettler(c: ChainClients, escrow: Address): Promise<A
     abi: escrowAbi,
     functionName: 'settler',
   })) as Address;
-}
-
-/**
- * Gas the executor is asked to give the input chain's lzReceive for a proof of `proofs` fills (EndpointV2.lzReceive
- * down through FerryApp to the escrow's settleFills). Measured (`npm run bench`, scenario 12): about 56,000 for one
- * proof and 8,200 per further proof of the same token. The base adds, with margin, the worst case of a run's two
- * payouts (a cold token, and filler and fee recipient credited from a zero balance: about 2 × 30,000); the per-proof
- * figure is almost twice the measured one, so a batch that switches token once more (two more payouts) still fits.
- * Too little gas leaves the message committed until someone executes it with more; too much only costs the fee.
- */
-export function proveReceiveGas(proofs: number): bigint {
-  return 150_000n + 15_000n * BigInt(proofs);
-}
-
-/** The LayerZero options of a proof of `proofs` fills (executor lzReceive gas). */
-export function proveOptions(proofs: number): Hex {
-  return lzReceiveOptions(proveReceiveGas(proofs));
 }
 
 /** The native fee FerryApp asks to prove `orders` to their input chain's `escrow` (unfilled ones as if filled now). */

@@ -3,34 +3,11 @@ import type { OrderTerms } from '../domain/order-typed-data.ts';
 import { type Chain, type ChainRegistry, registryChain } from './chain-registry.ts';
 import { loadArtifact } from './contract-artifacts.ts';
 import { loadLzArtifact } from './layerzero/lz-artifacts.ts';
-import { LZ_DEVNET_MAX_MESSAGE_SIZE } from './layerzero/lz-oapp-config.ts';
-import { decodeLzPacket, type LzPacket, lzOrigin, lzReceiveOptions } from './layerzero/lz-packet.ts';
+import { decodeLzPacket, type LzPacket, lzOrigin } from './layerzero/lz-packet.ts';
 import type { ContractCall } from './settlement-chain.ts';
 import { publicClientsFor, type RpcErrorCounter } from './viem-client.ts';
 
 const appAbi = loadArtifact('FerryApp').abi;
-
-/**
- * lzReceive gas the executor is asked for: the same figures as lp-chain-clients.ts proveReceiveGas (measured about
- * 56,000 for one proof and 8,200 per further proof; the base adds a run's two payouts from a cold token to zero
- * balances, the per-proof figure is almost twice the measured one).
- */
-const PROVE_GAS_BASE = 150_000n;
-const PROVE_GAS_PER_PROOF = 15_000n;
-
-/**
- * The most fills one proof message can carry: FerryApp's message is abi.encode(escrow, filler, FillProof[]), 128
- * bytes of head and array length plus 192 per proof, and the devnets' executor takes at most
- * LZ_DEVNET_MAX_MESSAGE_SIZE (10,000) bytes. The worker proves one order per message, far below it.
- */
-export const MAX_PROOFS_PER_MESSAGE = Math.floor((LZ_DEVNET_MAX_MESSAGE_SIZE - 128) / 192);
-
-/** LayerZero type-3 options for a message proving `proofs` fills. */
-export function proveOptions(proofs: number): Hex {
-  if (proofs < 1 || proofs > MAX_PROOFS_PER_MESSAGE)
-    throw new RangeError(`a proof message carries 1 to ${MAX_PROOFS_PER_MESSAGE} fills, not ${proofs}`);
-  return lzReceiveOptions(PROVE_GAS_BASE + PROVE_GAS_PER_PROOF * BigInt(proofs));
-}
 
 /**
  * Where a proof message stands on the input chain: `pending` (not enough DVN verifications yet), `verified` (the

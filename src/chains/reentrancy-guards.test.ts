@@ -27,7 +27,7 @@ import {
   strangerKey,
 } from '../../test/support/contract-sides.ts';
 import { loadArtifact } from './contract-artifacts.ts';
-import { proveOptions } from './lp-chain-clients.ts';
+import { proveOptions } from './prove-options.ts';
 
 /**
  * The escrow's and the fill contract's reentrancy guards (transient storage), against a token that calls back

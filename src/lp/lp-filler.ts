@@ -12,9 +12,9 @@ import {
   fillAndProveData,
   fillData,
   fillTimeOf,
-  proveOptions,
   quoteProve,
 } from '../chains/lp-chain-clients.ts';
+import { proveOptions } from '../chains/prove-options.ts';
 import type { TransactionClient } from '../chains/transaction-client.ts';
 import type { TxAction } from '../chains/tx-ledger.ts';
 import type { TxOutcome } from '../chains/tx-sender.ts';

@@ -2,7 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Hex } from 'viem';
 import type { PrivateKeyAccount } from 'viem/accounts';
 import type { ChainRegistry } from '../chains/chain-registry.ts';
-import { proveOptions } from '../chains/proof-message-chain.ts';
+import { proveOptions } from '../chains/prove-options.ts';
 import { type ContractCall, RevertError, type SettlementChain } from '../chains/settlement-chain.ts';
 import { WouldRevertError } from '../chains/tx-estimate.ts';
 import type { Clock } from '../domain/clock.ts';

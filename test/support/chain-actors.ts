@@ -1,7 +1,7 @@
 import { createPublicClient, createWalletClient, erc20Abi, type Hex, http, parseEventLogs } from 'viem';
 import type { PrivateKeyAccount } from 'viem/accounts';
 import { loadArtifact } from '../../src/chains/contract-artifacts.ts';
-import { proveOptions } from '../../src/chains/lp-chain-clients.ts';
+import { proveOptions } from '../../src/chains/prove-options.ts';
 import { type OrderTerms, type OrderTypedData, orderTermsFrom } from '../../src/domain/order-typed-data.ts';
 import type { Harness } from './harness.ts';
 

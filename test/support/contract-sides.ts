@@ -26,7 +26,7 @@ import { loadLzArtifact, lzErrorAbi } from '../../src/chains/layerzero/lz-artifa
 import { deployLz, type LzChainClient, lzChainClient } from '../../src/chains/layerzero/lz-chain-client.ts';
 import { commitLzVerification, dvnVerify } from '../../src/chains/layerzero/lz-delivery.ts';
 import { decodeLzPacket, type LzPacket, lzOrigin } from '../../src/chains/layerzero/lz-packet.ts';
-import { proveOptions } from '../../src/chains/lp-chain-clients.ts';
+import { proveOptions, tokenRunsOf } from '../../src/chains/prove-options.ts';
 import {
   buildOrderTypedData,
   hashOrderTypedData,
@@ -268,8 +268,10 @@ export function packetOf(receipt: TransactionReceipt): LzPacket {
 }
 
 /** The fee B's app asks to prove `orders` (unfilled ones as if filled now). */
-export const quoteProve = (orders: OrderTerms[], options = proveOptions(orders.length)) =>
-  read<bigint>(B, B.ferry.app, appAbi, 'quoteProve', [orders, escrow(), options]);
+export const quoteProve = (
+  orders: OrderTerms[],
+  options = proveOptions(orders.length, tokenRunsOf(orders)),
+) => read<bigint>(B, B.ferry.app, appAbi, 'quoteProve', [orders, escrow(), options]);
 
 /** fillAndProve on B as the filler, paying the quoted fee: the receipt and the packet it sent. */
 export async function fillAndProve(order: OrderTerms, key: Hex = fillerKey) {
@@ -281,7 +283,7 @@ export async function fillAndProve(order: OrderTerms, key: Hex = fillerKey) {
 
 /** prove(orders) on B (permissionless), paying the quoted fee. */
 export async function prove(orders: OrderTerms[], key: Hex = strangerKey) {
-  const options = proveOptions(orders.length);
+  const options = proveOptions(orders.length, tokenRunsOf(orders));
   const fee = await quoteProve(orders, options);
   const receipt = await send(B, key, B.ferry.app, appAbi, 'prove', [orders, escrow(), options], fee);
   return { receipt, packet: packetOf(receipt) };
