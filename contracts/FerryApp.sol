@@ -21,6 +21,7 @@ contract FerryApp is FerryFill, OApp {
   event ProofDelivered(bytes32 indexed guid, uint32 indexed srcEid, uint256 proofs);
 
   error NoRoute(uint256 chainId);
+  error InvalidRoute(uint256 chainId, uint32 eid);
   error NotFilled(bytes32 orderHash);
   error EmptyProof();
   error MixedBatch();
@@ -47,7 +48,12 @@ contract FerryApp is FerryFill, OApp {
     escrow = IFerrySettlement(escrow_);
   }
 
+  /// @dev An eid names one chain: pointing a second chain at it would leave the first's proofs going to the wrong
+  /// app, with no owner left to fix it once ownership is renounced.
   function setRoute(uint256 chainId, uint32 eid) external onlyOwner {
+    if (eid == 0 || chainId == 0) revert InvalidRoute(chainId, eid);
+    uint256 taken = chainIdOf[eid];
+    if (taken != 0 && taken != chainId) revert InvalidRoute(chainId, eid);
     delete chainIdOf[eidOf[chainId]];
     eidOf[chainId] = eid;
     chainIdOf[eid] = chainId;

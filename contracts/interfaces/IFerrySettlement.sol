@@ -12,7 +12,9 @@ interface IFerrySettlement {
 
   /// @dev Settles every proof whose terms match an Active deposit's commitment for `filler` and `outputChainId`, and
   /// skips (with SettleSkipped) the others, so one stale proof never blocks a batch; reverts only when a token
-  /// transfer fails, so the whole message can be executed again once the token lets it through. `outputChainId` is
+  /// transfer fails (or a run's sum of amounts overflows, which only deposits near 2^256 of one token can cause), so
+  /// the whole message can be executed again once the token lets it through. A filler whose message stays blocked
+  /// proves the other fills again in a message of their own (prove is repeatable). `outputChainId` is
   /// the chain the settler knows the fills were made on (for FerryApp: the chain of the verified message's source).
   function settleFills(uint256 outputChainId, address filler, FillProof[] calldata proofs) external;
 }

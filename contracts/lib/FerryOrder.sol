@@ -37,6 +37,9 @@ struct FillProof {
 /// @notice The orderHash: the EIP-712 digest of an order under the domain of the escrow that holds it. Both
 /// chains compute it the same way: the domain's chainId is the order's input chain, not the chain computing it.
 library FerryOrder {
+  /// @notice An address field of the order has bits set above its 160 (calldata no ABI encoder produces).
+  error InvalidOrderEncoding();
+
   bytes32 internal constant ORDER_TYPEHASH = keccak256(
     "Order(address offerer,address recipient,address inputToken,address outputToken,uint256 inputAmount,"
     "uint256 outputAmount,uint256 inputChainId,uint256 outputChainId,address filler,uint256 nonce,"
@@ -57,7 +60,8 @@ library FerryOrder {
       mstore(add(ptr, 0x20), nameHash)
       mstore(add(ptr, 0x40), versionHash)
       mstore(add(ptr, 0x60), chainId)
-      mstore(add(ptr, 0x80), escrow)
+      // Solidity leaves the bits above an address's 160 undefined inside assembly.
+      mstore(add(ptr, 0x80), and(escrow, 0xffffffffffffffffffffffffffffffffffffffff))
       separator := keccak256(ptr, 0xa0)
     }
   }
@@ -65,6 +69,19 @@ library FerryOrder {
   function hash(Order calldata order, address escrow) internal pure returns (bytes32 digest) {
     bytes32 separator = domainSeparator(order.inputChainId, escrow);
     bytes32 orderTypeHash = ORDER_TYPEHASH;
+    bool dirty;
+    assembly ("memory-safe") {
+      // The hash is of the raw calldata words, so an address word with bits above its 160 would hash to another
+      // orderHash for the same order; ABI decoding would refuse it, and so does this.
+      dirty := shr(
+        160,
+        or(
+          or(calldataload(order), calldataload(add(order, 0x20))),
+          or(or(calldataload(add(order, 0x40)), calldataload(add(order, 0x60))), calldataload(add(order, 0x100)))
+        )
+      )
+    }
+    if (dirty) revert InvalidOrderEncoding();
     assembly ("memory-safe") {
       let ptr := mload(0x40)
       // All 13 Order fields are static words, so the struct's calldata is exactly its EIP-712 encodeData.
@@ -92,9 +109,9 @@ library FerryOrder {
     // keccak256(abi.encode(...)) of the six words, in scratch memory (settleFills computes one per proof).
     assembly ("memory-safe") {
       let ptr := mload(0x40)
-      mstore(ptr, filler)
+      mstore(ptr, and(filler, 0xffffffffffffffffffffffffffffffffffffffff))
       mstore(add(ptr, 0x20), outputChainId)
-      mstore(add(ptr, 0x40), inputToken)
+      mstore(add(ptr, 0x40), and(inputToken, 0xffffffffffffffffffffffffffffffffffffffff))
       mstore(add(ptr, 0x60), inputAmount)
       mstore(add(ptr, 0x80), protocolFee)
       mstore(add(ptr, 0xa0), fillDeadline)

@@ -1,4 +1,15 @@
-import { type Hex, hashTypedData, keccak256, parseEventLogs, parseSignature, toHex, zeroAddress } from 'viem';
+import {
+  type BaseError,
+  decodeErrorResult,
+  encodeFunctionData,
+  type Hex,
+  hashTypedData,
+  keccak256,
+  parseEventLogs,
+  parseSignature,
+  toHex,
+  zeroAddress,
+} from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   A,
@@ -67,6 +78,28 @@ describe('FerryEscrow order hashing', () => {
       'uint256 outputAmount,uint256 inputChainId,uint256 outputChainId,address filler,uint256 nonce,' +
       'uint256 openDeadline,uint256 fillDeadline,uint256 protocolFee)';
     expect(await read(A, escrow(), escrowAbi, 'ORDER_TYPEHASH')).toBe(keccak256(toHex(typeString)));
+  });
+  it('refuses an order whose address words carry bits above their 160 (another hash for the same order)', async () => {
+    const order = await makeOrder();
+    const signature = await sign(order);
+    const clean = encodeFunctionData({ abi: escrowAbi, functionName: 'deposit', args: [order, signature] });
+    // deposit(order, signature): the selector, then the order's 13 words in place; word 1 is the recipient, which
+    // deposit itself never reads, so only the hash's own check stands between it and a second orderHash.
+    const recipientWord = 2 + 8 + 64;
+    const dirty = `${clean.slice(0, recipientWord)}01${clean.slice(recipientWord + 2)}` as Hex;
+    const revertName = async (data: Hex) => {
+      const error = await A.pub.call({ to: escrow(), data, account: stranger }).then(
+        () => null,
+        (e: BaseError) => e,
+      );
+      const raw = error?.walk((cause) => typeof (cause as { data?: unknown }).data === 'string') as
+        | { data: Hex }
+        | undefined;
+      return raw ? decodeErrorResult({ abi: escrowAbi, data: raw.data }).errorName : null;
+    };
+    expect(await revertName(dirty)).toBe('InvalidOrderEncoding');
+    // The same call with the recipient word clean passes the hash (and fails later, on the missing allowance).
+    expect(await revertName(clean)).not.toBe('InvalidOrderEncoding');
   });
 });
 

@@ -216,6 +216,26 @@ describe('what the input chain refuses', () => {
     expect(await balanceOf(A, usdcA(), filler.address)).toBe(before + order.inputAmount);
   });
 
+  it('a route names one chain per endpoint id: no zero eid, no eid taken by another chain', async () => {
+    const deployer = B.lzClient(deployerKey);
+    const { address: app } = await deployLz(deployer, 'route-check', loadArtifact('FerryApp'), [
+      B.ferry.lz.endpoint,
+      deployer.account,
+    ]);
+    const setRoute = (chainId: bigint, eid: number) =>
+      writeLz(deployer, { address: app, abi: appAbi, functionName: 'setRoute', args: [chainId, eid] });
+    await expectRevert(setRoute(7n, 0), 'InvalidRoute');
+    await setRoute(7n, 70);
+    // Pointing a second chain at eid 70 would send chain 7's proofs to the wrong app.
+    await expectRevert(setRoute(8n, 70), 'InvalidRoute');
+    // Moving chain 7 to another eid frees 70.
+    await setRoute(7n, 71);
+    await setRoute(8n, 70);
+    expect(await read(B, app, appAbi, 'chainIdOf', [70])).toBe(8n);
+    expect(await read(B, app, appAbi, 'chainIdOf', [71])).toBe(7n);
+    expect(await read(B, app, appAbi, 'eidOf', [7n])).toBe(71);
+  });
+
   it('a message from an app that is not the peer, and a direct call of lzReceive', async () => {
     const order = await depositedOrder();
     // Someone deploys their own FerryApp on B pointing at A's app, and "proves" a fill it recorded itself.
