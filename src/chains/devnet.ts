@@ -14,6 +14,7 @@ import type { ChainLogger } from './chain-logger.ts';
 import { devnetChain } from './devnet-chain.ts';
 import { topUpDevnetWallets } from './devnet-funding.ts';
 import {
+  DEVNET_LZ_CONFIRMATIONS,
   DEVNET_LZ_EIDS,
   DEVNET_LZ_OWNER_KEY,
   type DevnetRelayOptions,
@@ -365,7 +366,9 @@ async function startDevnetChain(
     name: DEVNET_NAMES[index] as string,
     chainId,
     rpcUrl,
-    confirmations: 1,
+    // The relay's DVNs attest this many blocks and the pinned ULN config requires as many: one value, or every commit
+    // reverts.
+    confirmations: DEVNET_LZ_CONFIRMATIONS,
     startBlock: deployment.startBlock,
     contracts: deployment.contracts,
     explorerUrl: undefined,

@@ -1,17 +1,26 @@
-import { encodeAbiParameters, parseAbiParameters, size, zeroAddress, zeroHash } from 'viem';
+import { encodeAbiParameters, size, zeroAddress, zeroHash } from 'viem';
 import { describe, expect, it } from 'vitest';
 import { LZ_DEVNET_MAX_MESSAGE_SIZE } from './layerzero/lz-oapp-config.ts';
-import { MAX_PROOFS_PER_MESSAGE, proveOptions, proveReceiveGas, tokenRunsOf } from './prove-options.ts';
+import {
+  MAX_PROOFS_PER_MESSAGE,
+  PROOF_MESSAGE,
+  proveOptions,
+  proveReceiveGas,
+  tokenRunsOf,
+} from './prove-options.ts';
 
-/** FerryApp's proof message as _sendProofs encodes it. */
-const MESSAGE = parseAbiParameters(
-  'address, address, (bytes32, address, uint256, uint256, uint256, uint256)[]',
-);
 const messageOf = (proofs: number) =>
-  encodeAbiParameters(MESSAGE, [
+  encodeAbiParameters(PROOF_MESSAGE, [
     zeroAddress,
     zeroAddress,
-    Array.from({ length: proofs }, () => [zeroHash, zeroAddress, 1n, 0n, 2n, 1n] as const),
+    Array.from({ length: proofs }, () => ({
+      orderHash: zeroHash,
+      inputToken: zeroAddress,
+      inputAmount: 1n,
+      protocolFee: 0n,
+      fillDeadline: 2n,
+      fillTime: 1n,
+    })),
   ]);
 
 describe('the size of a proof message', () => {

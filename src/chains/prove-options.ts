@@ -1,6 +1,11 @@
-import type { Hex } from 'viem';
+import { type Hex, parseAbiParameters } from 'viem';
 import { LZ_DEVNET_MAX_MESSAGE_SIZE } from './layerzero/lz-oapp-config.ts';
 import { lzReceiveOptions } from './layerzero/lz-packet.ts';
+
+/** FerryApp's proof message, abi.encode(escrow, filler, FillProof[]): what a DVN quorum vouches for. */
+export const PROOF_MESSAGE = parseAbiParameters(
+  'address escrow, address filler, (bytes32 orderHash, address inputToken, uint256 inputAmount, uint256 protocolFee, uint256 fillDeadline, uint256 fillTime)[] proofs',
+);
 
 /**
  * The most fills one proof message can carry: FerryApp's message is abi.encode(escrow, filler, FillProof[]), 128

@@ -8,6 +8,7 @@ import {
   getAddress,
   type Hex,
   http,
+  type Log,
   type PublicClient,
   parseEventLogs,
   type TransactionReceipt,
@@ -330,4 +331,21 @@ export async function deliver(packet: LzPacket, to: Side = A) {
   const commitGas = await commit(packet, to);
   const receipt = await execute(packet, to);
   return { dvnGas, commitGas, receipt };
+}
+
+type DepositedOrder = Awaited<ReturnType<typeof makeOrder>>;
+
+/** An order made with `overrides`, approved and deposited into A's escrow. */
+export async function depositedOrder(overrides: Partial<DepositedOrder> = {}): Promise<DepositedOrder> {
+  const order = await makeOrder(overrides);
+  await approveAndDeposit(order);
+  return order;
+}
+
+/** The args of every `name` event of FerryApp or FerryEscrow in `logs`. */
+export function events(logs: Log[], name: string) {
+  const parsed = parseEventLogs({ abi: [...appAbi, ...escrowAbi], eventName: name, logs }) as unknown as {
+    args: Record<string, unknown>;
+  }[];
+  return parsed.map((log) => log.args);
 }

@@ -5,9 +5,11 @@ import {
   ContractFunctionRevertedError,
   createPublicClient,
   createWalletClient,
+  encodeFunctionData,
   getAddress,
   type Hex,
   http,
+  keccak256,
   type PublicClient,
   type TransactionReceipt,
   type WalletClient,
@@ -187,4 +189,70 @@ function revertReason(error: unknown): string | undefined {
   if (!(reverted instanceof ContractFunctionRevertedError)) return undefined;
   // reason is set for Error(string) and Panic, whose errorName is only "Error" or "Panic".
   return reverted.reason ?? reverted.data?.errorName ?? reverted.signature;
+}
+
+/** A call signed and not yet broadcast: a batch signed first goes out back to back, in one block's window. */
+export interface SignedLz {
+  call: LzCall;
+  rawTx: Hex;
+  hash: Hex;
+}
+
+/**
+ * Signs one contract call without sending it: simulated first (see writeLz) unless `unsimulated` gives the gas and
+ * nonce, which then need no RPC call at all. Otherwise as sendLz.
+ */
+export async function signLz(
+  client: LzChainClient,
+  call: LzCall,
+  send: { unsimulated?: LzUnsimulated; fees?: LzFees } = {},
+): Promise<SignedLz> {
+  const account = client.wallet.account ?? client.account;
+  try {
+    if (!send.unsimulated) {
+      await client.publicClient.simulateContract({
+        address: call.address,
+        abi: [...call.abi, ...lzErrorAbi()],
+        functionName: call.functionName,
+        args: call.args,
+        value: call.value,
+        account,
+        ...send.fees,
+      } as never);
+    }
+    const data = encodeFunctionData({ abi: call.abi, functionName: call.functionName, args: call.args });
+    const fixed = send.unsimulated
+      ? { gas: send.unsimulated.gas, nonce: send.unsimulated.nonce, ...send.unsimulated.fees }
+      : { ...send.fees };
+    const request = await client.wallet.prepareTransactionRequest({
+      account,
+      chain: client.wallet.chain,
+      to: call.address,
+      data,
+      ...(call.value === undefined ? {} : { value: call.value }),
+      ...fixed,
+    } as never);
+    const rawTx = await client.wallet.signTransaction(request as never);
+    return { call, rawTx, hash: keccak256(rawTx) };
+  } catch (cause) {
+    const reason = revertReason(cause);
+    throw new LayerZeroDevnetError(
+      `${describeCall(call)} on chain ${client.chainId} was refused${reason ? `: ${reason}` : ''}`,
+      { cause },
+    );
+  }
+}
+
+/** Broadcasts a call signed by signLz and answers its hash. */
+export async function broadcastLz(client: LzChainClient, signed: SignedLz): Promise<Hex> {
+  try {
+    return await client.publicClient.sendRawTransaction({ serializedTransaction: signed.rawTx });
+  } catch (cause) {
+    throw new LayerZeroDevnetError(
+      `${describeCall(signed.call)} on chain ${client.chainId} was not accepted`,
+      {
+        cause,
+      },
+    );
+  }
 }

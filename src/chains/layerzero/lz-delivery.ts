@@ -7,7 +7,9 @@ import {
   type LzCall,
   type LzChainClient,
   type LzFees,
+  type SignedLz,
   sendLz,
+  signLz,
   writeLz,
 } from './lz-chain-client.ts';
 import type { LzChainDeployment, LzDvnDeployment } from './lz-deploy.ts';
@@ -49,6 +51,33 @@ export async function sendDvnVerify(
   confirmations: bigint,
   fees?: LzFees,
 ): Promise<SentDvnVerify> {
+  const call = await dvnVerifyCall(client, dvnKey, dvn, destination, packet, confirmations);
+  return { hash: await sendLz(client, call, fees ? { fees } : {}), call };
+}
+
+/** A DVN's verification signed (simulated first) and not yet broadcast, for a delivery sent back to back. */
+export async function signDvnVerify(
+  client: LzChainClient,
+  dvnKey: Hex,
+  dvn: LzDvnDeployment,
+  destination: LzChainDeployment,
+  packet: LzPacket,
+  confirmations: bigint,
+  fees: LzFees,
+): Promise<SignedLz> {
+  const call = await dvnVerifyCall(client, dvnKey, dvn, destination, packet, confirmations);
+  return signLz(client, call, { fees });
+}
+
+/** DVN.execute of the DVN key's signed instruction "ReceiveUln302.verify(header, payloadHash, confirmations)". */
+async function dvnVerifyCall(
+  client: LzChainClient,
+  dvnKey: Hex,
+  dvn: LzDvnDeployment,
+  destination: LzChainDeployment,
+  packet: LzPacket,
+  confirmations: bigint,
+): Promise<LzCall> {
   const callData = encodeFunctionData({
     abi: loadLzArtifact('ReceiveUln302').abi,
     functionName: 'verify',
@@ -61,13 +90,12 @@ export async function sendDvnVerify(
     encodePacked(['uint32', 'address', 'uint256', 'bytes'], [dvn.vid, target, expiration, callData]),
   );
   const signatures = await privateKeyToAccount(dvnKey).signMessage({ message: { raw: hash } });
-  const call: LzCall = {
+  return {
     address: dvn.address,
     abi: loadLzArtifact('DVN').abi,
     functionName: 'execute',
     args: [[{ vid: dvn.vid, target, callData, expiration, signatures }]],
   };
-  return { hash: await sendLz(client, call, fees ? { fees } : {}), call };
 }
 
 /**

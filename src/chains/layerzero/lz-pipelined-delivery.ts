@@ -1,12 +1,13 @@
 import { type Hex, parseGwei, size } from 'viem';
 import {
   awaitLzReceipt,
+  broadcastLz,
   LayerZeroDevnetError,
   type LzChainClient,
   type LzFees,
-  sendLz,
+  signLz,
 } from './lz-chain-client.ts';
-import { commitCall, dvnVerifyGas, lzReceiveCall, sendDvnVerify } from './lz-delivery.ts';
+import { commitCall, dvnVerifyGas, lzReceiveCall, signDvnVerify } from './lz-delivery.ts';
 import type { LzChainDeployment, LzDvnDeployment } from './lz-deploy.ts';
 import type { LzPacket } from './lz-packet.ts';
 
@@ -95,44 +96,46 @@ export async function deliverPipelined(input: PipelinedDeliveryInput): Promise<P
     maxFeePerGas: (block.baseFeePerGas ?? 0n) * 2n + tip,
     maxPriorityFeePerGas: tip,
   });
-  const verifications = await Promise.all(
-    input.dvns.map(async (pending) => ({
-      pending,
-      sent: await sendDvnVerify(
-        pending.client,
-        pending.key,
-        pending.dvn,
-        destination,
-        packet,
-        input.confirmations,
-        fees(DVN_TIP),
-      ),
-    })),
-  );
-  const nonce = await executor.publicClient.getTransactionCount({
-    address: executor.account,
-    blockTag: 'pending',
-  });
-  const commit = commitCall(destination, packet);
-  const commitHash = await sendLz(executor, commit, {
+  // Everything is signed before anything is broadcast: the four then go out back to back, a few local calls apart,
+  // so a block is rarely cut between them (and if one is, they land in two blocks, still in order).
+  const [verifications, nonce] = await Promise.all([
+    Promise.all(
+      input.dvns.map(async (pending) => ({
+        pending,
+        signed: await signDvnVerify(
+          pending.client,
+          pending.key,
+          pending.dvn,
+          destination,
+          packet,
+          input.confirmations,
+          fees(DVN_TIP),
+        ),
+      })),
+    ),
+    executor.publicClient.getTransactionCount({ address: executor.account, blockTag: 'pending' }),
+  ]);
+  const commit = await signLz(executor, commitCall(destination, packet), {
     unsimulated: { gas: COMMIT_GAS, nonce, fees: fees(EXECUTOR_TIP) },
   });
-  const receive = lzReceiveCall(destination, packet);
-  const receiveHash = await sendLz(executor, receive, {
+  const receive = await signLz(executor, lzReceiveCall(destination, packet), {
     unsimulated: {
       gas: lzReceiveGasLimit(input.optionGas, packet),
       nonce: nonce + 1,
       fees: fees(EXECUTOR_TIP),
     },
   });
+  for (const { pending, signed } of verifications) await broadcastLz(pending.client, signed);
+  await broadcastLz(executor, commit);
+  await broadcastLz(executor, receive);
   const [dvnGas, committed, received] = await Promise.allSettled([
     Promise.all(
-      verifications.map(({ pending, sent }) =>
-        dvnVerifyGas(pending.client, sent, pending.dvn, destination, packet),
+      verifications.map(({ pending, signed }) =>
+        dvnVerifyGas(pending.client, signed, pending.dvn, destination, packet),
       ),
     ),
-    awaitLzReceipt(executor, commitHash, commit),
-    awaitLzReceipt(executor, receiveHash, receive),
+    awaitLzReceipt(executor, commit.hash, commit.call),
+    awaitLzReceipt(executor, receive.hash, receive.call),
   ]);
   if (dvnGas.status === 'rejected' || committed.status === 'rejected' || received.status === 'rejected') {
     throw pipelineFailure(packet, [dvnGas, committed, received]);

@@ -234,8 +234,9 @@ async function attempt(ctx: RetryContext, entry: PendingPacket): Promise<void> {
  * The devnet's off-chain LayerZero workers in one loop: watches PacketSent on every endpoint and, per packet,
  * has each DVN verify it on the destination, commits the verification and executes lzReceive, as LayerZero's
  * DVNs and executor do, all four transactions sent before any is mined (one block; see deliver). It runs apart
- * from Ferry's API and worker, with its own keys. A failed delivery is tried again, step by step, with backoff; a packet someone else delivered meanwhile is dropped, so a restarted relay that rescans
- * from the first block only finishes what is left.
+ * from Ferry's API and worker, with its own keys. A failed delivery is tried again, step by step, with backoff; a
+ * packet someone else delivered meanwhile is dropped, so a restarted relay that rescans from the first block only
+ * finishes what is left.
  */
 export function startLzRelay(options: LzRelayOptions): LzRelay {
   const timeoutMs = options.rpcTimeoutMs ?? DEFAULT_LZ_RPC_TIMEOUT_MS;
