@@ -91,11 +91,20 @@ describe('the operator’s service stopped right after the fill', () => {
     });
   }
 
+  /** SIGTERM first: `ferry devnet` stops its anvils on the way out, where a SIGKILL would leave them running. */
+  async function stop(child: ChildProcess): Promise<void> {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+    await exited;
+    clearTimeout(timer);
+  }
+
   afterAll(async () => {
-    for (const child of children)
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    await Promise.all(children.map(stop));
     fs.rmSync(dir, { recursive: true, force: true });
-  });
+  }, 30_000);
 
   it('the escrow settles to the LP anyway, within a minute', async () => {
     const registry = await startDevnet();
