@@ -116,4 +116,18 @@ describe('createPeriodicJob', () => {
     await job.stop();
     expect(runs()).toBe(2);
   });
+
+  it('runAfter waits out a run under way and answers a run of its own, where runOnce joins it', async () => {
+    const { job, runs, release, until } = blockingJob('run after');
+    const underWay = job.runOnce();
+    await until(1);
+    expect(job.runOnce()).toBe(underWay);
+    const after = job.runAfter();
+    release();
+    await underWay;
+    await until(2);
+    release();
+    await after;
+    expect(runs()).toBe(2);
+  });
 });

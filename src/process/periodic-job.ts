@@ -3,6 +3,11 @@ import type { FastifyBaseLogger } from 'fastify';
 export interface PeriodicJob<T> {
   /** One run now, or the run already under way (runs never overlap); tests call it directly. */
   runOnce(): Promise<T>;
+  /**
+   * A run that starts after this call: one already under way may have read its inputs (the clock) before the
+   * caller changed them, so it is waited out, not joined. What a test that moved its clock calls.
+   */
+  runAfter(): Promise<T>;
   /** Runs every `intervalMs`, counted from the end of the previous run, so a slow run never piles up. */
   start(): void;
   /**
@@ -74,6 +79,10 @@ export function createPeriodicJob<T>(options: {
 
   return {
     runOnce,
+    async runAfter() {
+      if (running) await running.catch(() => {});
+      return runOnce();
+    },
     start() {
       if (!stopped) return;
       stopped = false;

@@ -82,8 +82,8 @@ export function createExpirySweeper({ database, clock, log, config }: ServiceDep
     log,
   });
   return {
-    /** One pass; tests call it after moving their clock. */
-    sweep: job.runOnce,
+    /** One pass that starts now; tests call it after moving their clock. */
+    sweep: job.runAfter,
     start: job.start,
     stop: job.stop,
   };
