@@ -9,6 +9,11 @@ import type { Abi, Hex } from 'viem';
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 export const CONTRACTS_DIR = path.join(REPO_ROOT, 'contracts');
+/**
+ * The Foundry fuzz and invariant suites (`npm run test:contracts`) live under contracts/ beside what they test, but
+ * they are no part of Ferry's build: their test contracts get no artifacts and do not change sourceHash.
+ */
+const FOUNDRY_DIR = 'foundry';
 export const ARTIFACTS_DIR = fileURLToPath(new URL('./artifacts/', import.meta.url));
 
 /**
@@ -61,7 +66,7 @@ interface SolcOutput {
 export function readContractSources(contractsDir = CONTRACTS_DIR): Record<string, { content: string }> {
   const root = path.dirname(contractsDir);
   const files = (readdirSync(contractsDir, { recursive: true }) as string[])
-    .filter((file) => file.endsWith('.sol'))
+    .filter((file) => file.endsWith('.sol') && file.split(path.sep)[0] !== FOUNDRY_DIR)
     .map((file) => path.join(contractsDir, file))
     .sort();
   const sources: Record<string, { content: string }> = {};

@@ -1,0 +1,347 @@
+// SPDX-License-Identifier: MIT
+pragma solidity 0.8.37;
+
+import {FerryEscrow} from "../FerryEscrow.sol";
+import {FerryFill} from "../FerryFill.sol";
+import {FillProof, Order} from "../lib/FerryOrder.sol";
+import {ContractOfferer} from "./utils/ContractOfferer.sol";
+import {FerryTest} from "./utils/FerryTest.sol";
+import {FuzzToken} from "./utils/FuzzToken.sol";
+import {Vm, vm} from "./utils/Vm.sol";
+
+/// @notice Fuzz tests of one order's life: deposit, fill (FerryFill), prove and settle (this contract is the
+/// escrow's settler and delivers FillProofs as FerryApp would after a verified message) and refund.
+contract EscrowFuzzTest is FerryTest {
+  uint256 internal constant GRACE = 1 hours;
+  uint256 internal constant OFFERER_KEY = 0xA11CE;
+  uint256 internal constant OUTPUT_CHAIN = 10;
+  address internal constant FILLER = address(0xF111);
+  address internal constant FEE_RECIPIENT = address(0xFEE);
+
+  FerryEscrow internal escrow;
+  FerryFill internal fillContract;
+  FuzzToken internal token;
+  FuzzToken internal outputToken;
+  address internal offerer;
+
+  function setUp() public {
+    vm.warp(1_700_000_000);
+    escrow = new FerryEscrow(address(this), GRACE, FEE_RECIPIENT);
+    fillContract = new FerryFill();
+    token = new FuzzToken(FuzzToken.Kind.Plain, "Input");
+    outputToken = new FuzzToken(FuzzToken.Kind.Plain, "Output");
+    offerer = vm.addr(OFFERER_KEY);
+  }
+
+  // ---------------------------------------------------------------- helpers
+
+  function _fundedOrder(uint256 amount, uint256 fee, uint256 fillIn, uint256 nonce) internal returns (Order memory o) {
+    amount = _bound(amount, 1, 1e30);
+    o = _order(offerer, address(token), FILLER, amount, _bound(fee, 0, amount), _bound(fillIn, 0, 30 days), nonce);
+    token.mint(offerer, amount);
+    vm.prank(offerer);
+    token.approve(address(escrow), amount);
+  }
+
+  function _deposit(Order memory o) internal returns (bytes32) {
+    return escrow.deposit(o, _sign(escrow, OFFERER_KEY, o));
+  }
+
+  function _proof(Order memory o, uint256 fillTime) internal view returns (FillProof memory) {
+    return FillProof({
+      orderHash: escrow.hashOrder(o),
+      inputToken: o.inputToken,
+      inputAmount: o.inputAmount,
+      protocolFee: o.protocolFee,
+      fillDeadline: o.fillDeadline,
+      fillTime: fillTime
+    });
+  }
+
+  function _settle(uint256 outputChainId, address filler, FillProof memory proof) internal {
+    FillProof[] memory proofs = new FillProof[](1);
+    proofs[0] = proof;
+    escrow.settleFills(outputChainId, filler, proofs);
+  }
+
+  // ---------------------------------------------------------------- deposit
+
+  function testFuzz_depositLocksExactlyTheInput(uint256 amount, uint256 fee, uint256 fillIn, uint256 nonce, address caller)
+    public
+  {
+    Order memory o = _fundedOrder(amount, fee, fillIn, nonce);
+    bytes memory signature = _sign(escrow, OFFERER_KEY, o);
+    // Anyone may submit the offerer's signed order.
+    vm.prank(caller);
+    bytes32 orderHash = escrow.deposit(o, signature);
+    _eq(orderHash, escrow.hashOrder(o), "orderHash");
+    _eq(escrow.orderStatus(orderHash), 1, "status Active");
+    _eq(token.balanceOf(address(escrow)), o.inputAmount, "escrow balance");
+    _eq(token.balanceOf(offerer), 0, "offerer balance");
+    // The same signed order never deposits twice.
+    token.mint(offerer, o.inputAmount);
+    vm.prank(offerer);
+    token.approve(address(escrow), o.inputAmount);
+    vm.expectRevert(FerryEscrow.OrderExists.selector);
+    escrow.deposit(o, signature);
+  }
+
+  function testFuzz_depositRefusesInvalidTerms(uint256 amount, uint256 fee, uint256 which, uint256 delta) public {
+    Order memory o = _fundedOrder(amount, fee, 1 days, 1);
+    which = _bound(which, 0, 5);
+    bytes4 expected = FerryEscrow.InvalidOrder.selector;
+    if (which == 0) {
+      o.inputAmount = 0;
+    } else if (which == 1) {
+      o.protocolFee = o.inputAmount + _bound(delta, 1, 1e30);
+    } else if (which == 2) {
+      o.filler = address(0);
+    } else if (which == 3) {
+      o.fillDeadline = o.openDeadline - _bound(delta, 1, o.openDeadline);
+    } else if (which == 4) {
+      vm.warp(o.openDeadline + _bound(delta, 1, 365 days));
+      expected = FerryEscrow.OrderExpired.selector;
+    } else {
+      o.inputChainId = block.chainid + _bound(delta, 1, 1e9);
+      expected = FerryEscrow.WrongChain.selector;
+    }
+    bytes memory signature = _sign(escrow, OFFERER_KEY, o);
+    vm.expectRevert(expected);
+    escrow.deposit(o, signature);
+  }
+
+  /// @notice refund() must always be able to compute when it opens: an order whose fillDeadline + settleGrace
+  /// overflows is refused at deposit (otherwise its input could only ever leave by a settlement).
+  function testFuzz_depositRefusesOverflowingRefundTime(uint256 fillDeadline) public {
+    Order memory o = _fundedOrder(1e6, 0, 0, 1);
+    o.fillDeadline = _bound(fillDeadline, type(uint256).max - GRACE + 1, type(uint256).max);
+    bytes memory signature = _sign(escrow, OFFERER_KEY, o);
+    vm.expectRevert(FerryEscrow.InvalidOrder.selector);
+    escrow.deposit(o, signature);
+  }
+
+  function testFuzz_depositWithPermitNeedsNoApproval(uint256 amount, bool frontRun) public {
+    amount = _bound(amount, 1, 1e30);
+    Order memory o = _order(offerer, address(token), FILLER, amount, 0, 1 days, 7);
+    token.mint(offerer, amount);
+    uint256 permitDeadline = block.timestamp + 1 hours;
+    (uint8 v, bytes32 r, bytes32 s) =
+      vm.sign(OFFERER_KEY, token.permitDigest(offerer, address(escrow), amount, 0, permitDeadline));
+    // Someone who saw the permit in the mempool spends it first: the deposit still goes through.
+    if (frontRun) token.permit(offerer, address(escrow), amount, permitDeadline, v, r, s);
+    bytes32 orderHash = escrow.depositWithPermit(o, _sign(escrow, OFFERER_KEY, o), permitDeadline, v, r, s);
+    _eq(escrow.orderStatus(orderHash), 1, "status Active");
+    _eq(token.balanceOf(address(escrow)), amount, "escrow balance");
+  }
+
+  // ---------------------------------------------------------------- signatures
+
+  /// @notice A valid signature by any key but the offerer's is refused, and so is the offerer's own signature
+  /// of another order.
+  function testFuzz_signatureByAnotherKeyRefused(uint256 otherKey, uint256 otherNonce) public {
+    otherKey = _bound(otherKey, 1, 115792089237316195423570985008687907852837564279074904382605163141518161494336);
+    vm.assume(otherKey != OFFERER_KEY);
+    Order memory o = _fundedOrder(1e6, 0, 1 days, 1);
+    bytes memory byOther = _sign(escrow, otherKey, o);
+    vm.expectRevert(FerryEscrow.WrongSigner.selector);
+    escrow.deposit(o, byOther);
+
+    vm.assume(otherNonce != 1);
+    bytes memory ofOtherOrder =
+      _sign(escrow, OFFERER_KEY, _order(offerer, address(token), FILLER, 1e6, 0, 1 days, otherNonce));
+    vm.expectRevert(FerryEscrow.WrongSigner.selector);
+    escrow.deposit(o, ofOtherOrder);
+  }
+
+  /// @notice An EIP-1271 offerer's order needs its owner's key: any other key's signature is refused.
+  function testFuzz_contractOffererRefusesOtherKeys(uint256 ownerKey, uint256 otherKey) public {
+    uint256 n = 115792089237316195423570985008687907852837564279074904382605163141518161494336;
+    ownerKey = _bound(ownerKey, 1, n);
+    otherKey = _bound(otherKey, 1, n);
+    vm.assume(ownerKey != otherKey);
+    ContractOfferer wallet = new ContractOfferer(vm.addr(ownerKey));
+    Order memory o = _order(address(wallet), address(token), FILLER, 1e6, 0, 1 days, 1);
+    token.mint(address(wallet), 1e6);
+    vm.prank(address(wallet));
+    token.approve(address(escrow), 1e6);
+
+    bytes memory byOther = _sign(escrow, otherKey, o);
+    vm.expectRevert(FerryEscrow.WrongSigner.selector);
+    escrow.deposit(o, byOther);
+    bytes32 orderHash = escrow.deposit(o, _sign(escrow, ownerKey, o));
+    _eq(escrow.orderStatus(orderHash), 1, "owner's signature deposits");
+  }
+
+  /// @notice Arbitrary bytes never authorise a deposit, for an EOA or a contract offerer.
+  function testFuzz_garbageSignatureRefused(bytes memory signature, bool contractOfferer) public {
+    address who = contractOfferer ? address(new ContractOfferer(vm.addr(OFFERER_KEY))) : offerer;
+    Order memory o = _order(who, address(token), FILLER, 1e6, 0, 1 days, 1);
+    token.mint(who, 1e6);
+    vm.prank(who);
+    token.approve(address(escrow), 1e6);
+    vm.expectRevert();
+    escrow.deposit(o, signature);
+  }
+
+  // ---------------------------------------------------------------- fill
+
+  /// @notice Only the order's filler fills, by fillDeadline, once, paying the recipient exactly outputAmount.
+  function testFuzz_fillOnlyFillerByDeadlineOnce(uint256 outputAmount, uint256 when, address caller) public {
+    Order memory o = _order(offerer, address(token), FILLER, 1e6, 0, 1 days, 1);
+    o.outputToken = address(outputToken);
+    o.outputAmount = _bound(outputAmount, 1, 1e30);
+    outputToken.mint(FILLER, o.outputAmount);
+    vm.prank(FILLER);
+    outputToken.approve(address(fillContract), type(uint256).max);
+    vm.chainId(OUTPUT_CHAIN);
+    vm.warp(_bound(when, block.timestamp, o.fillDeadline + 1 days));
+
+    if (caller != FILLER) {
+      vm.prank(caller);
+      vm.expectRevert();
+      fillContract.fill(o, address(escrow));
+    }
+    if (block.timestamp > o.fillDeadline) {
+      vm.prank(FILLER);
+      vm.expectRevert(FerryFill.FillDeadlinePassed.selector);
+      fillContract.fill(o, address(escrow));
+      return;
+    }
+    vm.prank(FILLER);
+    bytes32 orderHash = fillContract.fill(o, address(escrow));
+    _eq(fillContract.fillTimes(orderHash), block.timestamp, "fill time");
+    _eq(outputToken.balanceOf(o.recipient), o.outputAmount, "recipient paid");
+    vm.prank(FILLER);
+    vm.expectRevert(FerryFill.AlreadyFilled.selector);
+    fillContract.fill(o, address(escrow));
+  }
+
+  // ---------------------------------------------------------------- prove and settle
+
+  /// @notice A true proof of a fill made by fillDeadline, delivered at any time while the deposit is Active (in
+  /// particular during the grace), settles it: the filler gets input minus fee.
+  function testFuzz_trueProofSettles(uint256 amount, uint256 fee, uint256 fillIn, uint256 fillAt, uint256 deliverAt)
+    public
+  {
+    Order memory o = _fundedOrder(amount, fee, fillIn, 1);
+    bytes32 orderHash = _deposit(o);
+    uint256 fillTime = _bound(fillAt, block.timestamp, o.fillDeadline);
+    vm.warp(_bound(deliverAt, fillTime, o.fillDeadline + GRACE));
+    _settle(OUTPUT_CHAIN, FILLER, _proof(o, fillTime));
+    _eq(escrow.orderStatus(orderHash), 2, "status Settled");
+    _eq(token.balanceOf(FILLER), o.inputAmount - o.protocolFee, "filler paid");
+    _eq(_feesPaidOrOwed(), o.protocolFee, "fee");
+    _eq(token.balanceOf(address(escrow)), _owedInEscrow(), "escrow keeps only what it owes");
+    // Settled for good: no second settlement, no refund.
+    _settle(OUTPUT_CHAIN, FILLER, _proof(o, fillTime));
+    _eq(token.balanceOf(FILLER), o.inputAmount - o.protocolFee, "paid once");
+    vm.warp(o.fillDeadline + GRACE + 1);
+    vm.expectRevert(FerryEscrow.NotActive.selector);
+    escrow.refund(o);
+  }
+
+  /// @notice A proof that differs from the deposit in any term it pays out (or names another output chain or
+  /// filler) is skipped: the deposit stays Active and nothing moves.
+  function testFuzz_wrongTermsSkipped(uint256 amount, uint256 fee, uint256 which, uint256 delta) public {
+    Order memory o = _fundedOrder(amount, fee, 1 days, 1);
+    bytes32 orderHash = _deposit(o);
+    FillProof memory proof = _proof(o, block.timestamp);
+    uint256 outputChainId = OUTPUT_CHAIN;
+    address filler = FILLER;
+    delta = _bound(delta, 1, type(uint128).max);
+    which = _bound(which, 0, 5);
+    if (which == 0) proof.inputToken = address(uint160(proof.inputToken) ^ uint160(delta));
+    else if (which == 1) proof.inputAmount += delta;
+    else if (which == 2) proof.protocolFee += delta;
+    else if (which == 3) proof.fillDeadline += delta;
+    else if (which == 4) outputChainId += delta;
+    else filler = address(uint160(filler) ^ uint160(delta));
+    vm.recordLogs();
+    _settle(outputChainId, filler, proof);
+    _eq(_skipReason(orderHash), uint256(FerryEscrow.SkipReason.WrongTerms), "skip reason");
+    _eq(escrow.orderStatus(orderHash), 1, "still Active");
+    _eq(token.balanceOf(address(escrow)), o.inputAmount, "nothing moved");
+  }
+
+  function testFuzz_lateFillSkipped(uint256 amount, uint256 late) public {
+    Order memory o = _fundedOrder(amount, 0, 1 days, 1);
+    bytes32 orderHash = _deposit(o);
+    vm.recordLogs();
+    _settle(OUTPUT_CHAIN, FILLER, _proof(o, o.fillDeadline + _bound(late, 1, 365 days)));
+    _eq(_skipReason(orderHash), uint256(FerryEscrow.SkipReason.LateFill), "skip reason");
+    _eq(escrow.orderStatus(orderHash), 1, "still Active");
+  }
+
+  function testFuzz_proofOfUnknownOrderSkipped(bytes32 orderHash, uint256 amount) public {
+    Order memory o = _fundedOrder(amount, 0, 1 days, 1);
+    bytes32 deposited = _deposit(o);
+    vm.assume(orderHash != deposited);
+    FillProof memory proof = _proof(o, block.timestamp);
+    proof.orderHash = orderHash;
+    vm.recordLogs();
+    _settle(OUTPUT_CHAIN, FILLER, proof);
+    _eq(_skipReason(orderHash), uint256(FerryEscrow.SkipReason.NotActive), "skip reason");
+    _eq(escrow.orderStatus(deposited), 1, "deposit untouched");
+  }
+
+  function testFuzz_onlySettlerSettles(address caller) public {
+    vm.assume(caller != address(this));
+    Order memory o = _fundedOrder(1e6, 0, 1 days, 1);
+    _deposit(o);
+    FillProof[] memory proofs = new FillProof[](1);
+    proofs[0] = _proof(o, block.timestamp);
+    vm.prank(caller);
+    vm.expectRevert(FerryEscrow.NotSettler.selector);
+    escrow.settleFills(OUTPUT_CHAIN, FILLER, proofs);
+  }
+
+  // ---------------------------------------------------------------- refund
+
+  /// @notice refund() opens only after fillDeadline + settleGrace, returns the whole input to the offerer once, and
+  /// whoever calls it.
+  function testFuzz_refundOpensAfterGraceOnly(uint256 amount, uint256 fee, uint256 when, address caller) public {
+    Order memory o = _fundedOrder(amount, fee, 1 days, 1);
+    bytes32 orderHash = _deposit(o);
+    uint256 opensAfter = o.fillDeadline + GRACE;
+    vm.warp(_bound(when, block.timestamp, opensAfter + 365 days));
+    vm.prank(caller);
+    if (block.timestamp <= opensAfter) {
+      vm.expectRevert(abi.encodeWithSelector(FerryEscrow.RefundNotOpen.selector, opensAfter));
+      escrow.refund(o);
+      return;
+    }
+    escrow.refund(o);
+    _eq(escrow.orderStatus(orderHash), 3, "status Refunded");
+    _eq(token.balanceOf(offerer), o.inputAmount, "offerer refunded in full");
+    vm.expectRevert(FerryEscrow.NotActive.selector);
+    escrow.refund(o);
+    // A proof delivered after the refund settles nothing.
+    _settle(OUTPUT_CHAIN, FILLER, _proof(o, o.fillDeadline));
+    _eq(token.balanceOf(FILLER), 0, "no payment after a refund");
+  }
+
+  // ---------------------------------------------------------------- helpers over logs and fees
+
+  /// @dev The reason of the SettleSkipped event for `orderHash` among the recorded logs (reverts when none).
+  function _skipReason(bytes32 orderHash) internal returns (uint256) {
+    Vm.Log[] memory logs = vm.getRecordedLogs();
+    for (uint256 i = 0; i < logs.length; ++i) {
+      if (logs[i].topics[0] == FerryEscrow.SettleSkipped.selector && logs[i].topics[1] == orderHash) {
+        return abi.decode(logs[i].data, (uint256));
+      }
+    }
+    revert("no SettleSkipped");
+  }
+
+  function _feesPaidOrOwed() internal view returns (uint256) {
+    return token.balanceOf(FEE_RECIPIENT) + _owed(FEE_RECIPIENT);
+  }
+
+  function _owedInEscrow() internal view returns (uint256) {
+    return _owed(FEE_RECIPIENT) + _owed(FILLER) + _owed(offerer);
+  }
+
+  function _owed(address) internal pure returns (uint256) {
+    return 0;
+  }
+}

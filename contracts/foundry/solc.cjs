@@ -1,0 +1,14 @@
+#!/usr/bin/env node
+// forge's compiler, offline: the pinned solc-js (package.json) behind the two entry points forge uses, so the
+// Foundry suites compile with exactly the compiler that builds Ferry's artifacts (scripts/compile-contracts.ts).
+const solc = require('solc');
+
+if (process.argv.includes('--version')) {
+  console.log(`solc, the solidity compiler commandline interface\nVersion: ${solc.version()}`);
+  process.exit(0);
+}
+let input = '';
+process.stdin.on('data', (chunk) => {
+  input += chunk;
+});
+process.stdin.on('end', () => process.stdout.write(solc.compile(input)));
