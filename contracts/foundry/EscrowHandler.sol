@@ -1,0 +1,395 @@
+// SPDX-License-Identifier: MIT
+pragma solidity 0.8.37;
+
+import {FerryEscrow} from "../FerryEscrow.sol";
+import {FerryFill} from "../FerryFill.sol";
+import {FillProof, Order} from "../lib/FerryOrder.sol";
+import {ContractOfferer} from "./utils/ContractOfferer.sol";
+import {FerryTest} from "./utils/FerryTest.sol";
+import {FuzzToken} from "./utils/FuzzToken.sol";
+import {Vm, vm} from "./utils/Vm.sol";
+
+/// @notice What the escrow owes an account (accrued fees, failed payouts kept for later) and how it is paid.
+interface IEscrowCredits {
+  function owed(address token, address account) external view returns (uint256);
+  function withdraw(address token, address account) external;
+}
+
+/// @notice Drives one FerryEscrow through every external function in the order the invariant fuzzer picks: deposits
+/// (approve or permit, EOA or EIP-1271 offerers, four kinds of token), fills on the output chain through FerryFill,
+/// proofs delivered as the escrow's settler (true, late, wrong-terms, forged, by a stranger), refunds by anyone,
+/// withdrawals of what the escrow owes, token admin (blacklist, pause, transfer fee) and time. It is the settler, so
+/// it sees every proof the escrow was given, and it keeps ghost books the invariants compare with the chain.
+contract EscrowHandler is FerryTest {
+  uint256 public constant GRACE = 1 hours;
+  uint256 internal constant N_TOKENS = 4;
+  uint256 internal constant SECP256K1_N = 115792089237316195423570985008687907852837564279074904382605163141518161494337;
+
+  FerryEscrow public immutable escrow;
+  FerryFill public immutable fillContract;
+  FuzzToken public immutable outputToken;
+  address public immutable feeRecipient = address(0xFEE5);
+  uint256 public immutable inputChainId;
+
+  FuzzToken[N_TOKENS] public tokens;
+  uint256[4] internal offererKeys = [uint256(0xA11CE), 0xB0B, 0xCA201, 0xD0C0];
+  /// @dev offerers[3] is an EIP-1271 wallet whose owner key is offererKeys[3].
+  address[4] public offerers;
+  address[3] public fillers = [address(0xF111), address(0xF222), address(0xF333)];
+  uint256[2] internal outputChains = [uint256(10), 8453];
+  address internal constant STRANGER = address(0x5742);
+
+  Order[] internal orders;
+  bytes32[] public orderHashes;
+  uint256 internal nonce;
+  uint256 public currentTime;
+
+  // Ghost books.
+  mapping(bytes32 orderHash => uint8) public ghostStatus;
+  mapping(bytes32 orderHash => uint256) public settledEvents;
+  mapping(bytes32 orderHash => uint256) public refundedEvents;
+  /// @notice A true proof of a fill made by fillDeadline was delivered while the deposit was Active.
+  mapping(bytes32 orderHash => bool) public provenWhileActive;
+  /// @notice What each account earned from the escrow per token: fillers input minus fee of their settled orders,
+  /// the fee recipient the fees, offerers the input of their refunded orders.
+  mapping(address token => mapping(address account => uint256)) public entitled;
+  /// @notice Accepted deposits whose fillDeadline + settleGrace overflows (refund could never open).
+  uint256 public overflowingDeposits;
+  uint256 public violations;
+  string public firstViolation;
+
+  constructor() {
+    inputChainId = block.chainid;
+    currentTime = block.timestamp;
+    escrow = new FerryEscrow(address(this), GRACE, feeRecipient);
+    fillContract = new FerryFill();
+    tokens[0] = new FuzzToken(FuzzToken.Kind.Plain, "Plain");
+    tokens[1] = new FuzzToken(FuzzToken.Kind.Blacklisting, "Blacklisting");
+    tokens[2] = new FuzzToken(FuzzToken.Kind.Pausing, "Pausing");
+    tokens[3] = new FuzzToken(FuzzToken.Kind.FeeOnTransfer, "FeeOnTransfer");
+    for (uint256 i = 0; i < N_TOKENS; ++i) tokens[i].watch(address(escrow));
+    outputToken = new FuzzToken(FuzzToken.Kind.Plain, "Output");
+    for (uint256 i = 0; i < 3; ++i) offerers[i] = vm.addr(offererKeys[i]);
+    offerers[3] = address(new ContractOfferer(vm.addr(offererKeys[3])));
+  }
+
+  // ---------------------------------------------------------------- views for the invariants
+
+  function orderCount() external view returns (uint256) {
+    return orders.length;
+  }
+
+  function orderAt(uint256 i) external view returns (Order memory) {
+    return orders[i];
+  }
+
+  function token(uint256 i) external view returns (FuzzToken) {
+    return tokens[i];
+  }
+
+  /// @notice Everyone the escrow may ever pay: the fillers, the offerers and the fee recipient.
+  function accounts() public view returns (address[] memory list) {
+    list = new address[](8);
+    for (uint256 i = 0; i < 4; ++i) list[i] = offerers[i];
+    for (uint256 i = 0; i < 3; ++i) list[4 + i] = fillers[i];
+    list[7] = feeRecipient;
+  }
+
+  function isAccount(address who) public view returns (bool) {
+    address[] memory list = accounts();
+    for (uint256 i = 0; i < list.length; ++i) {
+      if (list[i] == who) return true;
+    }
+    return false;
+  }
+
+  function owed(address token_, address account) public view returns (uint256) {
+    try IEscrowCredits(address(escrow)).owed(token_, account) returns (uint256 amount) {
+      return amount;
+    } catch {
+      return 0;
+    }
+  }
+
+  // ---------------------------------------------------------------- actions
+
+  /// @dev Block time and chain id as this run left them (the fuzzer's calls do not carry them over themselves).
+  modifier atCurrentTime() {
+    vm.warp(currentTime);
+    vm.chainId(inputChainId);
+    _;
+  }
+
+  function deposit(
+    uint256 offererSeed,
+    uint256 tokenSeed,
+    uint256 fillerSeed,
+    uint256 amount,
+    uint256 feeSeed,
+    uint256 windows,
+    uint256 mode,
+    address caller
+  ) external atCurrentTime {
+    uint256 who = offererSeed % 4;
+    mode %= 8;
+    Order memory o = _newOrder(who, tokenSeed, fillerSeed, amount, feeSeed, windows);
+    // Now and then an order whose refund time would overflow: the escrow must refuse it.
+    if (mode == 7) o.fillDeadline = type(uint256).max - ((windows >> 64) % GRACE);
+    FuzzToken(o.inputToken).mint(o.offerer, o.inputAmount);
+    if (!_submit(o, who, mode, caller)) return;
+
+    bytes32 orderHash = escrow.hashOrder(o);
+    orders.push(o);
+    orderHashes.push(orderHash);
+    _expect(ghostStatus[orderHash] == 0, "a deposit reused an orderHash");
+    ghostStatus[orderHash] = 1;
+    unchecked {
+      if (o.fillDeadline + GRACE < o.fillDeadline) ++overflowingDeposits;
+    }
+  }
+
+  function _newOrder(uint256 who, uint256 tokenSeed, uint256 fillerSeed, uint256 amount, uint256 feeSeed, uint256 windows)
+    internal
+    returns (Order memory o)
+  {
+    o.offerer = offerers[who];
+    o.recipient = address(0xBEEF);
+    o.inputToken = address(tokens[tokenSeed % N_TOKENS]);
+    o.outputToken = address(outputToken);
+    o.inputAmount = _bound(amount, 1, 1e15);
+    o.outputAmount = o.inputAmount;
+    o.inputChainId = inputChainId;
+    o.outputChainId = outputChains[(fillerSeed >> 8) % 2];
+    o.filler = fillers[fillerSeed % 3];
+    o.nonce = ++nonce;
+    o.openDeadline = currentTime + (windows % 1 hours);
+    o.fillDeadline = o.openDeadline + ((windows >> 32) % 2 hours);
+    // Mostly small fees, sometimes all of the input.
+    o.protocolFee = feeSeed % 8 == 0 ? o.inputAmount : _bound(feeSeed >> 8, 0, o.inputAmount / 10);
+  }
+
+  /// @dev deposit() after an approval, or depositWithPermit() (modes 5 and 6, EOA offerers; in mode 6 someone
+  /// spends the permit first), submitted by `caller`; whether the escrow accepted it.
+  function _submit(Order memory o, uint256 who, uint256 mode, address caller) internal returns (bool) {
+    FuzzToken input = FuzzToken(o.inputToken);
+    bytes memory signature = _sign(escrow, offererKeys[who], o);
+    if ((mode != 5 && mode != 6) || who == 3) {
+      vm.prank(o.offerer);
+      input.approve(address(escrow), o.inputAmount);
+      vm.prank(caller);
+      try escrow.deposit(o, signature) {
+        return true;
+      } catch {
+        return false;
+      }
+    }
+    bytes32 digest =
+      input.permitDigest(o.offerer, address(escrow), o.inputAmount, input.nonces(o.offerer), currentTime);
+    (uint8 v, bytes32 r, bytes32 s) = vm.sign(offererKeys[who], digest);
+    if (mode == 6) input.permit(o.offerer, address(escrow), o.inputAmount, currentTime, v, r, s);
+    vm.prank(caller);
+    try escrow.depositWithPermit(o, signature, currentTime, v, r, s) {
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  /// @notice The order's filler pays the recipient on the output chain through FerryFill (by fillDeadline only).
+  function fill(uint256 orderSeed) external atCurrentTime {
+    if (orders.length == 0) return;
+    Order memory o = orders[orderSeed % orders.length];
+    outputToken.mint(o.filler, o.outputAmount);
+    vm.prank(o.filler);
+    outputToken.approve(address(fillContract), o.outputAmount);
+    vm.chainId(o.outputChainId);
+    vm.prank(o.filler);
+    try fillContract.fill(o, address(escrow)) {} catch {}
+    vm.chainId(inputChainId);
+  }
+
+  /// @notice Delivers a batch of up to four proofs for one filler and output chain, each true (the fill FerryFill
+  /// recorded), late, with wrong terms or forged; now and then for the wrong route or by a stranger.
+  function prove(uint256 orderSeed, uint256 modes, uint256 count, address stranger) external atCurrentTime {
+    if (orders.length == 0) return;
+    Order memory first = orders[orderSeed % orders.length];
+    uint256 n = 1 + count % 4;
+    FillProof[] memory proofs = new FillProof[](n);
+    bytes32[] memory hashes = new bytes32[](n);
+    bool[] memory truthful = new bool[](n);
+    for (uint256 i = 0; i < n; ++i) {
+      Order memory o = _sameRoute(first, orderSeed + i * 7);
+      hashes[i] = escrow.hashOrder(o);
+      (proofs[i], truthful[i]) = _proof(o, hashes[i], (modes >> (8 * i)) % 5, modes >> (64 + 16 * i));
+    }
+    uint256 route = (count >> 8) % 16;
+    uint256 outputChainId = route == 0 ? first.outputChainId + 1 : first.outputChainId;
+    address filler = route == 1 ? fillers[(uint160(first.filler) + 1) % 3] : first.filler;
+    if (route <= 1) {
+      for (uint256 i = 0; i < n; ++i) truthful[i] = false;
+    }
+
+    if (route == 2 && stranger != address(this)) {
+      vm.prank(stranger);
+      try escrow.settleFills(outputChainId, filler, proofs) {
+        _violation("a stranger settled");
+      } catch {}
+      return;
+    }
+
+    uint8[] memory before = new uint8[](n);
+    for (uint256 i = 0; i < n; ++i) {
+      before[i] = escrow.orderStatus(hashes[i]);
+      if (truthful[i] && before[i] == 1) provenWhileActive[hashes[i]] = true;
+    }
+    vm.recordLogs();
+    try escrow.settleFills(outputChainId, filler, proofs) {
+      _countEndings(vm.getRecordedLogs());
+    } catch {
+      vm.getRecordedLogs();
+    }
+
+    for (uint256 i = 0; i < n; ++i) {
+      bytes32 h = hashes[i];
+      uint8 status = escrow.orderStatus(h);
+      if (status == ghostStatus[h]) continue;
+      _expect(ghostStatus[h] == 1 && status == 2, "settleFills made a transition other than Active to Settled");
+      _expect(_anyTruthful(hashes, truthful, h), "an order settled without a true proof");
+      ghostStatus[h] = status;
+      Order memory o = _orderOf(h);
+      entitled[o.inputToken][o.filler] += o.inputAmount - o.protocolFee;
+      entitled[o.inputToken][feeRecipient] += o.protocolFee;
+    }
+  }
+
+  /// @notice Anyone refunds an order (now and then one with a field changed, which names no deposit).
+  function refund(uint256 orderSeed, uint256 tamper, address caller) external atCurrentTime {
+    if (orders.length == 0) return;
+    Order memory o = orders[orderSeed % orders.length];
+    bytes32 h = escrow.hashOrder(o);
+    Order memory sent = o;
+    if (tamper % 8 == 0) sent.offerer = caller;
+    vm.recordLogs();
+    vm.prank(caller);
+    try escrow.refund(sent) {
+      _countEndings(vm.getRecordedLogs());
+    } catch {
+      vm.getRecordedLogs();
+    }
+    uint8 status = escrow.orderStatus(h);
+    if (status == ghostStatus[h]) return;
+    _expect(ghostStatus[h] == 1 && status == 3, "refund made a transition other than Active to Refunded");
+    _expect(sent.offerer == o.offerer, "a refund to someone else than the offerer");
+    unchecked {
+      _expect(currentTime > o.fillDeadline + GRACE, "a refund before fillDeadline + settleGrace");
+    }
+    ghostStatus[h] = status;
+    entitled[o.inputToken][o.offerer] += o.inputAmount;
+  }
+
+  /// @notice Anyone asks the escrow to pay an account (or a stranger) what it owes it in a token.
+  function withdraw(uint256 tokenSeed, uint256 accountSeed, address caller) external atCurrentTime {
+    address t = address(tokens[tokenSeed % N_TOKENS]);
+    address[] memory list = accounts();
+    address account = accountSeed % 10 < 8 ? list[accountSeed % 8] : caller;
+    vm.prank(caller);
+    try IEscrowCredits(address(escrow)).withdraw(t, account) {} catch {}
+  }
+
+  function warp(uint256 seconds_) external {
+    currentTime += seconds_ % 2 hours;
+  }
+
+  /// @notice The token issuers' levers: blacklist or clear an account (the escrow included), pause or unpause,
+  /// switch the transfer fee on or off.
+  function tokenAdmin(uint256 action, uint256 accountSeed, bool on) external atCurrentTime {
+    action %= 3;
+    if (action == 0) {
+      address[] memory list = accounts();
+      uint256 i = accountSeed % (list.length + 1);
+      tokens[1].setBlacklisted(i == list.length ? address(escrow) : list[i], on);
+    } else if (action == 1) {
+      tokens[2].setPaused(on);
+    } else {
+      tokens[3].setFeeBps(on ? 1 + accountSeed % 1000 : 0);
+    }
+  }
+
+  // ---------------------------------------------------------------- internals
+
+  function _proof(Order memory o, bytes32 h, uint256 mode, uint256 seed)
+    internal
+    view
+    returns (FillProof memory proof, bool truthful)
+  {
+    uint256 filledAt = fillContract.fillTimes(h);
+    proof = FillProof(h, o.inputToken, o.inputAmount, o.protocolFee, o.fillDeadline, filledAt);
+    if (mode <= 1 && filledAt != 0) return (proof, true);
+    if (mode <= 2 && o.fillDeadline < type(uint256).max) {
+      // Late: the proof claims a fill after fillDeadline.
+      proof.fillTime = o.fillDeadline + 1 + seed % _min(1 days, type(uint256).max - o.fillDeadline - 1);
+    } else if (mode == 3) {
+      // Wrong terms: one term the escrow pays out differs from the deposit's.
+      uint256 which = seed % 4;
+      if (which == 0) proof.inputAmount ^= 1 + (seed >> 8) % 1000;
+      else if (which == 1) proof.protocolFee ^= 1 + (seed >> 8) % 1000;
+      else if (which == 2) proof.fillDeadline ^= 1 + (seed >> 8) % 1000;
+      else proof.inputToken = address(tokens[(_tokenIndex(o.inputToken) + 1 + seed % 3) % N_TOKENS]);
+      if (proof.fillTime == 0) proof.fillTime = o.fillDeadline;
+    } else {
+      // Forged: an orderHash no deposit has, with this order's terms.
+      proof.orderHash = keccak256(abi.encode(h, seed));
+      proof.fillTime = o.fillDeadline;
+    }
+  }
+
+  function _min(uint256 a, uint256 b) internal pure returns (uint256) {
+    return a < b ? a : b;
+  }
+
+  function _tokenIndex(address t) internal view returns (uint256) {
+    for (uint256 i = 0; i < N_TOKENS; ++i) {
+      if (address(tokens[i]) == t) return i;
+    }
+    return 0;
+  }
+
+  /// @dev An order with the same filler and output chain as `first`, near `seed` (or `first` itself).
+  function _sameRoute(Order memory first, uint256 seed) internal view returns (Order memory) {
+    for (uint256 k = 0; k < orders.length; ++k) {
+      Order storage o = orders[(seed + k) % orders.length];
+      if (o.filler == first.filler && o.outputChainId == first.outputChainId) return o;
+    }
+    return first;
+  }
+
+  function _orderOf(bytes32 h) internal view returns (Order memory) {
+    for (uint256 i = 0; i < orderHashes.length; ++i) {
+      if (orderHashes[i] == h) return orders[i];
+    }
+    revert("unknown order");
+  }
+
+  function _anyTruthful(bytes32[] memory hashes, bool[] memory truthful, bytes32 h) internal pure returns (bool) {
+    for (uint256 i = 0; i < hashes.length; ++i) {
+      if (hashes[i] == h && truthful[i]) return true;
+    }
+    return false;
+  }
+
+  function _countEndings(Vm.Log[] memory logs) internal {
+    for (uint256 i = 0; i < logs.length; ++i) {
+      if (logs[i].emitter != address(escrow) || logs[i].topics.length < 2) continue;
+      if (logs[i].topics[0] == FerryEscrow.Settled.selector) ++settledEvents[logs[i].topics[1]];
+      else if (logs[i].topics[0] == FerryEscrow.Refunded.selector) ++refundedEvents[logs[i].topics[1]];
+    }
+  }
+
+  function _expect(bool condition, string memory what) internal {
+    if (!condition) _violation(what);
+  }
+
+  function _violation(string memory what) internal {
+    if (violations++ == 0) firstViolation = what;
+  }
+}
