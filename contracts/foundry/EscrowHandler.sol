@@ -327,7 +327,7 @@ contract EscrowHandler is FerryTest {
     if (mode <= 1 && filledAt != 0) return (proof, true);
     if (mode <= 2 && o.fillDeadline < type(uint256).max) {
       // Late: the proof claims a fill after fillDeadline.
-      proof.fillTime = o.fillDeadline + 1 + seed % _min(1 days, type(uint256).max - o.fillDeadline - 1);
+      proof.fillTime = o.fillDeadline + 1 + seed % _min(1 days, type(uint256).max - o.fillDeadline);
     } else if (mode == 3) {
       // Wrong terms: one term the escrow pays out differs from the deposit's.
       uint256 which = seed % 4;
