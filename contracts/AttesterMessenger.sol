@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
-pragma solidity ^0.8.24;
+pragma solidity 0.8.37;
 
-import {ECDSA} from "./lib/ECDSA.sol";
+import {ECDSA} from "@openzeppelin/contracts/utils/cryptography/ECDSA.sol";
 import {FerryOrder, FillProof, Order} from "./lib/FerryOrder.sol";
 import {IFerrySettlement} from "./interfaces/IFerrySettlement.sol";
 
@@ -57,7 +57,7 @@ contract AttesterMessenger {
   function relayFill(address escrow, Order calldata order, uint256 fillTime, bytes calldata signature) external {
     bytes32 orderHash = FerryOrder.hash(order, escrow);
     bytes32 digest = attestationDigest(escrow, orderHash, order.filler, fillTime);
-    if (ECDSA.recover(digest, signature) != attester) revert WrongAttester();
+    if (ECDSA.recoverCalldata(digest, signature) != attester) revert WrongAttester();
     FillProof[] memory proofs = new FillProof[](1);
     proofs[0] = FillProof(
       orderHash, order.inputToken, order.inputAmount, order.protocolFee, order.fillDeadline, fillTime

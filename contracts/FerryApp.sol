@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-pragma solidity ^0.8.24;
+pragma solidity 0.8.37;
 
 import {OApp, Origin, MessagingFee, MessagingReceipt} from "@layerzerolabs/oapp-evm/contracts/oapp/OApp.sol";
 import {Ownable} from "@openzeppelin/contracts/access/Ownable.sol";
@@ -171,7 +171,8 @@ contract FerryApp is FerryFill, OApp {
       abi.encodePacked(IFerrySettlement.settleFills.selector, outputChainId, message[32:])
     );
     if (!ok) {
-      // A failing token transfer: the whole message reverts, so it can be executed again.
+      // The escrow credits a refused token transfer instead of reverting, so this is only an overflow of a run's
+      // sum (a token near 2^256): the whole message reverts and stays executable.
       assembly ("memory-safe") {
         revert(add(reason, 32), mload(reason))
       }

@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: MIT
-pragma solidity ^0.8.28;
+pragma solidity 0.8.37;
 
+import {IERC20} from "@openzeppelin/contracts/token/ERC20/IERC20.sol";
+import {IERC20Permit} from "@openzeppelin/contracts/token/ERC20/extensions/IERC20Permit.sol";
+import {SafeERC20} from "@openzeppelin/contracts/token/ERC20/utils/SafeERC20.sol";
+import {ECDSA} from "@openzeppelin/contracts/utils/cryptography/ECDSA.sol";
+import {SignatureChecker} from "@openzeppelin/contracts/utils/cryptography/SignatureChecker.sol";
+import {ReentrancyGuardTransient} from "@openzeppelin/contracts/utils/ReentrancyGuardTransient.sol";
 import {FerryOrder, FillProof, Order} from "./lib/FerryOrder.sol";
-import {SafeTransfer} from "./lib/SafeTransfer.sol";
-import {SignatureCheck} from "./lib/SignatureCheck.sol";
-import {IERC20, IERC20Permit} from "./interfaces/IERC20.sol";
 import {IFerrySettlement} from "./interfaces/IFerrySettlement.sol";
 
 /// @title FerryEscrow
@@ -12,13 +15,17 @@ import {IFerrySettlement} from "./interfaces/IFerrySettlement.sol";
 /// worker) submits it with deposit(), which locks the input tokens. The escrow then releases them exactly
 /// once: to the order's filler when the settler proves the output-chain fill (settleFills), or back to the
 /// offerer once the fill deadline and the settle grace have passed (refund).
+/// Settlement and refund never depend on a token transfer succeeding: protocol fees accrue here per token and the
+/// fee recipient pulls them (withdraw), and a payout the token refuses (a blacklisted filler or offerer, a paused
+/// token, any revert or false) is credited to its account instead, while the order still becomes Settled or
+/// Refunded. So a delivered proof of a fill always settles its order, and a refund can never follow a proven fill.
 /// @dev A deposit stores one slot under its orderHash: the order's status in the low byte and, above it, the high
 /// 248 bits of FerryOrder.settleCommitment (filler, output chain, input token, input amount, fee, fill deadline).
 /// refund() gets the full order back in calldata, which must hash to the deposited orderHash; a settlement gets only
 /// the terms it pays out, which must match the commitment. So no field of a deposit can be changed afterwards, and
 /// a deposit costs one cold storage write instead of five.
-contract FerryEscrow is IFerrySettlement {
-  using SafeTransfer for address;
+contract FerryEscrow is IFerrySettlement, ReentrancyGuardTransient {
+  using SafeERC20 for IERC20;
 
   enum Status {
     None,
@@ -38,9 +45,13 @@ contract FerryEscrow is IFerrySettlement {
 
   event Deposited(bytes32 indexed orderHash, address indexed offerer, address inputToken, uint256 inputAmount);
   event Settled(bytes32 indexed orderHash, address indexed filler);
-  event FeePaid(bytes32 indexed orderHash, address indexed feeRecipient, uint256 protocolFee);
+  /// @notice The settled order's protocolFee now belongs to feeRecipient; it is owed (see owed) until withdrawn.
+  event FeeAccrued(bytes32 indexed orderHash, uint256 protocolFee);
   event SettleSkipped(bytes32 indexed orderHash, SkipReason reason);
   event Refunded(bytes32 indexed orderHash);
+  /// @notice A payout (to a filler at settlement, to an offerer at refund) the token refused; kept for `account`.
+  event Credited(address indexed token, address indexed account, uint256 amount);
+  event Withdrawn(address indexed token, address indexed account, uint256 amount);
 
   error WrongChain();
   error OrderExpired();
@@ -52,7 +63,8 @@ contract FerryEscrow is IFerrySettlement {
   /// @notice refund() was called before fillDeadline + settleGrace.
   error RefundNotOpen(uint256 opensAfter);
   error AmountMismatch();
-  error Reentrancy();
+  /// @notice withdraw() found nothing owed to the account in the token.
+  error NothingOwed();
 
   bytes32 public constant ORDER_TYPEHASH = FerryOrder.ORDER_TYPEHASH;
 
@@ -65,7 +77,8 @@ contract FerryEscrow is IFerrySettlement {
   /// could refund in that window and keep both the input and the output.
   uint256 public immutable settleGrace;
 
-  /// @notice Where settlements pay orders' protocolFee. Immutable, fixed at deployment like the settler.
+  /// @notice Who settled orders' protocolFee accrues to (withdrawn with withdraw). Immutable, fixed at deployment
+  /// like the settler.
   address public immutable feeRecipient;
 
   /// @dev The low byte of a deposit's slot: its Status. Settling adds 1 (Active to Settled), refunding adds 2
@@ -74,16 +87,9 @@ contract FerryEscrow is IFerrySettlement {
 
   mapping(bytes32 orderHash => uint256 slot) private deposits;
 
-  /// @dev Transient (EIP-1153): the guard lives only for its transaction, so it costs a few hundred gas per
-  /// call instead of a cold storage read and a write.
-  bool private transient locked;
-
-  modifier nonReentrant() {
-    if (locked) revert Reentrancy();
-    locked = true;
-    _;
-    locked = false;
-  }
+  /// @notice What the escrow owes `account` in `token`: accrued protocol fees of the fee recipient, and payouts or
+  /// refunds whose transfer failed. Paid out by withdraw(token, account).
+  mapping(address token => mapping(address account => uint256 amount)) public owed;
 
   constructor(address settler_, uint256 settleGrace_, address feeRecipient_) {
     settler = settler_;
@@ -140,7 +146,11 @@ contract FerryEscrow is IFerrySettlement {
     if (block.timestamp > order.openDeadline) revert OrderExpired();
     // Sanity checks that keep settle/refund well-defined: something to move, someone to pay, and a fill
     // window that does not close before the order can be opened.
-    if (order.inputAmount == 0 || order.filler == address(0) || order.fillDeadline < order.openDeadline) {
+    // fillDeadline + settleGrace must not overflow, so refund() can always compute when it opens.
+    if (
+      order.inputAmount == 0 || order.filler == address(0) || order.fillDeadline < order.openDeadline
+        || order.fillDeadline > type(uint256).max - settleGrace
+    ) {
       revert InvalidOrder();
     }
     // A fee larger than the input, or one with nowhere to go, would make the settlement impossible.
@@ -152,14 +162,14 @@ contract FerryEscrow is IFerrySettlement {
     // Each orderHash is usable once, ever: a settled or refunded order cannot be deposited again, which is
     // what makes the signature non-replayable (the nonce lets an offerer sign otherwise identical orders).
     if (deposits[orderHash] != 0) revert OrderExists();
-    if (!SignatureCheck.isValid(order.offerer, orderHash, signature)) revert WrongSigner();
+    if (!_isValidSignature(order.offerer, orderHash, signature)) revert WrongSigner();
     deposits[orderHash] = _commitment(
       order.filler, order.outputChainId, order.inputToken, order.inputAmount, order.protocolFee, order.fillDeadline
     ) | uint256(Status.Active);
 
     // Fee-on-transfer or rebasing-down tokens would leave the escrow short of what it promises to pay out.
     uint256 balanceBefore = IERC20(order.inputToken).balanceOf(address(this));
-    order.inputToken.safeTransferFrom(order.offerer, address(this), order.inputAmount);
+    IERC20(order.inputToken).safeTransferFrom(order.offerer, address(this), order.inputAmount);
     if (IERC20(order.inputToken).balanceOf(address(this)) - balanceBefore != order.inputAmount) {
       revert AmountMismatch();
     }
@@ -167,12 +177,23 @@ contract FerryEscrow is IFerrySettlement {
     emit Deposited(orderHash, order.offerer, order.inputToken, order.inputAmount);
   }
 
+  /// @dev A signature that recovers the offerer counts whatever code the address has (an EOA, or one delegated under
+  /// EIP-7702, whose key still signs for it), and checking it first skips the offerer's cold code lookup (2,600
+  /// gas); only then does an offerer with code (a Safe, a smart account) get asked through EIP-1271. OpenZeppelin's
+  /// SignatureChecker alone would ask a delegated EOA's code instead of its key.
+  function _isValidSignature(address signer, bytes32 digest, bytes calldata signature) private view returns (bool) {
+    (address recovered, ECDSA.RecoverError err,) = ECDSA.tryRecoverCalldata(digest, signature);
+    if (err == ECDSA.RecoverError.NoError && recovered == signer) return true;
+    return signer.code.length != 0 && SignatureChecker.isValidERC1271SignatureNowCalldata(signer, digest, signature);
+  }
+
   // ---------------------------------------------------------------- release
 
   /// @inheritdoc IFerrySettlement
   /// @dev Works after fillDeadline too (a proof carries the fill's own time), in particular during the grace.
   /// Payouts are summed over each run of consecutive proofs with the same input token and paid with one transfer
-  /// to the filler and one to the fee recipient per run; the Settled (and FeePaid) events stay per order.
+  /// to the filler per run (credited if the token refuses it), and the run's fees accrue to the fee recipient with
+  /// one storage write; the Settled (and FeeAccrued) events stay per order.
   function settleFills(uint256 outputChainId, address filler, FillProof[] calldata proofs) external nonReentrant {
     if (msg.sender != settler) revert NotSettler();
     address token;
@@ -204,13 +225,22 @@ contract FerryEscrow is IFerrySettlement {
     if (proof.fillTime > proof.fillDeadline) return _skip(orderHash, SkipReason.LateFill);
     deposits[orderHash] = slot + 1; // Active to Settled
     emit Settled(orderHash, filler);
-    if (proof.protocolFee != 0) emit FeePaid(orderHash, feeRecipient, proof.protocolFee);
+    if (proof.protocolFee != 0) emit FeeAccrued(orderHash, proof.protocolFee);
     return true;
   }
 
   function _pay(address token, address filler, uint256 toFiller, uint256 fees) private {
-    if (toFiller != 0) token.safeTransfer(filler, toFiller);
-    if (fees != 0) token.safeTransfer(feeRecipient, fees);
+    if (toFiller != 0) _payOrCredit(token, filler, toFiller);
+    if (fees != 0) owed[token][feeRecipient] += fees;
+  }
+
+  /// @dev Sends `amount` of `token` to `account`, or, if the token refuses (reverts, answers false, has no code),
+  /// keeps it for `account` to withdraw later. Never reverts on the token's account, so the status change that
+  /// came before it stands.
+  function _payOrCredit(address token, address account, uint256 amount) private {
+    if (IERC20(token).trySafeTransfer(account, amount)) return;
+    owed[token][account] += amount;
+    emit Credited(token, account, amount);
   }
 
   function _skip(bytes32 orderHash, SkipReason reason) private returns (bool) {
@@ -241,7 +271,20 @@ contract FerryEscrow is IFerrySettlement {
     uint256 opensAfter = order.fillDeadline + settleGrace;
     if (block.timestamp <= opensAfter) revert RefundNotOpen(opensAfter);
     deposits[orderHash] = slot + 2; // Active to Refunded
-    order.inputToken.safeTransfer(order.offerer, order.inputAmount);
+    _payOrCredit(order.inputToken, order.offerer, order.inputAmount);
     emit Refunded(orderHash);
+  }
+
+  // ---------------------------------------------------------------- credits
+
+  /// @notice Pays `account` everything the escrow owes it in `token` (see owed). Permissionless: the tokens can only
+  /// go to `account`, so anyone may pay the gas (an operator for its fee recipient, a filler once its token is
+  /// unpaused or it is off a blacklist). Reverts, keeping the credit, while the token still refuses the transfer.
+  function withdraw(address token, address account) external nonReentrant {
+    uint256 amount = owed[token][account];
+    if (amount == 0) revert NothingOwed();
+    owed[token][account] = 0;
+    IERC20(token).safeTransfer(account, amount);
+    emit Withdrawn(token, account, amount);
   }
 }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
-pragma solidity ^0.8.24;
+pragma solidity 0.8.37;
 
-import {ECDSA} from "./lib/ECDSA.sol";
+import {ECDSA} from "@openzeppelin/contracts/utils/cryptography/ECDSA.sol";
 
 /// @title TestStablecoin
 /// @notice A devnet-only 6-decimal ERC-20 with EIP-2612 permit. The deployer can mint at will, so this

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-pragma solidity ^0.8.24;
+pragma solidity 0.8.37;
 
 import {FillProof} from "../lib/FerryOrder.sol";
 
@@ -11,10 +11,11 @@ interface IFerrySettlement {
   function settler() external view returns (address);
 
   /// @dev Settles every proof whose terms match an Active deposit's commitment for `filler` and `outputChainId`, and
-  /// skips (with SettleSkipped) the others, so one stale proof never blocks a batch; reverts only when a token
-  /// transfer fails (or a run's sum of amounts overflows, which only deposits near 2^256 of one token can cause), so
-  /// the whole message can be executed again once the token lets it through. A filler whose message stays blocked
-  /// proves the other fills again in a message of their own (prove is repeatable). `outputChainId` is
-  /// the chain the settler knows the fills were made on (for FerryApp: the chain of the verified message's source).
+  /// skips (with SettleSkipped) the others, so one stale proof never blocks a batch. A payout the token refuses is
+  /// credited to the filler (withdrawn later) instead of reverting, so the settlement never depends on the token:
+  /// it reverts only when a run's sum of amounts (or a credit) overflows, which only deposits near 2^256 of one
+  /// token can cause; a filler whose message stays blocked that way proves the other fills again in a message of
+  /// their own (prove is repeatable). `outputChainId` is the chain the settler knows the fills were made on (for
+  /// FerryApp: the chain of the verified message's source).
   function settleFills(uint256 outputChainId, address filler, FillProof[] calldata proofs) external;
 }

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-pragma solidity ^0.8.24;
+pragma solidity 0.8.37;
 
 /// @notice A Ferry order as the offerer signs it (EIP-712 type `Order`). Field order and names must match
 /// ORDER_TYPEHASH and the typed data the API hands out.
@@ -16,8 +16,8 @@ struct Order {
   uint256 nonce;
   uint256 openDeadline;
   uint256 fillDeadline;
-  /// @dev Ferry's protocol fee, in input-token base units: the escrow pays the filler inputAmount - protocolFee and
-  /// the fee recipient protocolFee at settlement; a refund returns the whole inputAmount.
+  /// @dev Ferry's protocol fee, in input-token base units: at settlement the escrow pays the filler
+  /// inputAmount - protocolFee and protocolFee accrues to the fee recipient; a refund returns the whole inputAmount.
   uint256 protocolFee;
 }
 

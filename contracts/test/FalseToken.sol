@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-pragma solidity ^0.8.24;
+pragma solidity 0.8.37;
 
 /// @notice Test-only ERC-20 that signals failure by returning false instead of reverting (as some early
 /// tokens do). Contracts that ignore the return value would treat a failed transferFrom as a payment.

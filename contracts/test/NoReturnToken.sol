@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-pragma solidity ^0.8.24;
+pragma solidity 0.8.37;
 
 /// @notice Test-only ERC-20 whose transfer/transferFrom return nothing (like mainnet USDT) and revert on
 /// failure. A contract that insists on decoding a bool would be unable to use it at all.

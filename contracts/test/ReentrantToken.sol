@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-pragma solidity ^0.8.24;
+pragma solidity 0.8.37;
 
 /// @notice Test-only ERC-20 that, once armed, calls back into a contract from inside its next transfer or
 /// transferFrom (as a malicious token would) and records how that call ended, so a test can check that Ferry's

@@ -5,8 +5,10 @@ import {
   type Hex,
   hashTypedData,
   keccak256,
+  maxUint256,
   parseEventLogs,
   parseSignature,
+  toFunctionSelector,
   toHex,
   zeroAddress,
 } from 'viem';
@@ -95,7 +97,7 @@ describe('FerryEscrow order hashing', () => {
       const raw = error?.walk((cause) => typeof (cause as { data?: unknown }).data === 'string') as
         | { data: Hex }
         | undefined;
-      return raw ? decodeErrorResult({ abi: escrowAbi, data: raw.data }).errorName : null;
+      return raw ? decodeErrorResult({ abi: [...escrowAbi, ...tokenAbi], data: raw.data }).errorName : null;
     };
     expect(await revertName(dirty)).toBe('InvalidOrderEncoding');
     // The same call with the recipient word clean passes the hash (and fails later, on the missing allowance).
@@ -151,16 +153,16 @@ describe('deposits: one slot per order', () => {
     const n = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
     const highS = (n - BigInt(s)).toString(16).padStart(64, '0');
     const flippedV = (yParity === 0 ? 28 : 27).toString(16);
-    await expectRevert(approveAndDeposit(order, `${r}${highS}${flippedV}` as Hex), 'InvalidSignature');
+    await expectRevert(approveAndDeposit(order, `${r}${highS}${flippedV}` as Hex), 'WrongSigner');
 
     const good = await sign(order);
-    await expectRevert(approveAndDeposit(order, `${good.slice(0, -2)}01` as Hex), 'InvalidSignature');
-    await expectRevert(approveAndDeposit(order, good.slice(0, -2) as Hex), 'InvalidSignature');
+    await expectRevert(approveAndDeposit(order, `${good.slice(0, -2)}01` as Hex), 'WrongSigner');
+    await expectRevert(approveAndDeposit(order, good.slice(0, -2) as Hex), 'WrongSigner');
     expect(await status(hashOrder(order))).toBe(0);
 
     // A signature that recovers nobody never stands for the zero address.
     const nobody = `0x${'00'.repeat(64)}1b` as Hex;
-    await expectRevert(approveAndDeposit({ ...order, offerer: zeroAddress }, nobody), 'InvalidSignature');
+    await expectRevert(approveAndDeposit({ ...order, offerer: zeroAddress }, nobody), 'WrongSigner');
   });
 
   it('rejects orders for another chain, past their open deadline or malformed', async () => {
@@ -176,13 +178,27 @@ describe('deposits: one slot per order', () => {
     await expectRevert(approveAndDeposit(await makeOrder({ fillDeadline: t + 599n })), 'InvalidOrder');
   });
 
+  it('refuses an order whose fillDeadline + settleGrace overflows, so its refund can always open', async () => {
+    const grace = (await read(A, escrow(), escrowAbi, 'settleGrace')) as bigint;
+    const last = maxUint256 - grace;
+    for (const fillDeadline of [maxUint256, last + 1n]) {
+      const order = await makeOrder({ fillDeadline });
+      await expectRevert(approveAndDeposit(order), 'InvalidOrder');
+      expect(await status(hashOrder(order))).toBe(0);
+    }
+    // The last fill deadline whose refund time fits is accepted.
+    const order = await makeOrder({ fillDeadline: last });
+    await approveAndDeposit(order);
+    expect(await status(hashOrder(order))).toBe(1);
+  });
+
   it('fails the deposit when the offerer has not approved the escrow', async () => {
     const order = await makeOrder();
     await send(A, offererKey, order.inputToken, tokenAbi, 'approve', [escrow(), 0n]);
-    // The token's InsufficientAllowance revert surfaces as SafeTransfer's TransferFailed(token).
+    // SafeERC20 passes the token's own revert through: here the test token's InsufficientAllowance().
     await expectRevert(
       send(A, deployerKey, escrow(), escrowAbi, 'deposit', [order, await sign(order)]),
-      'TransferFailed',
+      toFunctionSelector('InsufficientAllowance()'),
     );
   });
 });

@@ -47,10 +47,9 @@ type Order = Awaited<ReturnType<typeof makeOrder>>;
 beforeAll(startSides, 180_000);
 afterAll(stopSides);
 
-describe('refunds', () => {
-  const refund = (order: Order, key: Hex = strangerKey) =>
-    send(A, key, escrow(), escrowAbi, 'refund', [order]);
+const refund = (order: Order, key: Hex = strangerKey) => send(A, key, escrow(), escrowAbi, 'refund', [order]);
 
+describe('refunds', () => {
   it('refunds the full order only after the fill deadline plus the settle grace, once', async () => {
     const order = await makeOrder();
     const orderHash = hashOrder(order);
@@ -143,8 +142,8 @@ describe('refunds', () => {
   });
 });
 
-describe('a token transfer failing during lzReceive', () => {
-  it('reverts the delivery; the same message executes once the token is unpaused', async () => {
+describe('the input token paused across fillDeadline + settleGrace', () => {
+  it('a proof delivered while paused settles the order and credits the filler; no refund after it; the filler withdraws after unpause', async () => {
     const order = await makeOrder();
     const orderHash = hashOrder(order);
     await approveAndDeposit(order);
@@ -153,17 +152,52 @@ describe('a token transfer failing during lzReceive', () => {
     await verifyBy(packet);
     await commit(packet);
     await send(A, deployerKey, usdcA(), tokenAbi, 'pause', []);
+    const owed = () => read<bigint>(A, escrow(), escrowAbi, 'owed', [usdcA(), filler.address]);
+    const owedBefore = await owed();
+    const fillerBefore = await balanceOf(A, usdcA(), filler.address);
     try {
-      // SafeTransfer reports the token's Paused() revert as TransferFailed(token).
-      await expectRevert(execute(packet), 'TransferFailed');
-      expect(await status(orderHash)).toBe(1);
+      // Past the grace while paused: the offerer's refund and the late delivery race; the delivery settles.
+      await increaseTime(A, 3601 + GRACE);
+      const receipt = await execute(packet);
+      expect(await status(orderHash)).toBe(2);
+      expect(
+        parseEventLogs({ abi: escrowAbi, eventName: 'Credited', logs: receipt.logs }).map((e) => e.args),
+      ).toEqual([{ token: usdcA(), account: filler.address, amount: order.inputAmount }]);
+      expect(await owed()).toBe(owedBefore + order.inputAmount);
+      // A proven fill is never refundable, paused or not.
+      await expectRevert(refund(order, offererKey), 'NotActive');
+      // While paused the credit cannot be paid and stays.
+      await expect(
+        send(A, strangerKey, escrow(), escrowAbi, 'withdraw', [usdcA(), filler.address]),
+      ).rejects.toThrow();
+      expect(await owed()).toBe(owedBefore + order.inputAmount);
     } finally {
       await send(A, deployerKey, usdcA(), tokenAbi, 'unpause', []);
     }
-    const before = await balanceOf(A, usdcA(), filler.address);
-    await execute(packet);
-    expect(await status(orderHash)).toBe(2);
-    expect(await balanceOf(A, usdcA(), filler.address)).toBe(before + order.inputAmount);
+    await expectRevert(refund(order, offererKey), 'NotActive');
+    await send(A, strangerKey, escrow(), escrowAbi, 'withdraw', [usdcA(), filler.address]);
+    expect(await owed()).toBe(0n);
+    expect(await balanceOf(A, usdcA(), filler.address)).toBe(fillerBefore + owedBefore + order.inputAmount);
+  });
+
+  it('a refund while paused marks the order Refunded and credits the offerer; a later proof settles nothing', async () => {
+    const order = await makeOrder();
+    const orderHash = hashOrder(order);
+    await approveAndDeposit(order);
+    await send(A, deployerKey, usdcA(), tokenAbi, 'pause', []);
+    const owed = () => read<bigint>(A, escrow(), escrowAbi, 'owed', [usdcA(), offerer.address]);
+    const owedBefore = await owed();
+    try {
+      await increaseTime(A, 3601 + GRACE);
+      await refund(order, offererKey);
+      expect(await status(orderHash)).toBe(3);
+      expect(await owed()).toBe(owedBefore + order.inputAmount);
+    } finally {
+      await send(A, deployerKey, usdcA(), tokenAbi, 'unpause', []);
+    }
+    const offererBefore = await balanceOf(A, usdcA(), offerer.address);
+    await send(A, strangerKey, escrow(), escrowAbi, 'withdraw', [usdcA(), offerer.address]);
+    expect(await balanceOf(A, usdcA(), offerer.address)).toBe(offererBefore + owedBefore + order.inputAmount);
   });
 });
 
@@ -183,7 +217,7 @@ describe('non-standard tokens', () => {
     // No approval: FalseToken.transferFrom returns false instead of reverting.
     await expectRevert(
       send(A, deployerKey, escrow(), escrowAbi, 'deposit', [order, await sign(order)]),
-      'TransferFailed',
+      'SafeERC20FailedOperation',
     );
     expect(await status(hashOrder(order, escrow()))).toBe(0);
     expect(await read(A, token, abi, 'balanceOf', [escrow()])).toBe(0n);

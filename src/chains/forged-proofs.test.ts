@@ -8,17 +8,22 @@ import {
   deliver,
   depositedOrder,
   escrow,
+  escrowAbi,
   events,
+  expectRevert,
   feeRecipient,
   fill,
   fillAndProve,
   filler,
   hashOrder,
   prove,
+  read,
+  send,
   startSides,
   status,
   stopSides,
   stranger,
+  strangerKey,
   tokenAbi,
   usdcA,
 } from '../../test/support/contract-sides.ts';
@@ -104,7 +109,7 @@ describe('a message forged by a compromised DVN quorum', () => {
 });
 
 describe('payouts of a batch', () => {
-  it('proofs in two tokens: each run of one token pays the filler and the fee recipient its sum, once', async () => {
+  it('proofs in two tokens: each run of one token pays the filler its sum once; fees accrue until withdrawn', async () => {
     const usdtA = A.tokens.usdt;
     const orders = [
       await depositedOrder({ inputAmount: 100_000_000n, protocolFee: 1_000_000n }),
@@ -114,47 +119,63 @@ describe('payouts of a batch', () => {
     ];
     await approveOutput(orders.reduce((sum, o) => sum + o.outputAmount, 0n));
     for (const order of orders) await fill(order);
+    const owed = (token: Address) =>
+      read(A, escrow(), escrowAbi, 'owed', [token, feeRecipient]) as Promise<bigint>;
     const balances = async () =>
       Promise.all(
         [usdcA(), usdtA].flatMap((token) => [
           balanceOf(A, token, filler.address),
           balanceOf(A, token, feeRecipient),
           balanceOf(A, token, escrow()),
+          owed(token),
         ]),
       );
     const before = await balances();
 
     const { receipt } = await deliver((await prove(orders)).packet);
     expect(events(receipt.logs, 'Settled').map((e) => e.orderHash)).toEqual(orders.map((o) => hashOrder(o)));
-    expect(events(receipt.logs, 'FeePaid')).toEqual(
+    expect(events(receipt.logs, 'FeeAccrued')).toEqual(
       [orders[0]!, orders[2]!, orders[3]!].map((o) => ({
         orderHash: hashOrder(o),
-        feeRecipient,
         protocolFee: o.protocolFee,
       })),
     );
     const after = await balances();
     const usdc = { filler: 99_000_000n + 50_000_000n + 27_000_000n, fee: 1_000_000n + 3_000_000n };
     const usdt = { filler: 68_000_000n, fee: 2_000_000n };
+    // The fees stay in the escrow, owed to the fee recipient.
     expect(after.map((b, i) => b - before[i]!)).toEqual([
       usdc.filler,
+      0n,
+      -usdc.filler,
       usdc.fee,
-      -(usdc.filler + usdc.fee),
       usdt.filler,
+      0n,
+      -usdt.filler,
       usdt.fee,
-      -(usdt.filler + usdt.fee),
     ]);
-    // Runs usdc (orders 1-2), usdt (3), usdc (4): one transfer to the filler and one fee transfer per run.
+    // Runs usdc (orders 1-2), usdt (3), usdc (4): one transfer to the filler per run, none to the fee recipient.
     const transfers = parseEventLogs({ abi: tokenAbi, eventName: 'Transfer', logs: receipt.logs });
     expect(
       transfers.map((t) => [t.address, (t.args as { to: Address }).to, (t.args as { value: bigint }).value]),
     ).toEqual([
       [usdcA().toLowerCase(), filler.address, 149_000_000n],
-      [usdcA().toLowerCase(), feeRecipient, 1_000_000n],
       [usdtA.toLowerCase(), filler.address, usdt.filler],
-      [usdtA.toLowerCase(), feeRecipient, usdt.fee],
       [usdcA().toLowerCase(), filler.address, 27_000_000n],
-      [usdcA().toLowerCase(), feeRecipient, 3_000_000n],
     ]);
+
+    // Anyone may pay the gas of a withdrawal; the tokens go to the fee recipient only, all it is owed at once.
+    const owedUsdc = await owed(usdcA());
+    const feeBalance = await balanceOf(A, usdcA(), feeRecipient);
+    const withdrawal = await send(A, strangerKey, escrow(), escrowAbi, 'withdraw', [usdcA(), feeRecipient]);
+    expect(events(withdrawal.logs, 'Withdrawn')).toEqual([
+      { token: usdcA(), account: feeRecipient, amount: owedUsdc },
+    ]);
+    expect(await balanceOf(A, usdcA(), feeRecipient)).toBe(feeBalance + owedUsdc);
+    expect(await owed(usdcA())).toBe(0n);
+    await expectRevert(
+      send(A, strangerKey, escrow(), escrowAbi, 'withdraw', [usdcA(), feeRecipient]),
+      'NothingOwed',
+    );
   });
 });

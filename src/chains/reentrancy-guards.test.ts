@@ -32,13 +32,13 @@ import { proveOptions } from './prove-options.ts';
 /**
  * The escrow's and the fill contract's reentrancy guards (transient storage), against a token that calls back
  * into them from inside its own transfer, as a malicious token would: each call back is refused with
- * Reentrancy() before it does anything, while the outer call completes.
+ * OpenZeppelin's ReentrancyGuardReentrantCall() before it does anything, while the outer call completes.
  */
 beforeAll(startSides, 180_000);
 afterAll(stopSides);
 
 const tokenAbi = loadArtifact('ReentrantToken').abi;
-const REENTRANCY = toFunctionSelector('Reentrancy()');
+const REENTRANCY = toFunctionSelector('ReentrancyGuardReentrantCall()');
 
 async function deployReentrantToken(side: Side, holders: Address[]): Promise<Address> {
   const { abi, bytecode } = loadArtifact('ReentrantToken');
@@ -52,7 +52,7 @@ async function deployReentrantToken(side: Side, holders: Address[]): Promise<Add
 const arm = (side: Side, token: Address, target: Address, call: Hex) =>
   send(side, deployerKey, token, tokenAbi, 'arm', [target, call]);
 
-/** How the token's call back went: it happened, and it reverted with Reentrancy(). */
+/** How the token's call back went: it happened, and it reverted with ReentrancyGuardReentrantCall(). */
 async function expectRefusedReentry(side: Side, token: Address) {
   expect(await read(side, token, tokenAbi, 'reentered')).toBe(true);
   expect(await read(side, token, tokenAbi, 'reentrySucceeded')).toBe(false);
@@ -132,7 +132,7 @@ describe('reentrancy guards', () => {
     const earlier = await makeOrder({ outputToken: token });
     await send(B, fillerKey, B.ferry.app, appAbi, 'fill', [earlier, escrow()]);
     const order = await makeOrder({ outputToken: token });
-    // The guard answers first: the call back is refused with Reentrancy(), not with the missing fee's error.
+    // The guard answers first: the call back is refused with ReentrancyGuardReentrantCall(), not with the missing fee's error.
     const options = proveOptions(1);
     await arm(
       B,
