@@ -39,8 +39,9 @@ contract EscrowFuzzTest is FerryTest {
     amount = _bound(amount, 1, 1e30);
     o = _order(offerer, address(token), FILLER, amount, _bound(fee, 0, amount), _bound(fillIn, 0, 30 days), nonce);
     token.mint(offerer, amount);
+    uint256 allowance = token.allowance(offerer, address(escrow));
     vm.prank(offerer);
-    token.approve(address(escrow), amount);
+    token.approve(address(escrow), allowance + amount);
   }
 
   function _deposit(Order memory o) internal returns (bytes32) {
@@ -179,7 +180,7 @@ contract EscrowFuzzTest is FerryTest {
     token.mint(who, 1e6);
     vm.prank(who);
     token.approve(address(escrow), 1e6);
-    vm.expectRevert();
+    vm.expectRevert(FerryEscrow.WrongSigner.selector);
     escrow.deposit(o, signature);
   }
 
@@ -320,6 +321,108 @@ contract EscrowFuzzTest is FerryTest {
     _eq(token.balanceOf(FILLER), 0, "no payment after a refund");
   }
 
+  // ---------------------------------------------------------------- credits (owed, withdraw)
+
+  /// @notice Fees accrue in the escrow whatever happens to the fee recipient, and anyone can have them paid to it
+  /// (and only to it).
+  function testFuzz_feesAccrueAndAnyoneWithdrawsThemToTheRecipient(uint256 a, uint256 b, address caller) public {
+    vm.assume(caller != FEE_RECIPIENT);
+    Order memory o1 = _fundedOrder(a, a >> 128, 1 days, 1);
+    Order memory o2 = _fundedOrder(b, b >> 128, 1 days, 2);
+    _deposit(o1);
+    _deposit(o2);
+    FillProof[] memory proofs = new FillProof[](2);
+    proofs[0] = _proof(o1, block.timestamp);
+    proofs[1] = _proof(o2, block.timestamp);
+    escrow.settleFills(OUTPUT_CHAIN, FILLER, proofs);
+    uint256 fees = o1.protocolFee + o2.protocolFee;
+    _eq(_owed(FEE_RECIPIENT), fees, "fees owed");
+    _eq(token.balanceOf(FEE_RECIPIENT), 0, "no fee transfer at settlement");
+    _eq(token.balanceOf(FILLER), o1.inputAmount + o2.inputAmount - fees, "filler paid in one run");
+    if (fees == 0) {
+      vm.expectRevert(FerryEscrow.NothingOwed.selector);
+      escrow.withdraw(address(token), FEE_RECIPIENT);
+      return;
+    }
+    uint256 callerBefore = token.balanceOf(caller);
+    vm.prank(caller);
+    escrow.withdraw(address(token), FEE_RECIPIENT);
+    _eq(token.balanceOf(FEE_RECIPIENT), fees, "fee recipient paid");
+    _eq(token.balanceOf(caller), callerBefore, "caller got nothing");
+    _eq(_owed(FEE_RECIPIENT), 0, "nothing owed after withdraw");
+    _eq(token.balanceOf(address(escrow)), 0, "escrow empty");
+  }
+
+  /// @notice A proof delivered while the filler is blacklisted (or the fee recipient is) still settles the order:
+  /// the payout is credited, the offerer can no longer refund, and once the filler is off the list anyone can have
+  /// the credit paid to it.
+  function testFuzz_blacklistedFillerIsCreditedAndPaidLater(
+    uint256 amount,
+    uint256 fee,
+    bool feeRecipientListed,
+    address caller
+  ) public {
+    vm.assume(caller != FILLER);
+    token = new FuzzToken(FuzzToken.Kind.Blacklisting, "Blacklisting");
+    Order memory o = _fundedOrder(amount, fee, 1 days, 1);
+    bytes32 orderHash = _deposit(o);
+    token.setBlacklisted(FILLER, true);
+    if (feeRecipientListed) token.setBlacklisted(FEE_RECIPIENT, true);
+    _settle(OUTPUT_CHAIN, FILLER, _proof(o, block.timestamp));
+    _eq(escrow.orderStatus(orderHash), 2, "Settled despite the blacklist");
+    uint256 payout = o.inputAmount - o.protocolFee;
+    _eq(_owed(FILLER), payout, "payout credited");
+    _eq(_owed(FEE_RECIPIENT), o.protocolFee, "fee accrued");
+    vm.warp(o.fillDeadline + GRACE + 1);
+    vm.expectRevert(FerryEscrow.NotActive.selector);
+    escrow.refund(o);
+    if (payout == 0) return;
+    // While listed, a withdrawal reverts and keeps the credit.
+    vm.expectRevert(abi.encodeWithSelector(FuzzToken.Blacklisted.selector, FILLER));
+    escrow.withdraw(address(token), FILLER);
+    _eq(_owed(FILLER), payout, "credit kept");
+    token.setBlacklisted(FILLER, false);
+    vm.prank(caller);
+    escrow.withdraw(address(token), FILLER);
+    _eq(token.balanceOf(FILLER), payout, "filler paid");
+    _eq(_owed(FILLER), 0, "credit spent");
+    vm.expectRevert(FerryEscrow.NothingOwed.selector);
+    escrow.withdraw(address(token), FILLER);
+  }
+
+  /// @notice A token paused across fillDeadline + settleGrace: a proof delivered at any time within the grace
+  /// settles (credited), so the refund that opens while the token is still paused finds the order Settled; a refund
+  /// of an unproven order while paused is credited to the offerer instead.
+  function testFuzz_tokenPausedAcrossTheGrace(uint256 amount, uint256 fillAt, uint256 deliverAt, uint256 refundAt, bool proven)
+    public
+  {
+    token = new FuzzToken(FuzzToken.Kind.Pausing, "Pausing");
+    Order memory o = _fundedOrder(amount, amount >> 128, 1 days, 1);
+    bytes32 orderHash = _deposit(o);
+    token.setPaused(true);
+    uint256 fillTime = _bound(fillAt, block.timestamp, o.fillDeadline);
+    if (proven) {
+      vm.warp(_bound(deliverAt, fillTime, o.fillDeadline + GRACE));
+      _settle(OUTPUT_CHAIN, FILLER, _proof(o, fillTime));
+      _eq(escrow.orderStatus(orderHash), 2, "Settled while paused");
+    }
+    vm.warp(_bound(refundAt, o.fillDeadline + GRACE + 1, o.fillDeadline + GRACE + 30 days));
+    if (proven) {
+      vm.expectRevert(FerryEscrow.NotActive.selector);
+      escrow.refund(o);
+    } else {
+      escrow.refund(o);
+      _eq(escrow.orderStatus(orderHash), 3, "Refunded while paused");
+      _eq(escrow.owed(address(token), offerer), o.inputAmount, "refund credited");
+    }
+    token.setPaused(false);
+    address payee = proven ? FILLER : offerer;
+    uint256 due = proven ? o.inputAmount - o.protocolFee : o.inputAmount;
+    if (due != 0) escrow.withdraw(address(token), payee);
+    _eq(token.balanceOf(payee), due, "paid after the pause");
+    _eq(token.balanceOf(address(escrow)), _owed(FEE_RECIPIENT), "escrow keeps only the fee");
+  }
+
   // ---------------------------------------------------------------- helpers over logs and fees
 
   /// @dev The reason of the SettleSkipped event for `orderHash` among the recorded logs (reverts when none).
@@ -341,7 +444,7 @@ contract EscrowFuzzTest is FerryTest {
     return _owed(FEE_RECIPIENT) + _owed(FILLER) + _owed(offerer);
   }
 
-  function _owed(address) internal pure returns (uint256) {
-    return 0;
+  function _owed(address account) internal view returns (uint256) {
+    return escrow.owed(address(token), account);
   }
 }

@@ -74,7 +74,7 @@ contract EscrowInvariantsTest is FerryTest {
         }
       }
       for (uint256 a = 0; a < accounts.length; ++a) {
-        expected += handler.owed(address(token), accounts[a]);
+        expected += handler.escrow().owed(address(token), accounts[a]);
       }
       _eq(token.balanceOf(escrow), expected, string.concat(token.name(), ": escrow balance"));
     }
@@ -93,7 +93,7 @@ contract EscrowInvariantsTest is FerryTest {
       for (uint256 a = 0; a < accounts.length; ++a) {
         address who = accounts[a];
         _eq(
-          token.paidOut(who) + handler.owed(address(token), who),
+          token.paidOut(who) + handler.escrow().owed(address(token), who),
           handler.entitled(address(token), who),
           string.concat(token.name(), ": paid + owed vs earned of ", vm.toString(who))
         );
