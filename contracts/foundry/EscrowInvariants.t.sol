@@ -2,6 +2,7 @@
 pragma solidity 0.8.37;
 
 import {Order} from "../lib/FerryOrder.sol";
+import {FerryEscrow} from "../FerryEscrow.sol";
 import {EscrowHandler} from "./EscrowHandler.sol";
 import {FerryTest} from "./utils/FerryTest.sol";
 import {FuzzToken} from "./utils/FuzzToken.sol";
@@ -76,13 +77,15 @@ contract EscrowInvariantsTest is FerryTest {
       for (uint256 a = 0; a < accounts.length; ++a) {
         expected += handler.escrow().owed(address(token), accounts[a]);
       }
-      _eq(token.balanceOf(escrow), expected, string.concat(token.name(), ": escrow balance"));
+      uint256 balance = token.balanceOf(escrow);
+      if (balance != expected) _eq(balance, expected, string.concat(token.name(), ": escrow balance"));
     }
   }
 
   /// @notice Nobody but a deposit's committed filler, its offerer or the fee recipient ever receives tokens from
   /// the escrow, and each of them receives (or is owed) exactly what its settled or refunded orders give it.
   function invariant_onlyFillerOffererOrFeeRecipientPaid() public view {
+    FerryEscrow escrow = handler.escrow();
     address[] memory accounts = handler.accounts();
     for (uint256 t = 0; t < 4; ++t) {
       FuzzToken token = handler.token(t);
@@ -92,11 +95,11 @@ contract EscrowInvariantsTest is FerryTest {
       }
       for (uint256 a = 0; a < accounts.length; ++a) {
         address who = accounts[a];
-        _eq(
-          token.paidOut(who) + handler.escrow().owed(address(token), who),
-          handler.entitled(address(token), who),
-          string.concat(token.name(), ": paid + owed vs earned of ", vm.toString(who))
-        );
+        uint256 received = token.paidOut(who) + escrow.owed(address(token), who);
+        uint256 earned = handler.entitled(address(token), who);
+        if (received != earned) {
+          _eq(received, earned, string.concat(token.name(), ": paid + owed vs earned of ", vm.toString(who)));
+        }
       }
     }
   }
