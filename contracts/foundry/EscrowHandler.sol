@@ -210,7 +210,7 @@ contract EscrowHandler is FerryTest {
     }
     uint256 route = (count >> 8) % 16;
     uint256 outputChainId = route == 0 ? first.outputChainId + 1 : first.outputChainId;
-    address filler = route == 1 ? fillers[(uint160(first.filler) + 1) % 3] : first.filler;
+    address filler = route == 1 ? _otherFiller(first.filler) : first.filler;
     if (route <= 1) {
       for (uint256 i = 0; i < n; ++i) truthful[i] = false;
     }
@@ -327,6 +327,13 @@ contract EscrowHandler is FerryTest {
       proof.orderHash = keccak256(abi.encode(h, seed));
       proof.fillTime = o.fillDeadline;
     }
+  }
+
+  function _otherFiller(address filler) internal view returns (address) {
+    for (uint256 i = 0; i < 3; ++i) {
+      if (fillers[i] == filler) return fillers[(i + 1) % 3];
+    }
+    revert("unknown filler");
   }
 
   function _min(uint256 a, uint256 b) internal pure returns (uint256) {
