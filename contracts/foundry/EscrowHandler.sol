@@ -273,11 +273,22 @@ contract EscrowHandler is FerryTest {
     entitled[o.inputToken][o.offerer] += o.inputAmount;
   }
 
-  /// @notice Anyone asks the escrow to pay an account (or a stranger) what it owes it in a token.
+  /// @notice Anyone asks the escrow to pay an account what it owes it in a token: mostly an account it owes
+  /// something (found from the seeds on), otherwise any account or the caller itself.
   function withdraw(uint256 tokenSeed, uint256 accountSeed, address caller) external atCurrentTime {
-    address t = address(tokens[tokenSeed % N_TOKENS]);
     address[] memory list = accounts();
+    address t = address(tokens[tokenSeed % N_TOKENS]);
     address account = accountSeed % 10 < 8 ? list[accountSeed % 8] : caller;
+    if (tokenSeed % 4 != 0) {
+      for (uint256 k = 0; k < N_TOKENS * list.length; ++k) {
+        address tk = address(tokens[(tokenSeed + k / list.length) % N_TOKENS]);
+        address who = list[(accountSeed + k) % list.length];
+        if (escrow.owed(tk, who) != 0) {
+          (t, account) = (tk, who);
+          break;
+        }
+      }
+    }
     vm.prank(caller);
     try escrow.withdraw(t, account) {} catch {}
   }
