@@ -4,11 +4,12 @@
 const solc = require('solc');
 
 if (process.argv.includes('--version')) {
-  console.log(`solc, the solidity compiler commandline interface\nVersion: ${solc.version()}`);
-  process.exit(0);
+  process.stdout.write(`solc, the solidity compiler commandline interface\nVersion: ${solc.version()}\n`);
+} else {
+  // `--standard-json`: the whole input on stdin, the whole output on stdout.
+  let input = '';
+  process.stdin.on('data', (chunk) => {
+    input += chunk;
+  });
+  process.stdin.on('end', () => process.stdout.write(solc.compile(input)));
 }
-let input = '';
-process.stdin.on('data', (chunk) => {
-  input += chunk;
-});
-process.stdin.on('end', () => process.stdout.write(solc.compile(input)));
