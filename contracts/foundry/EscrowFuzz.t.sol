@@ -67,9 +67,13 @@ contract EscrowFuzzTest is FerryTest {
 
   // ---------------------------------------------------------------- deposit
 
-  function testFuzz_depositLocksExactlyTheInput(uint256 amount, uint256 fee, uint256 fillIn, uint256 nonce, address caller)
-    public
-  {
+  function testFuzz_depositLocksExactlyTheInput(
+    uint256 amount,
+    uint256 fee,
+    uint256 fillIn,
+    uint256 nonce,
+    address caller
+  ) public {
     Order memory o = _fundedOrder(amount, fee, fillIn, nonce);
     bytes memory signature = _sign(escrow, OFFERER_KEY, o);
     // Anyone may submit the offerer's signed order.
@@ -393,9 +397,13 @@ contract EscrowFuzzTest is FerryTest {
   /// @notice A token paused across fillDeadline + settleGrace: a proof delivered at any time within the grace
   /// settles (credited), so the refund that opens while the token is still paused finds the order Settled; a refund
   /// of an unproven order while paused is credited to the offerer instead.
-  function testFuzz_tokenPausedAcrossTheGrace(uint256 amount, uint256 fillAt, uint256 deliverAt, uint256 refundAt, bool proven)
-    public
-  {
+  function testFuzz_tokenPausedAcrossTheGrace(
+    uint256 amount,
+    uint256 fillAt,
+    uint256 deliverAt,
+    uint256 refundAt,
+    bool proven
+  ) public {
     token = new FuzzToken(FuzzToken.Kind.Pausing, "Pausing");
     Order memory o = _fundedOrder(amount, amount >> 128, 1 days, 1);
     bytes32 orderHash = _deposit(o);

@@ -17,7 +17,8 @@ import {Vm, vm} from "./utils/Vm.sol";
 contract EscrowHandler is FerryTest {
   uint256 public constant GRACE = 1 hours;
   uint256 internal constant N_TOKENS = 4;
-  uint256 internal constant SECP256K1_N = 115792089237316195423570985008687907852837564279074904382605163141518161494337;
+  uint256 internal constant SECP256K1_N =
+    115792089237316195423570985008687907852837564279074904382605163141518161494337;
 
   FerryEscrow public immutable escrow;
   FerryFill public immutable fillContract;
@@ -61,9 +62,13 @@ contract EscrowHandler is FerryTest {
     tokens[1] = new FuzzToken(FuzzToken.Kind.Blacklisting, "Blacklisting");
     tokens[2] = new FuzzToken(FuzzToken.Kind.Pausing, "Pausing");
     tokens[3] = new FuzzToken(FuzzToken.Kind.FeeOnTransfer, "FeeOnTransfer");
-    for (uint256 i = 0; i < N_TOKENS; ++i) tokens[i].watch(address(escrow));
+    for (uint256 i = 0; i < N_TOKENS; ++i) {
+      tokens[i].watch(address(escrow));
+    }
     outputToken = new FuzzToken(FuzzToken.Kind.Plain, "Output");
-    for (uint256 i = 0; i < 3; ++i) offerers[i] = vm.addr(offererKeys[i]);
+    for (uint256 i = 0; i < 3; ++i) {
+      offerers[i] = vm.addr(offererKeys[i]);
+    }
     offerers[3] = address(new ContractOfferer(vm.addr(offererKeys[3])));
   }
 
@@ -73,8 +78,40 @@ contract EscrowHandler is FerryTest {
     return orders.length;
   }
 
-  function orderAt(uint256 i) external view returns (Order memory) {
-    return orders[i];
+  /// @notice The ghost books of every deposit, in deposit order (one call per invariant check).
+  function ledger()
+    external
+    view
+    returns (
+      bytes32[] memory hashes,
+      uint8[] memory ghost,
+      uint256[] memory settled,
+      uint256[] memory refunded,
+      bool[] memory proven
+    )
+  {
+    uint256 n = orderHashes.length;
+    (hashes, ghost, settled, refunded, proven) =
+    (orderHashes, new uint8[](n), new uint256[](n), new uint256[](n), new bool[](n));
+    for (uint256 i = 0; i < n; ++i) {
+      bytes32 h = hashes[i];
+      (ghost[i], settled[i], refunded[i], proven[i]) =
+      (ghostStatus[h], settledEvents[h], refundedEvents[h], provenWhileActive[h]);
+    }
+  }
+
+  /// @notice The inputs of `token`'s deposits that the escrow reports Active.
+  function activeInputs(address token_) external view returns (uint256 sum) {
+    for (uint256 i = 0; i < orders.length; ++i) {
+      if (orders[i].inputToken == token_ && escrow.orderStatus(orderHashes[i]) == 1) sum += orders[i].inputAmount;
+    }
+  }
+
+  function entitledOf(address token_, address[] calldata list) external view returns (uint256[] memory amounts) {
+    amounts = new uint256[](list.length);
+    for (uint256 i = 0; i < list.length; ++i) {
+      amounts[i] = entitled[token_][list[i]];
+    }
   }
 
   function token(uint256 i) external view returns (FuzzToken) {
@@ -84,17 +121,13 @@ contract EscrowHandler is FerryTest {
   /// @notice Everyone the escrow may ever pay: the fillers, the offerers and the fee recipient.
   function accounts() public view returns (address[] memory list) {
     list = new address[](8);
-    for (uint256 i = 0; i < 4; ++i) list[i] = offerers[i];
-    for (uint256 i = 0; i < 3; ++i) list[4 + i] = fillers[i];
-    list[7] = feeRecipient;
-  }
-
-  function isAccount(address who) public view returns (bool) {
-    address[] memory list = accounts();
-    for (uint256 i = 0; i < list.length; ++i) {
-      if (list[i] == who) return true;
+    for (uint256 i = 0; i < 4; ++i) {
+      list[i] = offerers[i];
     }
-    return false;
+    for (uint256 i = 0; i < 3; ++i) {
+      list[4 + i] = fillers[i];
+    }
+    list[7] = feeRecipient;
   }
 
   // ---------------------------------------------------------------- actions
@@ -134,10 +167,14 @@ contract EscrowHandler is FerryTest {
     }
   }
 
-  function _newOrder(uint256 who, uint256 tokenSeed, uint256 fillerSeed, uint256 amount, uint256 feeSeed, uint256 windows)
-    internal
-    returns (Order memory o)
-  {
+  function _newOrder(
+    uint256 who,
+    uint256 tokenSeed,
+    uint256 fillerSeed,
+    uint256 amount,
+    uint256 feeSeed,
+    uint256 windows
+  ) internal returns (Order memory o) {
     o.offerer = offerers[who];
     o.recipient = address(0xBEEF);
     o.inputToken = address(tokens[tokenSeed % N_TOKENS]);
@@ -169,8 +206,7 @@ contract EscrowHandler is FerryTest {
         return false;
       }
     }
-    bytes32 digest =
-      input.permitDigest(o.offerer, address(escrow), o.inputAmount, input.nonces(o.offerer), currentTime);
+    bytes32 digest = input.permitDigest(o.offerer, address(escrow), o.inputAmount, input.nonces(o.offerer), currentTime);
     (uint8 v, bytes32 r, bytes32 s) = vm.sign(offererKeys[who], digest);
     if (mode == 6) input.permit(o.offerer, address(escrow), o.inputAmount, currentTime, v, r, s);
     vm.prank(caller);
@@ -212,7 +248,9 @@ contract EscrowHandler is FerryTest {
     uint256 outputChainId = route == 0 ? first.outputChainId + 1 : first.outputChainId;
     address filler = route == 1 ? _otherFiller(first.filler) : first.filler;
     if (route <= 1) {
-      for (uint256 i = 0; i < n; ++i) truthful[i] = false;
+      for (uint256 i = 0; i < n; ++i) {
+        truthful[i] = false;
+      }
     }
 
     if (route == 2 && stranger != address(this)) {

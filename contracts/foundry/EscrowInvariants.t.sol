@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: MIT
 pragma solidity 0.8.37;
 
-import {Order} from "../lib/FerryOrder.sol";
 import {FerryEscrow} from "../FerryEscrow.sol";
 import {EscrowHandler} from "./EscrowHandler.sol";
 import {FerryTest} from "./utils/FerryTest.sol";
@@ -45,39 +44,33 @@ contract EscrowInvariantsTest is FerryTest {
   /// @notice Every deposit ends at most once: Settled xor Refunded, with exactly one Settled or Refunded event, and
   /// its status only ever moved Active to Settled or Active to Refunded through a call the handler made.
   function invariant_depositEndsAtMostOnce() public view {
-    uint256 n = handler.orderCount();
-    for (uint256 i = 0; i < n; ++i) {
-      bytes32 h = handler.orderHashes(i);
-      uint256 status = handler.escrow().orderStatus(h);
-      uint256 settled = handler.settledEvents(h);
-      uint256 refunded = handler.refundedEvents(h);
-      _true(settled + refunded <= 1, "a deposit ended twice");
-      _true(status != 1 || settled + refunded == 0, "an Active deposit has an ending event");
-      _true(status != 2 || (settled == 1 && refunded == 0), "a Settled deposit without exactly one Settled event");
-      _true(status != 3 || (refunded == 1 && settled == 0), "a Refunded deposit without exactly one Refunded event");
-      _eq(status, handler.ghostStatus(h), "status changed outside the handler's books");
+    FerryEscrow escrow = handler.escrow();
+    (bytes32[] memory hashes, uint8[] memory ghost, uint256[] memory settled, uint256[] memory refunded,) =
+      handler.ledger();
+    for (uint256 i = 0; i < hashes.length; ++i) {
+      uint256 status = escrow.orderStatus(hashes[i]);
+      _true(settled[i] + refunded[i] <= 1, "a deposit ended twice");
+      _true(status != 1 || settled[i] + refunded[i] == 0, "an Active deposit has an ending event");
+      _true(status != 2 || (settled[i] == 1 && refunded[i] == 0), "a Settled deposit without exactly one Settled event");
+      _true(
+        status != 3 || (refunded[i] == 1 && settled[i] == 0), "a Refunded deposit without exactly one Refunded event"
+      );
+      if (status != ghost[i]) _eq(status, ghost[i], "status changed outside the handler's books");
     }
   }
 
   /// @notice The escrow holds, per token, exactly the inputs of its Active deposits plus what it owes (accrued fees
   /// and payouts whose transfer failed): nothing is lost, nothing is paid twice.
   function invariant_escrowBalanceIsActiveDepositsPlusOwed() public view {
-    address escrow = address(handler.escrow());
+    FerryEscrow escrow = handler.escrow();
     address[] memory accounts = handler.accounts();
     for (uint256 t = 0; t < 4; ++t) {
       FuzzToken token = handler.token(t);
-      uint256 expected = 0;
-      uint256 n = handler.orderCount();
-      for (uint256 i = 0; i < n; ++i) {
-        Order memory o = handler.orderAt(i);
-        if (o.inputToken == address(token) && handler.escrow().orderStatus(handler.orderHashes(i)) == 1) {
-          expected += o.inputAmount;
-        }
-      }
+      uint256 expected = handler.activeInputs(address(token));
       for (uint256 a = 0; a < accounts.length; ++a) {
-        expected += handler.escrow().owed(address(token), accounts[a]);
+        expected += escrow.owed(address(token), accounts[a]);
       }
-      uint256 balance = token.balanceOf(escrow);
+      uint256 balance = token.balanceOf(address(escrow));
       if (balance != expected) _eq(balance, expected, string.concat(token.name(), ": escrow balance"));
     }
   }
@@ -91,33 +84,40 @@ contract EscrowInvariantsTest is FerryTest {
       FuzzToken token = handler.token(t);
       address[] memory payees = token.payeesOfWatched();
       for (uint256 p = 0; p < payees.length; ++p) {
-        _true(handler.isAccount(payees[p]), "the escrow paid someone who is no filler, offerer or fee recipient");
+        _true(_contains(accounts, payees[p]), "the escrow paid someone who is no filler, offerer or fee recipient");
       }
+      uint256[] memory paid = token.paidOutTo(accounts);
+      uint256[] memory earned = handler.entitledOf(address(token), accounts);
       for (uint256 a = 0; a < accounts.length; ++a) {
-        address who = accounts[a];
-        uint256 received = token.paidOut(who) + escrow.owed(address(token), who);
-        uint256 earned = handler.entitled(address(token), who);
-        if (received != earned) {
-          _eq(received, earned, string.concat(token.name(), ": paid + owed vs earned of ", vm.toString(who)));
+        uint256 received = paid[a] + escrow.owed(address(token), accounts[a]);
+        if (received != earned[a]) {
+          _eq(received, earned[a], string.concat(token.name(), ": paid + owed vs earned of ", vm.toString(accounts[a])));
         }
       }
     }
   }
 
-  /// @notice A fill made by fillDeadline whose true proof reached the escrow while the deposit was Active is
-  /// Settled, so it can never be refunded (whatever the token, the filler's or the fee recipient's state).
+  /// @notice A fill made by fillDeadline whose true proof reached the escrow while the deposit was Active (in a
+  /// delivery with enough gas, or one that succeeded) is Settled, whatever the token, the filler's or the fee
+  /// recipient's state, so it can never be refunded.
   function invariant_provenFillNeverRefundable() public view {
-    uint256 n = handler.orderCount();
-    for (uint256 i = 0; i < n; ++i) {
-      bytes32 h = handler.orderHashes(i);
-      if (!handler.provenWhileActive(h)) continue;
-      _eq(handler.escrow().orderStatus(h), 2, "a proven fill's deposit is not Settled");
+    FerryEscrow escrow = handler.escrow();
+    (bytes32[] memory hashes,,,, bool[] memory proven) = handler.ledger();
+    for (uint256 i = 0; i < hashes.length; ++i) {
+      if (proven[i]) _eq(escrow.orderStatus(hashes[i]), 2, "a proven fill's deposit is not Settled");
     }
   }
 
   /// @notice Every deposit can end: no accepted order has a refund time beyond uint256.
   function invariant_everyDepositCanBeRefunded() public view {
     _eq(handler.overflowingDeposits(), 0, "deposits whose fillDeadline + settleGrace overflows");
+  }
+
+  function _contains(address[] memory list, address who) internal pure returns (bool) {
+    for (uint256 i = 0; i < list.length; ++i) {
+      if (list[i] == who) return true;
+    }
+    return false;
   }
 
   /// @notice The handler's per-call checks: refunds only after fillDeadline + settleGrace and only to the offerer,

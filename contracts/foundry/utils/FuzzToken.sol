@@ -69,6 +69,13 @@ contract FuzzToken {
     return payees;
   }
 
+  function paidOutTo(address[] calldata receivers) external view returns (uint256[] memory amounts) {
+    amounts = new uint256[](receivers.length);
+    for (uint256 i = 0; i < receivers.length; ++i) {
+      amounts[i] = paidOut[receivers[i]];
+    }
+  }
+
   function mint(address to, uint256 amount) external onlyAdmin {
     totalSupply += amount;
     balanceOf[to] += amount;
