@@ -431,6 +431,28 @@ contract EscrowFuzzTest is FerryTest {
     _eq(token.balanceOf(address(escrow)), _owed(FEE_RECIPIENT), "escrow keeps only the fee");
   }
 
+  /// @notice Whoever executes a verified LayerZero message picks its gas. A delivery either reverts as a whole
+  /// (the order stays Active, the message deliverable again) or settles with the filler paid or credited: a payout
+  /// that runs out of gas inside the token is never lost.
+  function testFuzz_starvedDeliveryNeverLosesThePayout(uint256 amount, uint256 fee, uint256 gas) public {
+    Order memory o = _fundedOrder(amount, fee, 1 days, 1);
+    bytes32 orderHash = _deposit(o);
+    FillProof[] memory proofs = new FillProof[](1);
+    proofs[0] = _proof(o, block.timestamp);
+    try escrow.settleFills{gas: _bound(gas, 20_000, 120_000)}(OUTPUT_CHAIN, FILLER, proofs) {
+      _eq(escrow.orderStatus(orderHash), 2, "Settled");
+      _eq(token.balanceOf(FILLER) + _owed(FILLER), o.inputAmount - o.protocolFee, "filler paid or credited");
+      _eq(_owed(FEE_RECIPIENT), o.protocolFee, "fee accrued");
+    } catch {
+      _eq(escrow.orderStatus(orderHash), 1, "still Active after a reverted delivery");
+    }
+    _eq(
+      token.balanceOf(address(escrow)),
+      _owedInEscrow() + (escrow.orderStatus(orderHash) == 1 ? o.inputAmount : 0),
+      "books"
+    );
+  }
+
   // ---------------------------------------------------------------- helpers over logs and fees
 
   /// @dev The reason of the SettleSkipped event for `orderHash` among the recorded logs (reverts when none).
