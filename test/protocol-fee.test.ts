@@ -142,7 +142,8 @@ describe('protocol fee (10 bps)', () => {
     const input = 20_000_000n;
     const fee = (input * 10n) / 10_000n;
     const output = 19_800_000n;
-    const owedBefore = await owedOnA();
+    // The test before withdrew every fee it accrued (so on a build without credits this fails on the settlement).
+    const owedBefore = 0n;
     const lpBefore = await balanceOf(h, h.chainA, h.usdcA, lpWallet.address);
     await usdcAdmin(h, h.chainA, { functionName: 'blacklist', who: DEVNET_FEE_RECIPIENT });
     let cleared = false;

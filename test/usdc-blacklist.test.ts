@@ -142,7 +142,8 @@ describe("Circle's USDC blacklist on the devnets", () => {
     const input = 1_000_000n;
     const swap = await depositedSwap(input);
     const afterDeposit = await balanceOf(h, h.chainA, h.usdcA, h.offerer.address);
-    const owedBefore = await owedOnA(h.offerer.address);
+    // Nothing before this test leaves the offerer a credit (so on a build without credits it fails on the refund).
+    const owedBefore = 0n;
     await usdcAdmin(h, h.chainA, { functionName: 'blacklist', who: h.offerer.address });
     let cleared = false;
     try {
@@ -177,7 +178,8 @@ describe("Circle's USDC blacklist on the devnets", () => {
     const input = 1_000_000n;
     const swap = await depositedSwap(input);
     const lpBefore = await balanceOf(h, h.chainA, h.usdcA, lpWallet.address);
-    const owedBefore = await owedOnA(lpWallet.address);
+    // Nothing before this test leaves the LP a credit (so on a build without credits it fails on the settlement).
+    const owedBefore = 0n;
     await usdcAdmin(h, h.chainA, { functionName: 'pause' });
     let unpaused = false;
     try {
