@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { createPublicClient, createWalletClient, getAddress, type Hex, http, parseGwei } from 'viem';
+import { createPublicClient, createWalletClient, type Hex, http, parseGwei } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadArtifact } from '../src/chains/contract-artifacts.ts';
@@ -10,6 +10,7 @@ import { type BotLog, createLpBot, type LpBot } from '../src/lp/lp-bot.ts';
 import type { LpJournal } from '../src/store/lp-journal.ts';
 import { type AnvilKnobs, anvilKnobs } from './support/anvil-knobs.ts';
 import { approveEscrow, depositAs, increaseChainTime, provenIn } from './support/chain-actors.ts';
+import { jamEscrowCredit } from './support/escrow-outage.ts';
 import { exitOf, spawnFerryLp, stopWithin } from './support/ferry-lp-process.ts';
 import { createQuoteRequest, WORKER_ON } from './support/fixtures.ts';
 import { type Harness, startHarness } from './support/harness.ts';
@@ -282,7 +283,7 @@ describe.each([{ messenger: 'attester' as const }, { messenger: 'layerzero' as c
     );
 
     onAttester(
-      'a settle that reverts once (the token paused for a moment) is sent again and completes',
+      'a settle that reverts once (the token paused for a moment while the filler credit is full) is sent again and completes',
       async () => {
         // The devnets' USDC is Circle's: its pauser (the devnet deployer) pauses and unpauses it.
         const pauser = privateKeyToAccount(DEVNET_DEPLOYER_KEY);
@@ -298,6 +299,7 @@ describe.each([{ messenger: 'attester' as const }, { messenger: 'layerzero' as c
             maxFeePerGas: parseGwei('200'),
             gas: 100_000n,
           });
+        let unjam: (() => Promise<void>) | null = null;
         const swap = await swapWithBot(1_000_000n);
         await waitForStatus(h, mm.apiKey, swap.orderId, 'deposited', 60_000);
         // The input chain stops mining, so Ferry's settle waits in the mempool; then a pause lands just before it.
@@ -305,6 +307,9 @@ describe.each([{ messenger: 'attester' as const }, { messenger: 'layerzero' as c
         try {
           const settle = await until('Ferry to send its settle', () => actionOf(swap.orderId, 'settle'));
           await send('pause', parseGwei('50'));
+          // A paused token alone no longer makes a settle revert (the escrow credits the filler); a credit that
+          // cannot grow any more does.
+          unjam = await jamEscrowCredit(chain.rpcUrl, chain.contracts.escrow, h.usdcA, lpWallet.address);
           await chainA.mine();
           const reverted = await chainA.client.getTransactionReceipt({ hash: settle.tx_hash as Hex });
           expect(reverted.status).toBe('reverted');
@@ -319,16 +324,19 @@ describe.each([{ messenger: 'attester' as const }, { messenger: 'layerzero' as c
               : null;
           });
           expect(surfaced.status).toBe('filled');
-          // The escrow's SafeTransfer names the token whose transfer failed (the token's own error is not bubbled).
-          expect(surfaced.failureReason).toContain(`TransferFailed(${getAddress(h.usdcA)})`);
+          // The credit's overflow: Solidity's arithmetic panic.
+          expect(surfaced.failureReason).toContain('(Panic(17))');
           const metrics = await (await fetch(`${h.baseUrl}/metrics`)).text();
           expect(metrics).toMatch(
             new RegExp(`ferry_settlement_reverts_total\\{chain="${h.chainA}",kind="settle"\\} [1-9]`),
           );
+          await unjam();
+          unjam = null;
           await send('unpause', parseGwei('50'));
           await chainA.blockTime(2);
           await waitForStatus(h, mm.apiKey, swap.orderId, 'completed', 90_000);
         } finally {
+          if (unjam) await unjam();
           await chainA.blockTime(2);
         }
         // The fill index can see the Settled log before the sender marks its own transaction confirmed (two loops,

@@ -1,13 +1,10 @@
-import { type Address, erc20Abi, getAddress } from 'viem';
+import { type Address, erc20Abi } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadArtifact } from '../src/chains/contract-artifacts.ts';
 import { ANVIL_KEYS, DEVNET_DEPLOYER_KEY } from '../src/chains/devnet.ts';
-import {
-  type LayerZeroDevnetError,
-  lzChainClient,
-  writeLz,
-} from '../src/chains/layerzero/lz-chain-client.ts';
+import { readEscrowCredits, withdrawEscrowCredit } from '../src/chains/escrow-credits.ts';
+import { lzChainClient, writeLz } from '../src/chains/layerzero/lz-chain-client.ts';
 import { usdcAbi } from '../src/chains/usdc-devnet.ts';
 import { orderTermsFrom } from '../src/domain/order-typed-data.ts';
 import {
@@ -16,23 +13,25 @@ import {
   catchUpClock,
   fillSwap,
   increaseChainTime,
+  refundAsOfferer,
+  workerPasses,
 } from './support/chain-actors.ts';
 import { WORKER_ON } from './support/fixtures.ts';
 import { type Harness, startHarness } from './support/harness.ts';
-import { sleep, until } from './support/polling.ts';
 import { executeSwap, waitForStatus } from './support/swap-steps.ts';
+import { usdcAdmin } from './support/usdc-admin.ts';
 
 const lpKey = ANVIL_KEYS[4];
 const lpWallet = privateKeyToAccount(lpKey);
 /** FerryEscrow's orderStatus values. */
-const ESCROW_ACTIVE = 1;
 const ESCROW_SETTLED = 2;
+const ESCROW_REFUNDED = 3;
 
 /**
  * The devnets' USDC is Circle's FiatTokenV2_2, so its blacklist bites as on a real chain: a fill to a blacklisted
- * recipient reverts and the order refunds; a refund to a blacklisted offerer would revert, so Ferry sends nothing,
- * says why on the order and backs off until the offerer is cleared; a paused USDC holds the LayerZero delivery
- * that settles the escrow until it is unpaused. Runs on SQLite, or on PostgreSQL with FERRY_TEST_PG.
+ * recipient reverts and the order refunds; a refund to a blacklisted offerer, or a settlement while USDC is paused,
+ * still changes the order on chain (Refunded, Settled) and the escrow keeps the refused payout for its account,
+ * who withdraws it once the token lets it through. Runs on SQLite, or on PostgreSQL with FERRY_TEST_PG.
  */
 describe("Circle's USDC blacklist on the devnets", () => {
   let h: Harness;
@@ -51,13 +50,19 @@ describe("Circle's USDC blacklist on the devnets", () => {
   const rpcOf = (chain: string) => h.devnets.chains.find((c) => c.name === chain)!.rpcUrl;
   const client = (chain: string, key: `0x${string}`) =>
     lzChainClient(rpcOf(chain), h.registry.chain(chain)!.chainId, key);
-  /** The devnet deployer is USDC's blacklister on both devnets. */
   const blacklister = (chain: string, functionName: 'blacklist' | 'unBlacklist', who: Address) =>
-    writeLz(client(chain, DEVNET_DEPLOYER_KEY), {
-      address: h.registry.chain(chain)!.tokens.find((t) => t.symbol === 'USDC')!.address,
-      abi: usdcAbi,
-      functionName,
-      args: [who],
+    usdcAdmin(h, chain, { functionName, who });
+  /** What chain A's escrow owes `account` in USDC, as `ferry fees --account` reads it. */
+  const creditOnA = async (account: Address) =>
+    (await readEscrowCredits(h.registry, account)).find((c) => c.chain === h.chainA && c.token === h.usdcA)!;
+  const owedOnA = async (account: Address) => (await creditOnA(account)).owed;
+  const lpCredit = () => creditOnA(lpWallet.address);
+  const escrowStatus = (orderHash: `0x${string}`) =>
+    client(h.chainA, DEVNET_DEPLOYER_KEY).publicClient.readContract({
+      address: h.registry.chain(h.chainA)!.contracts.escrow,
+      abi: loadArtifact('FerryEscrow').abi,
+      functionName: 'orderStatus',
+      args: [orderHash],
     });
   /** A swap of `input` USDC (for 99 %) from the offerer, deposited by Ferry, with Ferry's clock on the chains'. */
   async function depositedSwap(input: bigint) {
@@ -78,17 +83,6 @@ describe("Circle's USDC blacklist on the devnets", () => {
         .where('kind', '=', 'refund')
         .execute()
     ).length;
-  const attemptsOf = async (orderId: string) =>
-    Number(
-      (
-        await h.app.database.db
-          .selectFrom('orders')
-          .select('attempts')
-          .where('id', '=', orderId)
-          .executeTakeFirstOrThrow()
-      ).attempts,
-    );
-
   it("a fill to a blacklisted recipient reverts on the output chain; the order refunds the offerer's input", async () => {
     const input = 1_000_000n;
     await approveEscrow(h, h.chainA, h.usdcA, h.offerer, input);
@@ -144,92 +138,79 @@ describe("Circle's USDC blacklist on the devnets", () => {
     }
   });
 
-  it('a refund to a blacklisted offerer is not sent while it would revert: the reason is on the order, counted once, and the refund goes once the offerer is cleared', async () => {
+  it('a refund to a blacklisted offerer marks the order refunded on chain with the input credited to the offerer, who withdraws it once cleared', async () => {
     const input = 1_000_000n;
     const swap = await depositedSwap(input);
     const afterDeposit = await balanceOf(h, h.chainA, h.usdcA, h.offerer.address);
-    await blacklister(h.chainA, 'blacklist', h.offerer.address);
+    // Nothing before this test leaves the offerer a credit (so on a build without credits it fails on the refund).
+    const owedBefore = 0n;
+    await usdcAdmin(h, h.chainA, { functionName: 'blacklist', who: h.offerer.address });
     let cleared = false;
     try {
       await increaseChainTime(h, h.chainA, 3 * 3600);
       await increaseChainTime(h, h.chainB, 3 * 3600);
-      // The escrow's SafeTransfer names the token whose transfer failed (Circle's reason is not bubbled).
-      const reason = `refund would revert (TransferFailed(${getAddress(h.usdcA)})); retrying with backoff`;
-      const surfaced = await until('the refund revert on the order', async () => {
-        const order = await orderOf(swap.orderId);
-        return order.failureReason === reason ? order : null;
-      });
-      expect(surfaced.status).toBe('deposited');
-
-      // The worker keeps polling every 50 ms; the order backs off instead: a few tries, no transaction at all.
-      const tries = await attemptsOf(swap.orderId);
-      await until('the worker to try the order again', async () => (await attemptsOf(swap.orderId)) > tries);
-      await sleep(2_000);
-      expect((await attemptsOf(swap.orderId)) - tries).toBeLessThanOrEqual(6);
-      expect(await refundsOf(swap.orderId)).toBe(0);
-      expect((await orderOf(swap.orderId)).failureReason).toBe(reason);
-      const metrics = await (await fetch(`${h.baseUrl}/metrics`)).text();
-      expect(metrics).toMatch(
-        new RegExp(`ferry_settlement_reverts_total\\{chain="${h.chainA}",kind="refund"\\} 1\\n`),
-      );
-
-      await blacklister(h.chainA, 'unBlacklist', h.offerer.address);
-      cleared = true;
+      // The refund no longer depends on the token: the escrow keeps the refused transfer for the offerer.
       const refunded = await waitForStatus(h, mm.apiKey, swap.orderId, 'refunded', 90_000);
       expect(refunded.failureReason).toMatch(/not filled before the fill deadline/);
       expect(await refundsOf(swap.orderId)).toBe(1);
-      expect(await balanceOf(h, h.chainA, h.usdcA, h.offerer.address)).toBe(afterDeposit + input);
+      expect(await escrowStatus(swap.orderHash)).toBe(ESCROW_REFUNDED);
+      expect(await balanceOf(h, h.chainA, h.usdcA, h.offerer.address)).toBe(afterDeposit);
+      expect((await owedOnA(h.offerer.address)) - owedBefore).toBe(input);
+
+      await usdcAdmin(h, h.chainA, { functionName: 'unBlacklist', who: h.offerer.address });
+      cleared = true;
+      const owed = await owedOnA(h.offerer.address);
+      await withdrawEscrowCredit(
+        h.registry,
+        (await readEscrowCredits(h.registry, h.offerer.address)).find(
+          (c) => c.chain === h.chainA && c.token === h.usdcA,
+        )!,
+        DEVNET_DEPLOYER_KEY,
+      );
+      expect(await balanceOf(h, h.chainA, h.usdcA, h.offerer.address)).toBe(afterDeposit + owed);
+      expect(await owedOnA(h.offerer.address)).toBe(0n);
     } finally {
-      if (!cleared) await blacklister(h.chainA, 'unBlacklist', h.offerer.address);
+      if (!cleared) await usdcAdmin(h, h.chainA, { functionName: 'unBlacklist', who: h.offerer.address });
     }
   }, 120_000);
 
-  it("a proof message delivered while the input chain's USDC is paused waits; after unpause the order completes", async () => {
+  it('USDC paused across fillDeadline + settleGrace: the proof delivered while paused settles the order with the filler credited; no refund after it; the filler withdraws after unpause', async () => {
     const input = 1_000_000n;
     const swap = await depositedSwap(input);
-    const pauser = (functionName: 'pause' | 'unpause') =>
-      writeLz(client(h.chainA, DEVNET_DEPLOYER_KEY), {
-        address: h.usdcA,
-        abi: usdcAbi,
-        functionName,
-        args: [],
-      });
-    await pauser('pause');
+    const lpBefore = await balanceOf(h, h.chainA, h.usdcA, lpWallet.address);
+    // Nothing before this test leaves the LP a credit (so on a build without credits it fails on the settlement).
+    const owedBefore = 0n;
+    await usdcAdmin(h, h.chainA, { functionName: 'pause' });
     let unpaused = false;
     try {
-      // fillAndProve on chain B (not paused); on chain A, FerryApp's lzReceive settles the escrow, which the paused
-      // token refuses: the relay's deliveries fail (it tries again and again), the escrow stays Active.
-      await h.devnets.relay?.stop();
-      const failures: LayerZeroDevnetError[] = [];
-      h.devnets.startRelay({
-        pollIntervalMs: 50,
-        retryBaseMs: 100,
-        retryMaxMs: 400,
-        onError: (e) => failures.push(e),
-      });
+      // fillAndProve on chain B (not paused); on chain A, FerryApp's lzReceive settles the escrow although the
+      // token refuses the payout: the filler is credited and the order completes.
       await fillSwap(h, lpWallet, swap);
-      await until('the relay to fail to deliver twice', async () => failures.length >= 2);
-      const verified = await until('the proof message verified on chain A', async () => {
-        const order = await orderOf(swap.orderId);
-        return order.status === 'filled' && order.details.settlement?.status === 'verified' ? order : null;
-      });
-      expect(verified.details.settlement.method).toBe('layerzero');
-      const escrowStatus = () =>
-        client(h.chainA, DEVNET_DEPLOYER_KEY).publicClient.readContract({
-          address: h.registry.chain(h.chainA)!.contracts.escrow,
-          abi: loadArtifact('FerryEscrow').abi,
-          functionName: 'orderStatus',
-          args: [swap.orderHash],
-        });
-      expect(await escrowStatus()).toBe(ESCROW_ACTIVE);
-
-      await pauser('unpause');
-      unpaused = true;
       const completed = await waitForStatus(h, mm.apiKey, swap.orderId, 'completed', 90_000);
+      expect(completed.details.settlement.method).toBe('layerzero');
       expect(completed.details.settlement.status).toBe('delivered');
-      expect(await escrowStatus()).toBe(ESCROW_SETTLED);
+      expect(await escrowStatus(swap.orderHash)).toBe(ESCROW_SETTLED);
+      expect((await owedOnA(lpWallet.address)) - owedBefore).toBe(input);
+      expect(await balanceOf(h, h.chainA, h.usdcA, lpWallet.address)).toBe(lpBefore);
+
+      // Still paused, past fillDeadline + settleGrace: neither Ferry nor the offerer can refund a proven fill.
+      await increaseChainTime(h, h.chainA, 3 * 3600);
+      await increaseChainTime(h, h.chainB, 3 * 3600);
+      await workerPasses(h, 2);
+      expect(await refundsOf(swap.orderId)).toBe(0);
+      await expect(refundAsOfferer(h, swap)).rejects.toThrow(/NotActive/);
+      expect((await orderOf(swap.orderId)).status).toBe('completed');
+      // The credit cannot be paid while the token is paused, and stays.
+      await expect(withdrawEscrowCredit(h.registry, await lpCredit(), DEVNET_DEPLOYER_KEY)).rejects.toThrow();
+
+      await usdcAdmin(h, h.chainA, { functionName: 'unpause' });
+      unpaused = true;
+      const owed = await owedOnA(lpWallet.address);
+      await withdrawEscrowCredit(h.registry, await lpCredit(), DEVNET_DEPLOYER_KEY);
+      expect(await balanceOf(h, h.chainA, h.usdcA, lpWallet.address)).toBe(lpBefore + owed);
+      expect(await owedOnA(lpWallet.address)).toBe(0n);
     } finally {
-      if (!unpaused) await pauser('unpause');
+      if (!unpaused) await usdcAdmin(h, h.chainA, { functionName: 'unpause' });
     }
   }, 120_000);
 });

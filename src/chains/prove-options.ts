@@ -17,9 +17,10 @@ export const MAX_PROOFS_PER_MESSAGE = Math.floor((LZ_DEVNET_MAX_MESSAGE_SIZE - 1
 /**
  * Gas the executor is asked to give the input chain's lzReceive (EndpointV2.lzReceive down through FerryApp to the
  * escrow's settleFills) for `proofs` fills whose input tokens form `tokenRuns` runs of consecutive equal tokens (the
- * escrow pays the filler, and the fee recipient, once per run). Measured (`npm run bench`, scenario 12): about
- * 56,000 for one proof and 8,200 per further proof of the same token. The base adds, with margin, the worst case of
- * one run's two payouts (a cold token, filler and fee recipient credited from a zero balance: about 2 × 30,000), and
+ * escrow pays the filler, and adds to the fee recipient's accrued fees, once per run). Measured (`npm run bench`,
+ * scenario 12): about 56,000 for one proof and 8,200 per further proof of the same token. The base adds, with margin,
+ * the worst case of one run's payout and fee credit (a cold token, the filler paid, or credited when the token refuses,
+ * and the fee recipient's credit, each from zero: about 2 × 30,000), and
  * each further run as much again; the per-proof figure is almost twice the measured one. Too little gas leaves the
  * message committed until someone executes it with more; too much only costs the messaging fee.
  */

@@ -16,6 +16,7 @@ import type { AccountService } from '../services/account-service.ts';
 import { CliError } from './cli-error.ts';
 import { registerDemoCommand } from './demo-command.ts';
 import { registerDeployCommand } from './deploy-command.ts';
+import { registerFeesCommand } from './fees-command.ts';
 import { registerLpCommand } from './lp-command.ts';
 
 // Only commander and the config load up front, so `--help` and `--version` answer at once; each command
@@ -280,6 +281,7 @@ keys
 registerLpCommand(program);
 registerDemoCommand(program);
 registerDeployCommand(program);
+registerFeesCommand(program);
 
 program.parseAsync().catch((error: unknown) => {
   if (error instanceof ConfigError || error instanceof AppError || error instanceof CliError)

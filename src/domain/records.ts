@@ -101,7 +101,7 @@ export interface Order {
   readonly settlement: OrderSettlement | null;
   /** Attester chains: the attestation Ferry signed for the fill, handed to the filler (who may relay it itself). */
   readonly fillAttestation: FillAttestation | null;
-  /** Ferry's fee from the signed terms, in input-token base units: paid to the fee recipient at settlement. */
+  /** Ferry's fee from the signed terms, in input-token base units: accrues to the fee recipient at settlement. */
   readonly protocolFee: bigint;
 }
 
