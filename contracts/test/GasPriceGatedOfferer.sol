@@ -1,0 +1,38 @@
+// SPDX-License-Identifier: MIT
+pragma solidity ^0.8.24;
+
+interface IApprove {
+  function approve(address spender, uint256 amount) external returns (bool);
+}
+
+/// @notice Test-only EIP-1271 offerer that answers a call priced at zero differently from a mined transaction:
+/// while `gated`, isValidSignature gives the magic value only when tx.gasprice == 0 (a simulation or gas estimate
+/// without fees), so the deposit passes such a check and reverts on chain. Its owner switches the gate at will,
+/// which also lets it slip a switch in front of a deposit that passed any simulation.
+contract GasPriceGatedOfferer {
+  bytes4 private constant MAGIC = 0x1626ba7e;
+  address public immutable owner;
+  bool public gated;
+
+  constructor() {
+    owner = msg.sender;
+  }
+
+  modifier onlyOwner() {
+    require(msg.sender == owner, "owner");
+    _;
+  }
+
+  function setGated(bool on) external onlyOwner {
+    gated = on;
+  }
+
+  function approve(address token, address spender, uint256 amount) external onlyOwner {
+    require(IApprove(token).approve(spender, amount), "approve");
+  }
+
+  function isValidSignature(bytes32, bytes calldata) external view returns (bytes4) {
+    if (gated && tx.gasprice != 0) return 0xffffffff;
+    return MAGIC;
+  }
+}
