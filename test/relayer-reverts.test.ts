@@ -1,10 +1,10 @@
 import { createPublicClient, createWalletClient, type Hex, http, parseGwei } from 'viem';
-import { privateKeyToAccount } from 'viem/accounts';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadArtifact } from '../src/chains/contract-artifacts.ts';
 import { ANVIL_KEYS, DEVNET_RELAYER_KEY, devnetChain } from '../src/chains/devnet.ts';
-import { transferToken } from './support/chain-actors.ts';
 import { anvilKnobs } from './support/anvil-knobs.ts';
+import { transferToken } from './support/chain-actors.ts';
 import { acceptQuote, createQuote, createQuoteRequest, expectError, WORKER_ON } from './support/fixtures.ts';
 import { type Harness, startHarness } from './support/harness.ts';
 
@@ -26,6 +26,8 @@ describe('an offerer contract that makes the relayer’s transactions revert', (
   let lp: { id: string; apiKey: string };
   let offerer: Hex;
   const attacker = () => privateKeyToAccount(ANVIL_KEYS[3]!);
+  /** The attacker's second account: ungates the offerer from another sender, so a block orders it last. */
+  const accomplice = privateKeyToAccount(generatePrivateKey());
 
   const devnetA = () => h.devnets.chains.find((c) => c.name === h.chainA)!;
   const clientsA = () => {
@@ -33,19 +35,43 @@ describe('an offerer contract that makes the relayer’s transactions revert', (
     return {
       publicClient: createPublicClient({ chain, transport: http() }),
       wallet: createWalletClient({ account: attacker(), chain, transport: http() }),
+      accompliceWallet: createWalletClient({ account: accomplice, chain, transport: http() }),
     };
   };
   const escrowA = () => h.registry.chain(h.chainA)!.contracts.escrow;
 
-  /** The attacker switches its offerer's gate; `front` prices it to be mined ahead of the relayer's deposit. */
-  async function setGated(on: boolean, front = false): Promise<Hex> {
-    return clientsA().wallet.writeContract({
+  /**
+   * The attacker switches its offerer's gate. `front` prices it above any deposit of the relayer's (mined ahead of
+   * it), `back` below (mined after it: no tip, a fee cap just over the base fee; anvil orders by the fee cap).
+   */
+  async function setGated(on: boolean, place?: 'front' | 'back'): Promise<Hex> {
+    const baseFee = async () =>
+      (await clientsA().publicClient.getBlock({ blockTag: 'latest' })).baseFeePerGas ?? 0n;
+    const fees =
+      place === 'front'
+        ? { maxPriorityFeePerGas: parseGwei('100'), maxFeePerGas: parseGwei('300') }
+        : place === 'back'
+          ? { maxPriorityFeePerGas: 0n, maxFeePerGas: (await baseFee()) * 2n + 1n }
+          : {};
+    const { wallet, accompliceWallet } = clientsA();
+    return (place === 'back' ? accompliceWallet : wallet).writeContract({
       address: offerer,
       abi: gated.abi,
       functionName: 'setGated',
       args: [on],
-      ...(front ? { maxPriorityFeePerGas: parseGwei('100'), maxFeePerGas: parseGwei('300') } : {}),
+      ...fees,
     });
+  }
+
+  /**
+   * One block as the attacker shapes it: its offerer gated ahead of whatever the relayer sent and ungated after,
+   * so every state a simulation sees is ungated and every deposit in the block reverts.
+   */
+  async function trappedBlock(knobs: ReturnType<typeof anvilKnobs>): Promise<void> {
+    await setGated(true, 'front');
+    await setGated(false, 'back');
+    await knobs.mine();
+    await new Promise((resolve) => setTimeout(resolve, 200));
   }
 
   beforeAll(async () => {
@@ -57,7 +83,12 @@ describe('an offerer contract that makes the relayer’s transactions revert', (
     mm = await h.createAccount('moneyMover');
     lp = await h.createAccount('liquidityProvider', 'lp', lpWallet.address);
     const { publicClient, wallet } = clientsA();
-    const deployed = await wallet.deployContract({ abi: gated.abi, bytecode: gated.bytecode });
+    await anvilKnobs(devnetA().rpcUrl).setBalance(accomplice.address, 10n ** 20n);
+    const deployed = await wallet.deployContract({
+      abi: gated.abi,
+      bytecode: gated.bytecode,
+      args: [accomplice.address],
+    });
     const receipt = await publicClient.waitForTransactionReceipt({ hash: deployed });
     offerer = receipt.contractAddress!;
     await transferToken(h, h.chainA, h.usdcA, h.offerer, offerer, 10_000_000n);
@@ -89,15 +120,6 @@ describe('an offerer contract that makes the relayer’s transactions revert', (
   const order = async (orderId: string) =>
     (await h.http('GET', `/api/v1/orders/${orderId}`, { apiKey: mm.apiKey })).body.data;
 
-  /** The relayer's transaction to the escrow waiting in chain A's mempool, if any. */
-  async function pendingDeposit(): Promise<boolean> {
-    const pool = (await clientsA().publicClient.request({ method: 'txpool_content' as never })) as {
-      pending: Record<string, Record<string, { to: string | null }>>;
-    };
-    const ours = Object.entries(pool.pending).find(([from]) => from.toLowerCase() === relayer.address.toLowerCase());
-    return Object.values(ours?.[1] ?? {}).some((tx) => tx.to?.toLowerCase() === escrowA().toLowerCase());
-  }
-
   const relayerNonce = () =>
     clientsA().publicClient.getTransactionCount({ address: relayer.address, blockTag: 'latest' });
 
@@ -114,40 +136,27 @@ describe('an offerer contract that makes the relayer’s transactions revert', (
     const quote = await acceptedQuote(mm.apiKey, 2_000_000n);
     const knobs = anvilKnobs(devnetA().rpcUrl);
     const before = await relayerNonce();
-    // Blocks only when the attacker mines them: each deposit of the relayer waits in the mempool, where the
-    // attacker sees it and gates its offerer in the same block, just ahead of it.
+    // Blocks only when the attacker mines them, each shaped by it around the relayer's deposit.
     await knobs.blockTime(0);
-    let frontRuns = 0;
     let status = 'created';
     try {
       expect((await swap(mm.apiKey, quote)).status).toBe(201);
       const deadline = Date.now() + 90_000;
-      // Two front-runs are all it takes under the bound; today's worker deposits again after every one.
-      while (status !== 'failed' && frontRuns < 4 && Date.now() < deadline) {
-        if (await pendingDeposit()) {
-          frontRuns++;
-          await setGated(true, true);
-          await knobs.mine();
-          // Ungated again: the relayer's next simulation passes, whatever fees it runs with.
-          await setGated(false);
-        }
-        await knobs.mine();
-        await new Promise((resolve) => setTimeout(resolve, 150));
+      // Under the bound two reverted deposits end it; today's worker deposits again after every one.
+      while (status !== 'failed' && (await relayerNonce()) - before < 4 && Date.now() < deadline) {
+        await trappedBlock(knobs);
         status = (await order(quote.orderId)).status;
       }
+      const sent = await relayerNonce();
       // Nothing more goes out for it, however many blocks follow.
-      for (let i = 0; i < 10; i++) {
-        await knobs.mine();
-        await new Promise((resolve) => setTimeout(resolve, 150));
-        expect(await pendingDeposit()).toBe(false);
-      }
+      for (let i = 0; i < 10; i++) await trappedBlock(knobs);
+      expect(await relayerNonce()).toBe(sent);
     } finally {
       await knobs.instant();
     }
     const failed = await order(quote.orderId);
     expect(failed.status).toBe('failed');
     expect(failed.failureReason).toMatch(/^RELAYER_REVERTS: 2 deposit transactions reverted on chain/);
-    expect(frontRuns).toBe(2);
     expect((await relayerNonce()) - before).toBe(2);
 
     // The money mover whose orders made the relayer's transactions revert is refused new swaps.

@@ -7,15 +7,18 @@ interface IApprove {
 
 /// @notice Test-only EIP-1271 offerer that answers a call priced at zero differently from a mined transaction:
 /// while `gated`, isValidSignature gives the magic value only when tx.gasprice == 0 (a simulation or gas estimate
-/// without fees), so the deposit passes such a check and reverts on chain. Its owner switches the gate at will,
-/// which also lets it slip a switch in front of a deposit that passed any simulation.
+/// without fees), so the deposit passes such a check and reverts on chain. Its owner and a second account of the
+/// attacker's switch the gate at will: one gates it ahead of a deposit that passed any simulation, the other (from
+/// another sender, so a block can order it after the deposit) ungates it behind.
 contract GasPriceGatedOfferer {
   bytes4 private constant MAGIC = 0x1626ba7e;
   address public immutable owner;
+  address public immutable accomplice;
   bool public gated;
 
-  constructor() {
+  constructor(address accomplice_) {
     owner = msg.sender;
+    accomplice = accomplice_;
   }
 
   modifier onlyOwner() {
@@ -23,7 +26,8 @@ contract GasPriceGatedOfferer {
     _;
   }
 
-  function setGated(bool on) external onlyOwner {
+  function setGated(bool on) external {
+    require(msg.sender == owner || msg.sender == accomplice, "owner");
     gated = on;
   }
 
