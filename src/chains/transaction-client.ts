@@ -200,8 +200,7 @@ export function createTransactionClient<Guard>(deps: {
       const settings = deps.chains(call.chain);
       const c = rpc(call.chain);
       // RPC work before a nonce is taken, so no ledger write waits on the network.
-      // The gas is estimated at the fees the transaction will carry, from its real sender: priced at zero, a
-      // contract that reads tx.gasprice would pass the estimate and revert on chain.
+      // Estimated at the fees it will carry (priced at zero, a contract reading tx.gasprice answers otherwise).
       const [chainNonce, fees] = await Promise.all([
         c.getTransactionCount({ address: account.address, blockTag: 'pending' }),
         sendingFees(c, settings.maxFeePerGas),
