@@ -8,6 +8,7 @@ export const CONTRACT_NAMES = [
   'FerryApp',
   'FerryEscrow',
   'FerryFill',
+  'GasPriceGatedOfferer',
   'NoReturnToken',
   'ReentrantToken',
   'TestStablecoin',

@@ -1,10 +1,9 @@
 import type { PublicClient } from 'viem';
 import type { PrivateKeyAccount } from 'viem/accounts';
-import { initialFees } from '../domain/fee-bump.ts';
 import type { TxAction, TxAttempt, TxLedger } from './tx-ledger.ts';
 import {
   type BroadcastAnswer,
-  estimateFees,
+  sendingFees,
   TRANSFER_GAS,
   type TxChainSettings,
   type TxLog,
@@ -43,7 +42,7 @@ export function createNonceGapRepair<Guard>(deps: {
     guard: Guard,
   ): Promise<TxOutcome | null> {
     const settings = deps.chains(chain);
-    const fees = initialFees(await estimateFees(rpc(chain)), settings.maxFeePerGas);
+    const fees = await sendingFees(rpc(chain), settings.maxFeePerGas);
     const at = now();
     const recorded = await ledger.record({
       action: { subject, kind: 'nonce-gap', seq: nonce, chain, from: account.address, at },

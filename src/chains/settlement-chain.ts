@@ -15,10 +15,11 @@ import { FerryError } from '../domain/ferry-error.ts';
 import type { OrderTerms } from '../domain/order-typed-data.ts';
 import type { EscrowStatus } from '../domain/settlement-decision.ts';
 import type { SwapPermit } from '../domain/swap-permit.ts';
-import type { Chain, ChainRegistry } from './chain-registry.ts';
+import { type Chain, type ChainRegistry, registryChain } from './chain-registry.ts';
 import { loadArtifact } from './contract-artifacts.ts';
 import { lzErrorAbi } from './layerzero/lz-artifacts.ts';
 import { createProofMessageChain, type ProofMessageChain } from './proof-message-chain.ts';
+import { sendingFees } from './tx-sender.ts';
 import { publicClientsFor, type RpcErrorCounter } from './viem-client.ts';
 
 const escrowAbi = loadArtifact('FerryEscrow').abi;
@@ -81,7 +82,8 @@ export interface SettlementChain extends ProofMessageChain {
   /** AttesterMessenger.relayFill with the attester's signature over the fill by `order.filler` at `fillTime`. */
   relayFillCall(chain: string, order: OrderTerms, fillTime: bigint, attestation: Hex): ContractCall;
   /**
-   * Runs the call against the latest state; throws RevertError with the contract's reason if it would revert
+   * Runs the call against the latest state as the transaction will run (from `from`, at the fees it would be sent
+   * with now); throws RevertError with the contract's reason if it would revert
    * (named from the escrow's, messenger's, FerryApp's, tokens' and LayerZero's errors).
    * Any other failure (timeout, node down) is rethrown as is: a transient outage must never fail an order.
    */
@@ -193,7 +195,9 @@ export function createSettlementChain({
 
     async simulate(call: ContractCall, from: Address): Promise<void> {
       try {
-        await client(call.chain).call({ account: from, to: call.to, data: call.data, value: call.value });
+        const c = client(call.chain);
+        const fees = await sendingFees(c, registryChain(registry, call.chain).maxFeePerGas);
+        await c.call({ account: from, to: call.to, data: call.data, value: call.value, ...fees });
       } catch (error) {
         const data = (error as { data?: Hex }).data ?? walkData(error);
         const decoded = data ? decodeRevert(data) : null;

@@ -1,8 +1,17 @@
-import { type Hex, HttpRequestError, parseAbi, TimeoutError } from 'viem';
+import {
+  decodeFunctionResult,
+  encodeFunctionData,
+  type Hex,
+  HttpRequestError,
+  maxUint128,
+  parseAbi,
+  TimeoutError,
+} from 'viem';
 import type { Address } from '../domain/address.ts';
 import { AppError } from '../domain/app-error.ts';
 import { walkCauses } from '../domain/cause-walk.ts';
-import type { ChainRegistry } from './chain-registry.ts';
+import { type ChainRegistry, registryChain } from './chain-registry.ts';
+import { sendingFees } from './tx-sender.ts';
 import { publicClientsFor, type RpcErrorCounter } from './viem-client.ts';
 
 /** EIP-1271's answer when the contract takes the signature as its own. */
@@ -18,8 +27,10 @@ export interface SignatureChecks {
   /** Whether `address` has code on the chain (a contract wallet signs through EIP-1271, not ECDSA). */
   isContract(chainName: string, address: Address): Promise<boolean>;
   /**
-   * Whether the contract `signer` takes `signature` over `hash` (isValidSignature answers the magic value). A
-   * revert or any other answer is false; an unreachable chain is 503, never a refusal.
+   * Whether the contract `signer` takes `signature` over `hash` (isValidSignature answers the magic value), asked
+   * as the deposit will ask it: called by the chain's escrow at the fees a transaction pays now, never priced at
+   * zero (a contract that answers only when `tx.gasprice == 0` is refused here). A revert or any other answer is
+   * false; an unreachable chain is 503, never a refusal.
    */
   contractSigned(chainName: string, signer: Address, hash: Hex, signature: Hex): Promise<boolean>;
   /** `owner`'s current EIP-2612 nonce at `token`: the one its next permit must carry. */
@@ -57,13 +68,25 @@ export function createSignatureChecks(options: {
     },
 
     async contractSigned(chainName, signer, hash, signature) {
+      const chain = registryChain(options.registry, chainName);
+      const escrow = chain.contracts.escrow;
       try {
-        const answer = await client(chainName).readContract({
-          address: signer,
-          abi: signatureAbi,
-          functionName: 'isValidSignature',
-          args: [hash, signature],
+        const c = client(chainName);
+        const fees = await sendingFees(c, chain.maxFeePerGas);
+        const { data } = await c.call({
+          account: escrow,
+          to: signer,
+          data: encodeFunctionData({
+            abi: signatureAbi,
+            functionName: 'isValidSignature',
+            args: [hash, signature],
+          }),
+          ...fees,
+          // The escrow holds no ether; the call's gas must be paid for it to run priced as a transaction.
+          stateOverride: [{ address: escrow, balance: maxUint128 }],
         });
+        if (!data) return false;
+        const answer = decodeFunctionResult({ abi: signatureAbi, functionName: 'isValidSignature', data });
         return answer.toLowerCase() === ERC1271_MAGIC;
       } catch (error) {
         // The node answered: a revert, no data (no such function) or a malformed answer is no signature.

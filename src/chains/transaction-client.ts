@@ -1,14 +1,13 @@
 import type { Address, Hex, PublicClient } from 'viem';
 import type { PrivateKeyAccount } from 'viem/accounts';
-import { initialFees } from '../domain/fee-bump.ts';
 import { createNonceGapRepair } from './nonce-gap-repair.ts';
 import { estimateGasOrRevert } from './tx-estimate.ts';
 import type { TxAction, TxLedger } from './tx-ledger.ts';
 import { createTxReplacer, type TxReplacer } from './tx-replacer.ts';
 import {
   createTxSender,
-  estimateFees,
   NonceConflictError,
+  sendingFees,
   type TxChainSettings,
   type TxLog,
   type TxMetrics,
@@ -201,12 +200,12 @@ export function createTransactionClient<Guard>(deps: {
       const settings = deps.chains(call.chain);
       const c = rpc(call.chain);
       // RPC work before a nonce is taken, so no ledger write waits on the network.
-      const [chainNonce, gas, estimate] = await Promise.all([
+      // Estimated at the fees it will carry (priced at zero, a contract reading tx.gasprice answers otherwise).
+      const [chainNonce, fees] = await Promise.all([
         c.getTransactionCount({ address: account.address, blockTag: 'pending' }),
-        estimateGasOrRevert(c, input.kind, call, account.address, input.value),
-        estimateFees(c),
+        sendingFees(c, settings.maxFeePerGas),
       ]);
-      const fees = initialFees(estimate, settings.maxFeePerGas);
+      const gas = await estimateGasOrRevert(c, input.kind, call, account.address, input.value, fees);
       const recorded = await ledger.record({
         action: {
           subject: input.subject,

@@ -1,5 +1,6 @@
 import { type Address, EstimateGasExecutionError, type Hex, type PublicClient } from 'viem';
 import { walkCauses } from '../domain/cause-walk.ts';
+import type { Fees } from '../domain/fee-bump.ts';
 import { FerryError } from '../domain/ferry-error.ts';
 
 /**
@@ -13,16 +14,20 @@ export class WouldRevertError extends FerryError {
   }
 }
 
-/** eth_estimateGas for `call`, with a refusal because it reverts turned into WouldRevertError (RPC failures pass). */
+/**
+ * eth_estimateGas for `call` from its sender at the fees it will be sent with, with a refusal because it reverts
+ * turned into WouldRevertError (RPC failures pass).
+ */
 export async function estimateGasOrRevert(
   client: PublicClient,
   kind: string,
   call: { readonly chain: string; readonly to: Address; readonly data: Hex },
   from: Address,
   value: bigint | undefined,
+  fees: Fees,
 ): Promise<bigint> {
   try {
-    return await client.estimateGas({ account: from, to: call.to, data: call.data, value });
+    return await client.estimateGas({ account: from, to: call.to, data: call.data, value, ...fees });
   } catch (error) {
     if (walkCauses(error, (e) => e instanceof EstimateGasExecutionError)) {
       throw new WouldRevertError(`${kind} on ${call.chain}`, error);

@@ -1,4 +1,5 @@
 import { type Hex, type PublicClient, type TransactionReceipt, TransactionReceiptNotFoundError } from 'viem';
+import { type Fees, initialFees } from '../domain/fee-bump.ts';
 import { FerryError } from '../domain/ferry-error.ts';
 import { classifyRefusal } from './broadcast-refusal.ts';
 import type { TxCrashPoint } from './transaction-client.ts';
@@ -80,6 +81,15 @@ export async function estimateFees(
   // As viem does with the latest base fee: 20 % of room for the block after, plus the tip.
   const floor = (next * 12n) / 10n + estimate.maxPriorityFeePerGas;
   return floor > estimate.maxFeePerGas ? { ...estimate, maxFeePerGas: floor } : estimate;
+}
+
+/**
+ * The fees a first transaction on the chain carries now (the estimate, doubled for room, under `cap`). A simulation
+ * or gas estimate runs with them too: a contract can tell a call priced at zero (`tx.gasprice == 0`) from the mined
+ * transaction, and answer the two differently.
+ */
+export async function sendingFees(client: PublicClient, cap: bigint): Promise<Fees> {
+  return initialFees(await estimateFees(client), cap);
 }
 
 /** What the client counts, for tests and logs. */

@@ -85,6 +85,11 @@ export interface Config {
     /** Live sessions per wallet address; a new one ends the oldest. */
     readonly sessionsPerAddress: number;
   };
+  /**
+   * A money mover whose orders made the relayer's deposits or refunds revert on chain `limit` times within
+   * `windowSeconds` has its new swaps refused (429 RATE_LIMITED) until the oldest of them leaves the window.
+   */
+  readonly relayerReverts: { readonly limit: number; readonly windowSeconds: number };
   readonly bodyLimitBytes: number;
   /** Request line and headers together; Node's HTTP parser refuses more (400). */
   readonly headerLimitBytes: number;
@@ -230,6 +235,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       perAddressPerMinute: s.RATE_LIMIT_SIGN_IN_ADDRESS,
       sessionsPerAddress: s.SESSIONS_PER_ADDRESS,
     },
+    relayerReverts: { limit: s.RELAYER_REVERT_LIMIT, windowSeconds: s.RELAYER_REVERT_WINDOW_SECONDS },
     bodyLimitBytes: s.BODY_LIMIT_BYTES,
     headerLimitBytes: s.HEADER_LIMIT_BYTES,
     metricsToken: s.METRICS_TOKEN,

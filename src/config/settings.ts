@@ -112,6 +112,18 @@ export const SETTINGS = {
     'requests per minute per account through a session (all sessions of one address share one counter)',
   ),
   RATE_LIMIT_IP: int(120, 1, 1_000_000, 'requests per minute per IP without credentials'),
+  RELAYER_REVERT_LIMIT: int(
+    3,
+    1,
+    1_000_000,
+    "reverted relayer transactions (deposits, refunds) of one money mover's orders within the window before its new swaps are refused (429)",
+  ),
+  RELAYER_REVERT_WINDOW_SECONDS: int(
+    86_400,
+    60,
+    31_536_000,
+    'how long a reverted relayer transaction counts against its money mover',
+  ),
   RATE_LIMIT_SIGN_IN: int(10, 1, 1_000_000, 'POST /auth/verify per minute per client IP'),
   RATE_LIMIT_SIGN_IN_ADDRESS: int(10, 1, 1_000_000, 'sign-ins per minute per address, from any IP'),
   SESSIONS_PER_ADDRESS: int(5, 1, 1000, 'live sign-in sessions per address (a new one ends the oldest)'),

@@ -1,4 +1,5 @@
 import type { OrderSettlement } from './records.ts';
+import { retryOrGiveUp } from './relayer-reverts.ts';
 import type {
   ObservedFill,
   RecordedAction,
@@ -50,7 +51,7 @@ function sendOrFollow(
 ): SettlementDecision {
   if (!action) return { kind };
   if (action.status === 'recorded') return { kind };
-  if (action.status === 'reverted') return { kind, retryOf: action.txHash };
+  if (action.status === 'reverted') return retryOrGiveUp(kind, action);
   return { kind: 'wait', reason: `the ${kind} Ferry sent is mined; waiting for its effect at depth` };
 }
 

@@ -2,6 +2,7 @@ import type { Address } from './address.ts';
 import type { OrderStatus } from './lifecycle.ts';
 import type { OrderTerms } from './order-typed-data.ts';
 import { decideProof, type SettlementRoute } from './proof-decision.ts';
+import { gaveUpReason, retryOrGiveUp, revertsExhausted } from './relayer-reverts.ts';
 
 /**
  * The settlement lifecycle as one pure function: given an order and what was just observed on both chains,
@@ -37,6 +38,8 @@ export interface RecordedAction {
   /** `reverted` also stands for an action spent without effect otherwise (cancelled, its nonce taken). */
   readonly status: 'recorded' | 'confirmed' | 'reverted';
   readonly txHash: Hex;
+  /** How many of the order's actions of this kind reverted on chain (this one included); 0 when absent. */
+  readonly reverted?: number;
 }
 
 /**
@@ -89,6 +92,8 @@ export interface SettlementObservation {
 
 export type FollowedStatus = 'deposited' | 'filled' | 'completed' | 'refunded';
 
+export type RelayerActionKind = 'deposit' | 'settle' | 'refund' | 'prove' | 'commit' | 'execute';
+
 /** `retryOf`: the last action of the kind reverted and the reason to send it still holds: send a new one. */
 type Retry = { readonly retryOf?: Hex };
 
@@ -115,6 +120,11 @@ export type SettlementDecision =
       readonly failureReason?: string;
     }
   | { readonly kind: 'fail'; readonly reason: string }
+  /**
+   * The relayer's action of `action` reverted on chain MAX_REVERTED_SENDS times: it is not sent again; the reason is
+   * written on the order while it waits for the chains (anyone's settlement or refund).
+   */
+  | { readonly kind: 'give-up'; readonly action: RelayerActionKind; readonly reason: string }
   /** Nothing to do now; `reason` says what the order waits for. */
   | { readonly kind: 'wait'; readonly reason: string }
   /** A terminal order: the worker has nothing left to do. */
@@ -190,6 +200,11 @@ function decideCreated(obs: SettlementObservation): SettlementDecision {
   // Someone's deposit (the offerer's own, Ferry's) is in a block not yet at depth: follow it once it is.
   if (obs.escrowAtLatest !== null && obs.escrowAtLatest !== 'none') {
     return { kind: 'wait', reason: 'a deposit is on chain but not yet at confirmations depth' };
+  }
+  // A deposit that passed its simulation and still reverted on chain, too often: the offerer (a contract that
+  // answers the mined transaction differently) is not given the relayer's gas until openDeadline.
+  if (deposit?.status === 'reverted' && revertsExhausted(deposit.reverted ?? 0)) {
+    return { kind: 'fail', reason: gaveUpReason('deposit', deposit.reverted ?? 0, deposit.txHash) };
   }
   // Past openDeadline in a block that is already final, with no deposit in it: no deposit can ever land, so
   // failing cannot be contradicted later (this is the only way a `created` order fails).
@@ -285,9 +300,9 @@ function decideOpen(obs: SettlementObservation): SettlementDecision {
   if (fill) {
     if (obs.status === 'deposited') return { kind: 'follow', to: 'filled', dstChainTxHash: fill.txHash };
     if (obs.route.method === 'layerzero') return decideProof(obs, fill, obs.route);
-    return settle ? { kind: 'attest-and-settle', retryOf: settle.txHash } : { kind: 'attest-and-settle' };
+    return settle ? retryOrGiveUp('attest-and-settle', settle) : { kind: 'attest-and-settle' };
   }
-  if (refundIsDue(obs)) return refund ? { kind: 'refund', retryOf: refund.txHash } : { kind: 'refund' };
+  if (refundIsDue(obs)) return refund ? retryOrGiveUp('refund', refund) : { kind: 'refund' };
   return { kind: 'wait', reason: 'waiting for a valid fill at depth or the refund time' };
 }
 

@@ -7,7 +7,12 @@ import type { OrderStatus } from '../domain/lifecycle.ts';
 import type { FaultInjector } from '../process/fault-injector.ts';
 import type { FerryDatabase } from '../store/database.ts';
 import type { Database } from '../store/schema.ts';
-import { type ChainActionKind, findChainAction, mayRecord } from '../store/settlement-store.ts';
+import {
+  type ChainActionKind,
+  findChainAction,
+  mayRecord,
+  revertedActionCounts,
+} from '../store/settlement-store.ts';
 import type { LedgerGuard } from '../store/tx-ledger-store.ts';
 
 export type ActionOutcome =
@@ -22,6 +27,8 @@ export type WorkerTransactions = TransactionClient<LedgerGuard<Database>>;
 export interface ChainActionExecutor {
   /** The newest recorded action of this kind, if any: what reconciliation compares with the chain. */
   recorded(orderId: string, kind: ChainActionKind): Promise<TxAction | null>;
+  /** How many of the order's actions of each kind reverted on chain: what bounds their retries. */
+  reverted(orderId: string): Promise<Partial<Record<ChainActionKind, number>>>;
   /**
    * Sends the order's action of `kind` unless one is written down: then its state as the transaction pass left
    * it. `retry`: the newest one was spent without effect (reverted) and a new one (the next `seq`) is sent.
@@ -68,6 +75,8 @@ export function createChainActionExecutor(deps: {
 
   return {
     recorded: (orderId: string, kind: ChainActionKind) => findChainAction(database.db, orderId, kind),
+
+    reverted: (orderId: string) => revertedActionCounts(database.db, orderId),
 
     async execute(input: {
       orderId: string;

@@ -97,6 +97,26 @@ async function refuseWhileReverting(
 }
 
 /**
+ * The relayer stopped sending an action that kept reverting on chain: the reason is written on the order once
+ * (logged at error and counted); the order still follows the chains, and nothing more is sent for it.
+ */
+async function noteGivenUp(
+  deps: {
+    readonly database: FerryDatabase;
+    readonly clock: Clock;
+    readonly log: FastifyBaseLogger;
+    readonly metrics?: FerryMetrics;
+  },
+  order: Order,
+  kind: ChainActionKind,
+  reason: string,
+): Promise<void> {
+  if (await noteOrderProblem(deps.database.db, order.id, order.status, reason, deps.clock.now(), ACTOR)) {
+    deps.log.error({ orderId: order.id, kind, reason }, `${kind} gave up after reverting on chain`);
+  }
+}
+
+/**
  * Chain actions only send; the next decision follows what they did on chain. Every status change goes through
  * `move`: one database transaction together with its event.
  */
@@ -201,6 +221,9 @@ export function createDecisionExecutor(deps: {
       case 'fail':
         await move(order, { status: 'failed', failureReason: decision.reason }, null, obs);
         return { again: 'later' };
+      case 'give-up':
+        await noteGivenUp(deps, order, decision.action, decision.reason);
+        return { again: 'soon' };
       case 'wait':
         log.debug({ orderId: order.id, status: order.status, reason: decision.reason }, 'order waits');
         return { again: 'soon' };

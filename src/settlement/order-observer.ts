@@ -18,18 +18,19 @@ export interface OrderObserver {
   observe(order: Order, terms: OrderTerms): Promise<SettlementObservation>;
 }
 
-function recordedAction(action: TxAction | null): RecordedAction | null {
+function recordedAction(action: TxAction | null, reverted: number | undefined): RecordedAction | null {
   if (!action) return null;
+  const counted = reverted ? { reverted } : {};
   switch (action.status) {
     case 'recorded':
     case 'confirmed':
     case 'reverted':
-      return { status: action.status, txHash: action.txHash };
+      return { status: action.status, txHash: action.txHash, ...counted };
     // Its nonce went to another transaction, or was spent on a cancel: like a revert, spent without effect, so the
     // decision follows the escrow (a deposit, settle or refund by anyone) and may send a new one.
     case 'nonce-conflict':
     case 'cancelled':
-      return { status: 'reverted', txHash: action.txHash };
+      return { status: 'reverted', txHash: action.txHash, ...counted };
   }
 }
 
@@ -68,17 +69,19 @@ export function createOrderObserver(deps: {
     const hash = order.blockchainOrderId;
     const open = order.status === 'deposited' || order.status === 'filled';
     // A `created` order needs nothing from the output chain yet.
-    const [input, output, settleGrace, deposit, settle, refund, prove, commit, execute] = await Promise.all([
-      chain.settledBlock(order.inputChain),
-      open ? chain.settledBlock(order.outputChain) : { head: 0n, number: 0n, timestamp: 0n },
-      chain.settleGrace(order.inputChain),
-      actions.recorded(order.id, 'deposit'),
-      actions.recorded(order.id, 'settle'),
-      actions.recorded(order.id, 'refund'),
-      actions.recorded(order.id, 'prove'),
-      actions.recorded(order.id, 'commit'),
-      actions.recorded(order.id, 'execute'),
-    ]);
+    const [input, output, settleGrace, deposit, settle, refund, prove, commit, execute, reverted] =
+      await Promise.all([
+        chain.settledBlock(order.inputChain),
+        open ? chain.settledBlock(order.outputChain) : { head: 0n, number: 0n, timestamp: 0n },
+        chain.settleGrace(order.inputChain),
+        actions.recorded(order.id, 'deposit'),
+        actions.recorded(order.id, 'settle'),
+        actions.recorded(order.id, 'refund'),
+        actions.recorded(order.id, 'prove'),
+        actions.recorded(order.id, 'commit'),
+        actions.recorded(order.id, 'execute'),
+        actions.reverted(order.id),
+      ]);
     const [escrow, fill] = await Promise.all([
       chain.escrowStatus(order.inputChain, hash, input.number),
       open ? chain.findFill(order.outputChain, hash, terms.filler) : null,
@@ -97,12 +100,12 @@ export function createOrderObserver(deps: {
       settleGrace,
       outputConfirmations: deps.registry.chain(order.outputChain)?.confirmations ?? 1,
       actions: {
-        deposit: recordedAction(deposit),
-        settle: recordedAction(settle),
-        refund: recordedAction(refund),
-        prove: recordedAction(prove),
-        commit: recordedAction(commit),
-        execute: recordedAction(execute),
+        deposit: recordedAction(deposit, reverted.deposit),
+        settle: recordedAction(settle, reverted.settle),
+        refund: recordedAction(refund, reverted.refund),
+        prove: recordedAction(prove, reverted.prove),
+        commit: recordedAction(commit, reverted.commit),
+        execute: recordedAction(execute, reverted.execute),
       },
       route: open ? await observeRoute(deps, order, escrow) : { method: 'attester' },
       fill: fill && {

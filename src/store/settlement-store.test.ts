@@ -3,7 +3,13 @@ import { seedOrderRow } from '../../test/support/order-rows.ts';
 import { openTestDatabase } from '../../test/support/test-database.ts';
 import type { FerryDatabase } from './database.ts';
 import { findOrder } from './orders-store.ts';
-import { noteOrderProblem, transitionOrder } from './settlement-store.ts';
+import {
+  mayRecord,
+  moneyMoverRevertTimes,
+  noteOrderProblem,
+  revertedActionCounts,
+  transitionOrder,
+} from './settlement-store.ts';
 
 const backend = process.env.FERRY_TEST_PG ? 'PostgreSQL' : 'SQLite';
 
@@ -94,5 +100,38 @@ describe(`order transitions on ${backend}`, () => {
     const filled = { status: 'filled' as const, dstChainTxHash: '0xf1' };
     expect(await transitionOrder(database.db, id, 'deposited', filled, now, 'test')).toBe(true);
     expect(await findOrder(database.db, id)).toMatchObject({ status: 'filled', dstChainTxHash: '0xf1' });
+  });
+
+  it('counts reverts on chain per order and kind, and refuses to record a third try after two', async () => {
+    const id = await seedOrderRow(database, 'created');
+    await recordAction(id, 'deposit', 'reverted', 0);
+    await recordAction(id, 'deposit', 'cancelled', 1);
+    await recordAction(id, 'deposit', 'reverted', 2);
+    await recordAction(id, 'refund', 'nonce-conflict', 0);
+    expect(await revertedActionCounts(database.db, id)).toEqual({ deposit: 2 });
+    const next = { orderId: id, kind: 'deposit' as const, seq: 3, expectStatus: 'created' as const };
+    expect(await database.transaction((trx) => mayRecord(trx, database.dialect, next))).toBe(false);
+
+    const other = await seedOrderRow(database, 'created');
+    await recordAction(other, 'deposit', 'reverted', 0);
+    const retry = { orderId: other, kind: 'deposit' as const, seq: 1, expectStatus: 'created' as const };
+    expect(await database.transaction((trx) => mayRecord(trx, database.dialect, retry))).toBe(true);
+  });
+
+  it("lists when a money mover's deposits and refunds reverted, newest first, in the window", async () => {
+    const id = await seedOrderRow(database, 'deposited');
+    const account = (await findOrder(database.db, id))!.moneyMoverAccountId;
+    await recordAction(id, 'deposit', 'reverted', 0);
+    await recordAction(id, 'refund', 'reverted', 0);
+    await recordAction(id, 'settle', 'reverted', 0);
+    await recordAction(id, 'refund', 'confirmed', 1);
+    const query = { accountId: account, kinds: ['deposit', 'refund'], limit: 10 };
+    const times = await moneyMoverRevertTimes(database.db, { ...query, since: now.getTime() - 1 });
+    expect(times).toEqual([now.getTime(), now.getTime()]);
+    expect(await moneyMoverRevertTimes(database.db, { ...query, since: now.getTime() })).toEqual([]);
+    expect(await moneyMoverRevertTimes(database.db, { ...query, since: 0, limit: 1 })).toHaveLength(1);
+    // Another account's orders are not its.
+    const stranger = { ...query, accountId: 'acc_nobody', since: 0 };
+    expect(await moneyMoverRevertTimes(database.db, stranger)).toEqual([]);
   });
 });

@@ -7,7 +7,12 @@ import {
   orderTransitionStamps,
 } from '../domain/lifecycle.ts';
 import type { FillAttestation, Order, OrderSettlement } from '../domain/records.ts';
-import { actionForbiddingMove, RELEASE_ACTIONS } from '../domain/settlement-decision.ts';
+import { revertsExhausted } from '../domain/relayer-reverts.ts';
+import {
+  actionForbiddingMove,
+  RELEASE_ACTIONS,
+  type RelayerActionKind,
+} from '../domain/settlement-decision.ts';
 import type { Executor } from './db-types.ts';
 import { toOrder } from './orders-store.ts';
 import type { Database } from './schema.ts';
@@ -17,7 +22,7 @@ import { latestLedgerAction } from './tx-ledger-store.ts';
  * `settle`: the attester's relay; `prove`, `commit`, `execute`: Ferry's own push of a LayerZero proof message
  * (FerryApp.prove, ReceiveUln302.commitVerification, EndpointV2.lzReceive) when the filler or LayerZero is late.
  */
-export type ChainActionKind = 'deposit' | 'settle' | 'refund' | 'prove' | 'commit' | 'execute';
+export type ChainActionKind = RelayerActionKind;
 
 /** Finished without effect on chain: a new action of the kind may follow, and it no longer blocks its rival. */
 const SPENT: ReadonlySet<TxAction['status']> = new Set(['reverted', 'cancelled', 'nonce-conflict']);
@@ -141,6 +146,43 @@ export async function findChainAction(
   return latestLedgerAction<Database>(db, orderId, kind);
 }
 
+/** How many of the order's chain actions of each kind reverted on chain (a cancel or a taken nonce is no revert). */
+export async function revertedActionCounts(
+  db: Executor,
+  orderId: string,
+): Promise<Partial<Record<ChainActionKind, number>>> {
+  const rows = await db
+    .selectFrom('chain_actions')
+    .select(['kind', (eb) => eb.fn.countAll<number | string | bigint>().as('reverted')])
+    .where('order_id', '=', orderId)
+    .where('status', '=', 'reverted')
+    .groupBy('kind')
+    .execute();
+  return Object.fromEntries(rows.map((r) => [r.kind, Number(r.reverted)]));
+}
+
+/**
+ * When (unix ms) chain actions of `kinds` for the orders of money mover `accountId` reverted on chain since `since`,
+ * newest first, at most `limit`: what the account's revert throttle counts.
+ */
+export async function moneyMoverRevertTimes(
+  db: Executor,
+  input: { accountId: string; kinds: readonly string[]; since: number; limit: number },
+): Promise<number[]> {
+  const rows = await db
+    .selectFrom('chain_actions')
+    .innerJoin('orders', 'orders.id', 'chain_actions.order_id')
+    .select('chain_actions.updated_at as at')
+    .where('orders.money_mover_account_id', '=', input.accountId)
+    .where('chain_actions.status', '=', 'reverted')
+    .where('chain_actions.kind', 'in', [...input.kinds])
+    .where('chain_actions.updated_at', '>', input.since)
+    .orderBy('chain_actions.updated_at', 'desc')
+    .limit(input.limit)
+    .execute();
+  return rows.map((r) => Number(r.at));
+}
+
 /** The status of each order among `ids` (the transaction pass cancels the actions of ended orders). */
 export async function orderStatuses(db: Executor, ids: readonly string[]): Promise<Map<string, OrderStatus>> {
   if (ids.length === 0) return new Map();
@@ -188,6 +230,9 @@ export async function mayRecord(
   if (input.seq > 0) {
     const previous = await findChainAction(trx, orderId, kind);
     if (previous?.seq !== input.seq - 1 || !SPENT.has(previous.status)) return false;
+    // The bound holds where actions are written down, whatever decided to send this one.
+    const reverted = (await revertedActionCounts(trx, orderId))[kind] ?? 0;
+    if (revertsExhausted(reverted)) return false;
   }
   if (kind === 'deposit') return true;
   return !(await hasLiveAction(trx, orderId, kind === 'refund' ? RELEASE_ACTIONS : ['refund']));

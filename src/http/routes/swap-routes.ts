@@ -20,7 +20,7 @@ export function registerSwapRoutes(app: FerryApp, { swaps }: { swaps: SwapServic
         operationId: 'executeSwap',
         summary: 'Execute a swap',
         description:
-          "Submits the offerer's EIP-712 signature over an accepted quote's typed data and creates the order (201). The signature must recover the offerer, or, when the offerer is a contract on the input chain (a Safe, a smart account), be accepted by its EIP-1271 isValidSignature over the quote's signingHash (400 INVALID_SIGNATURE otherwise). An optional EIP-2612 `permit` (tokens whose `permit` is set in GET /api/public/chains) lets Ferry deposit without an approve: the offerer then needs no transaction and no gas. Repeating the same request returns the same order with 200.",
+          "Submits the offerer's EIP-712 signature over an accepted quote's typed data and creates the order (201). The signature must recover the offerer, or, when the offerer is a contract on the input chain (a Safe, a smart account), be accepted by its EIP-1271 isValidSignature over the quote's signingHash (400 INVALID_SIGNATURE otherwise). An optional EIP-2612 `permit` (tokens whose `permit` is set in GET /api/public/chains) lets Ferry deposit without an approve: the offerer then needs no transaction and no gas. Repeating the same request returns the same order with 200. An account whose orders made Ferry's relayer transactions (deposits, refunds) revert on chain RELAYER_REVERT_LIMIT times within RELAYER_REVERT_WINDOW_SECONDS gets 429 RATE_LIMITED (detail path `account`, Retry-After) on new swaps.",
         security: ACCOUNT_SECURITY,
         body: Type.Object(
           {
