@@ -1,5 +1,6 @@
 import { encodeFunctionData, type Hex, keccak256, parseEventLogs } from 'viem';
 import type { OrderTerms } from '../domain/order-typed-data.ts';
+import type { SkipReason } from '../domain/proof-decision.ts';
 import { type Chain, type ChainRegistry, registryChain } from './chain-registry.ts';
 import { loadArtifact } from './contract-artifacts.ts';
 import { loadLzArtifact } from './layerzero/lz-artifacts.ts';
@@ -8,6 +9,9 @@ import type { ContractCall } from './settlement-chain.ts';
 import { publicClientsFor, type RpcErrorCounter } from './viem-client.ts';
 
 const appAbi = loadArtifact('FerryApp').abi;
+const escrowAbi = loadArtifact('FerryEscrow').abi;
+/** FerryEscrow.SkipReason, by its enum value. */
+const SKIP_REASONS: readonly SkipReason[] = ['NotActive', 'WrongTerms', 'LateFill'];
 
 /**
  * Where a proof message stands on the input chain: `pending` (not enough DVN verifications yet), `verified` (the
@@ -25,6 +29,13 @@ export interface ProofMessageChain {
   /** The LayerZero packet the proof message `guid` went out as (EndpointV2's PacketSent in transaction `txHash`). */
   proofPacket(outputChain: string, txHash: Hex, guid: Hex): Promise<LzPacket | null>;
   messageState(inputChain: string, packet: LzPacket): Promise<ProofMessageState>;
+  /**
+   * EndpointV2.lazyInboundNonce of the packet's path on the input chain: every nonce up to it is delivered (or
+   * skipped); one above it executes only when each nonce between is committed.
+   */
+  lazyInboundNonce(inputChain: string, packet: LzPacket): Promise<bigint>;
+  /** Why the escrow skipped `orderHash` in the delivery `txHash` (its SettleSkipped there), or null if it did not. */
+  settleSkip(inputChain: string, txHash: Hex, orderHash: Hex): Promise<SkipReason | null>;
   /** ReceiveUln302.commitVerification: moves a verified packet into the input chain's endpoint (permissionless). */
   commitCall(inputChain: string, packet: LzPacket): ContractCall;
   /** EndpointV2.lzReceive: delivers a committed packet to FerryApp, which settles the escrow (permissionless). */
@@ -127,6 +138,28 @@ export function createProofMessageChain({
         args: [config, keccak256(packet.header), packet.payloadHash],
       });
       return verifiable === true ? 'verified' : 'pending';
+    },
+
+    async lazyInboundNonce(inputChain, packet) {
+      return (await client(inputChain).readContract({
+        address: layerZero(registryChain(registry, inputChain)).endpoint,
+        abi: loadLzArtifact('EndpointV2').abi,
+        functionName: 'lazyInboundNonce',
+        args: [packet.receiver, packet.srcEid, packet.sender],
+      })) as bigint;
+    },
+
+    async settleSkip(inputChain, txHash, orderHash) {
+      const receipt = await client(inputChain).getTransactionReceipt({ hash: txHash });
+      const escrow = registryChain(registry, inputChain).contracts.escrow.toLowerCase();
+      const skips = parseEventLogs({
+        abi: escrowAbi,
+        eventName: 'SettleSkipped',
+        logs: receipt.logs.filter((log) => log.address.toLowerCase() === escrow),
+      }) as unknown as { args: { orderHash: Hex; reason: number } }[];
+      const skip = skips.find((log) => log.args.orderHash.toLowerCase() === orderHash.toLowerCase());
+      // A reason this version does not know is not one the worker acts on.
+      return skip ? (SKIP_REASONS[Number(skip.args.reason)] ?? null) : null;
     },
 
     commitCall(inputChain, packet) {

@@ -138,6 +138,7 @@ export function createDecisionExecutor(deps: {
     kind: ChainActionKind,
     call: ContractCall,
     retryOf: Hex | undefined,
+    mode?: 'repeat',
   ): Promise<StepResult> {
     if (retryOf) {
       const what = `${kind} transaction ${retryOf} reverted and would revert again`;
@@ -146,7 +147,8 @@ export function createDecisionExecutor(deps: {
       log.warn({ orderId: order.id, kind, txHash: retryOf }, `${kind} reverted; sending it again`);
     }
     const expectStatus = kind === 'deposit' ? 'created' : order.status;
-    const retry = retryOf !== undefined;
+    // A REPEATABLE kind (a prove again, the next older commit) is a new action whatever the last one did.
+    const retry = retryOf !== undefined || mode === 'repeat';
     try {
       return again(
         await actions.execute({ orderId: order.id, kind, call, account: relayer, expectStatus, retry }),
@@ -182,7 +184,27 @@ export function createDecisionExecutor(deps: {
       case 'attest-and-settle':
         return send(order, 'settle', await settleCall(order, terms, obs), decision.retryOf);
       case 'prove':
-        return send(order, 'prove', await proveCall(chain, order, terms), decision.retryOf);
+        if (decision.afterSkip) {
+          log.warn(
+            { orderId: order.id, delivery: decision.afterSkip },
+            'the escrow skipped the delivered proof while the deposit was not active; proving again',
+          );
+        }
+        return send(
+          order,
+          'prove',
+          await proveCall(chain, order, terms),
+          decision.retryOf,
+          decision.afterSkip ? 'repeat' : undefined,
+        );
+      case 'commit-gap':
+        return send(
+          order,
+          'commit-gap',
+          await gapCommitCall(chain, order, decision.txHash, decision.guid),
+          undefined,
+          'repeat',
+        );
       case 'commit':
       case 'execute':
         return send(
@@ -233,6 +255,13 @@ async function deliveryCall(
   return kind === 'commit'
     ? chain.commitCall(order.inputChain, packet)
     : chain.lzReceiveCall(order.inputChain, packet);
+}
+
+/** The commit of an older message on the order's route (sent in `txHash`) that blocks its proof's delivery. */
+async function gapCommitCall(chain: SettlementChain, order: Order, txHash: Hex, guid: Hex) {
+  const packet = await chain.proofPacket(order.outputChain, txHash, guid);
+  if (!packet) throw new Error(`no LayerZero packet ${guid} in transaction ${txHash}`);
+  return chain.commitCall(order.inputChain, packet);
 }
 
 /** Counts a settlement message reaching a status, and a delivery's wait since the fill. */
