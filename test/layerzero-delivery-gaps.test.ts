@@ -74,7 +74,7 @@ describe('every verified LayerZero message can be delivered', () => {
 
       await catchUpClock(h);
       h.clock.advance(700);
-      const completed = await waitForStatus(h, mm.apiKey, swap.orderId, 'completed', 30_000);
+      const completed = await waitForStatus(h, mm.apiKey, swap.orderId, 'completed', 15_000);
       expect(completed.details.settlement).toMatchObject({
         status: 'delivered',
         messageId: proof.guid,
@@ -120,7 +120,7 @@ describe('every verified LayerZero message can be delivered', () => {
     await waitForStatus(h, mm.apiKey, swap.orderId, 'filled', 20_000);
     await catchUpClock(h);
     h.clock.advance(10);
-    const completed = await waitForStatus(h, mm.apiKey, swap.orderId, 'completed', 30_000);
+    const completed = await waitForStatus(h, mm.apiKey, swap.orderId, 'completed', 15_000);
     const { settlement } = completed.details;
     expect(settlement).toMatchObject({ method: 'layerzero', status: 'delivered' });
     // The message that settled it is Ferry's new prove, not the skipped one in the fill.
