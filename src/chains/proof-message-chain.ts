@@ -101,43 +101,8 @@ export function createProofMessageChain({
       return null;
     },
 
-    async messageState(inputChain, packet) {
-      const lz = layerZero(registryChain(registry, inputChain));
-      const c = client(inputChain);
-      const endpointAbi = loadLzArtifact('EndpointV2').abi;
-      const path = [packet.receiver, packet.srcEid, packet.sender] as const;
-      const [stored, lazyNonce] = await Promise.all([
-        c.readContract({
-          address: lz.endpoint,
-          abi: endpointAbi,
-          functionName: 'inboundPayloadHash',
-          args: [...path, packet.nonce],
-        }) as Promise<Hex>,
-        c.readContract({
-          address: lz.endpoint,
-          abi: endpointAbi,
-          functionName: 'lazyInboundNonce',
-          args: path,
-        }) as Promise<bigint>,
-      ]);
-      if (stored.toLowerCase() === packet.payloadHash.toLowerCase()) return 'committed';
-      // Clearing a payload moves the lazy nonce to it (and needs every nonce below verified), so an empty slot at or
-      // below the lazy nonce was executed.
-      if (BigInt(stored) === 0n && packet.nonce <= lazyNonce) return 'delivered';
-      const receiveAbi = loadLzArtifact('ReceiveUln302').abi;
-      const config = await c.readContract({
-        address: lz.receiveLibrary,
-        abi: receiveAbi,
-        functionName: 'getUlnConfig',
-        args: [packet.receiver, packet.srcEid],
-      });
-      const verifiable = await c.readContract({
-        address: lz.receiveLibrary,
-        abi: receiveAbi,
-        functionName: 'verifiable',
-        args: [config, keccak256(packet.header), packet.payloadHash],
-      });
-      return verifiable === true ? 'verified' : 'pending';
+    messageState(inputChain, packet) {
+      return readMessageState(client(inputChain), layerZero(registryChain(registry, inputChain)), packet);
     },
 
     async lazyInboundNonce(inputChain, packet) {
@@ -151,15 +116,7 @@ export function createProofMessageChain({
 
     async settleSkip(inputChain, txHash, orderHash) {
       const receipt = await client(inputChain).getTransactionReceipt({ hash: txHash });
-      const escrow = registryChain(registry, inputChain).contracts.escrow.toLowerCase();
-      const skips = parseEventLogs({
-        abi: escrowAbi,
-        eventName: 'SettleSkipped',
-        logs: receipt.logs.filter((log) => log.address.toLowerCase() === escrow),
-      }) as unknown as { args: { orderHash: Hex; reason: number } }[];
-      const skip = skips.find((log) => log.args.orderHash.toLowerCase() === orderHash.toLowerCase());
-      // A reason this version does not know is not one the worker acts on.
-      return skip ? (SKIP_REASONS[Number(skip.args.reason)] ?? null) : null;
+      return skipIn(receipt.logs, registryChain(registry, inputChain).contracts.escrow, orderHash);
     },
 
     commitCall(inputChain, packet) {
@@ -186,4 +143,62 @@ export function createProofMessageChain({
       };
     },
   };
+}
+
+/** The reason of the escrow's SettleSkipped for `orderHash` among a delivery's logs, or null. */
+function skipIn(
+  logs: readonly { address: string; data: Hex; topics: readonly Hex[] }[],
+  escrowAddress: string,
+  orderHash: Hex,
+): SkipReason | null {
+  const escrow = escrowAddress.toLowerCase();
+  const skips = parseEventLogs({
+    abi: escrowAbi,
+    eventName: 'SettleSkipped',
+    logs: logs.filter((log) => log.address.toLowerCase() === escrow) as never,
+  }) as unknown as { args: { orderHash: Hex; reason: number } }[];
+  const skip = skips.find((log) => log.args.orderHash.toLowerCase() === orderHash.toLowerCase());
+  // A reason this version does not know is not one the worker acts on.
+  return skip ? (SKIP_REASONS[Number(skip.args.reason)] ?? null) : null;
+}
+
+async function readMessageState(
+  c: ReturnType<ReturnType<typeof publicClientsFor>>,
+  lz: ReturnType<typeof layerZero>,
+  packet: LzPacket,
+): Promise<ProofMessageState> {
+  const endpointAbi = loadLzArtifact('EndpointV2').abi;
+  const path = [packet.receiver, packet.srcEid, packet.sender] as const;
+  const [stored, lazyNonce] = await Promise.all([
+    c.readContract({
+      address: lz.endpoint,
+      abi: endpointAbi,
+      functionName: 'inboundPayloadHash',
+      args: [...path, packet.nonce],
+    }) as Promise<Hex>,
+    c.readContract({
+      address: lz.endpoint,
+      abi: endpointAbi,
+      functionName: 'lazyInboundNonce',
+      args: path,
+    }) as Promise<bigint>,
+  ]);
+  if (stored.toLowerCase() === packet.payloadHash.toLowerCase()) return 'committed';
+  // Clearing a payload moves the lazy nonce to it (and needs every nonce below verified), so an empty slot at or
+  // below the lazy nonce was executed.
+  if (BigInt(stored) === 0n && packet.nonce <= lazyNonce) return 'delivered';
+  const receiveAbi = loadLzArtifact('ReceiveUln302').abi;
+  const config = await c.readContract({
+    address: lz.receiveLibrary,
+    abi: receiveAbi,
+    functionName: 'getUlnConfig',
+    args: [packet.receiver, packet.srcEid],
+  });
+  const verifiable = await c.readContract({
+    address: lz.receiveLibrary,
+    abi: receiveAbi,
+    functionName: 'verifiable',
+    args: [config, keccak256(packet.header), packet.payloadHash],
+  });
+  return verifiable === true ? 'verified' : 'pending';
 }

@@ -183,28 +183,12 @@ export function createDecisionExecutor(deps: {
         );
       case 'attest-and-settle':
         return send(order, 'settle', await settleCall(order, terms, obs), decision.retryOf);
-      case 'prove':
-        if (decision.afterSkip) {
-          log.warn(
-            { orderId: order.id, delivery: decision.afterSkip },
-            'the escrow skipped the delivered proof while the deposit was not active; proving again',
-          );
-        }
-        return send(
-          order,
-          'prove',
-          await proveCall(chain, order, terms),
-          decision.retryOf,
-          decision.afterSkip ? 'repeat' : undefined,
-        );
+      case 'prove': {
+        const call = await proveCall(chain, order, terms, decision.afterSkip && log);
+        return send(order, 'prove', call, decision.retryOf, decision.afterSkip && 'repeat');
+      }
       case 'commit-gap':
-        return send(
-          order,
-          'commit-gap',
-          await gapCommitCall(chain, order, decision.txHash, decision.guid),
-          undefined,
-          'repeat',
-        );
+        return send(order, 'commit-gap', await gapCommitCall(chain, order, decision), undefined, 'repeat');
       case 'commit':
       case 'execute':
         return send(
@@ -234,8 +218,20 @@ export function createDecisionExecutor(deps: {
   return { act };
 }
 
-/** FerryApp.prove([order]) on the output chain, paying the fee quoted now. */
-async function proveCall(chain: SettlementChain, order: Order, terms: OrderTerms) {
+/**
+ * FerryApp.prove([order]) on the output chain, paying the fee quoted now. `proveAgain`: the escrow skipped the
+ * delivered proof (the deposit was not active yet), and this is logged on it.
+ */
+async function proveCall(
+  chain: SettlementChain,
+  order: Order,
+  terms: OrderTerms,
+  proveAgain: FastifyBaseLogger | undefined,
+) {
+  proveAgain?.warn(
+    { orderId: order.id },
+    'the escrow skipped the delivered proof (deposit not active yet); proving again',
+  );
   const options = proveOptions(1);
   const fee = await chain.quoteProve(order.outputChain, terms, options);
   return chain.proveCall(order.outputChain, terms, fee, options);
@@ -258,7 +254,11 @@ async function deliveryCall(
 }
 
 /** The commit of an older message on the order's route (sent in `txHash`) that blocks its proof's delivery. */
-async function gapCommitCall(chain: SettlementChain, order: Order, txHash: Hex, guid: Hex) {
+async function gapCommitCall(
+  chain: SettlementChain,
+  order: Order,
+  { txHash, guid }: { txHash: Hex; guid: Hex },
+) {
   const packet = await chain.proofPacket(order.outputChain, txHash, guid);
   if (!packet) throw new Error(`no LayerZero packet ${guid} in transaction ${txHash}`);
   return chain.commitCall(order.inputChain, packet);
