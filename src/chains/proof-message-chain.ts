@@ -1,5 +1,6 @@
 import { encodeFunctionData, type Hex, keccak256, parseEventLogs } from 'viem';
 import type { OrderTerms } from '../domain/order-typed-data.ts';
+import type { SkipReason } from '../domain/proof-decision.ts';
 import { type Chain, type ChainRegistry, registryChain } from './chain-registry.ts';
 import { loadArtifact } from './contract-artifacts.ts';
 import { loadLzArtifact } from './layerzero/lz-artifacts.ts';
@@ -8,6 +9,9 @@ import type { ContractCall } from './settlement-chain.ts';
 import { publicClientsFor, type RpcErrorCounter } from './viem-client.ts';
 
 const appAbi = loadArtifact('FerryApp').abi;
+const escrowAbi = loadArtifact('FerryEscrow').abi;
+/** FerryEscrow.SkipReason, by its enum value. */
+const SKIP_REASONS: readonly SkipReason[] = ['NotActive', 'WrongTerms', 'LateFill'];
 
 /**
  * Where a proof message stands on the input chain: `pending` (not enough DVN verifications yet), `verified` (the
@@ -25,6 +29,13 @@ export interface ProofMessageChain {
   /** The LayerZero packet the proof message `guid` went out as (EndpointV2's PacketSent in transaction `txHash`). */
   proofPacket(outputChain: string, txHash: Hex, guid: Hex): Promise<LzPacket | null>;
   messageState(inputChain: string, packet: LzPacket): Promise<ProofMessageState>;
+  /**
+   * EndpointV2.lazyInboundNonce of the packet's path on the input chain: every nonce up to it is delivered (or
+   * skipped); one above it executes only when each nonce between is committed.
+   */
+  lazyInboundNonce(inputChain: string, packet: LzPacket): Promise<bigint>;
+  /** Why the escrow skipped `orderHash` in the delivery `txHash` (its SettleSkipped there), or null if it did not. */
+  settleSkip(inputChain: string, txHash: Hex, orderHash: Hex): Promise<SkipReason | null>;
   /** ReceiveUln302.commitVerification: moves a verified packet into the input chain's endpoint (permissionless). */
   commitCall(inputChain: string, packet: LzPacket): ContractCall;
   /** EndpointV2.lzReceive: delivers a committed packet to FerryApp, which settles the escrow (permissionless). */
@@ -90,43 +101,22 @@ export function createProofMessageChain({
       return null;
     },
 
-    async messageState(inputChain, packet) {
-      const lz = layerZero(registryChain(registry, inputChain));
-      const c = client(inputChain);
-      const endpointAbi = loadLzArtifact('EndpointV2').abi;
-      const path = [packet.receiver, packet.srcEid, packet.sender] as const;
-      const [stored, lazyNonce] = await Promise.all([
-        c.readContract({
-          address: lz.endpoint,
-          abi: endpointAbi,
-          functionName: 'inboundPayloadHash',
-          args: [...path, packet.nonce],
-        }) as Promise<Hex>,
-        c.readContract({
-          address: lz.endpoint,
-          abi: endpointAbi,
-          functionName: 'lazyInboundNonce',
-          args: path,
-        }) as Promise<bigint>,
-      ]);
-      if (stored.toLowerCase() === packet.payloadHash.toLowerCase()) return 'committed';
-      // Clearing a payload moves the lazy nonce to it (and needs every nonce below verified), so an empty slot at or
-      // below the lazy nonce was executed.
-      if (BigInt(stored) === 0n && packet.nonce <= lazyNonce) return 'delivered';
-      const receiveAbi = loadLzArtifact('ReceiveUln302').abi;
-      const config = await c.readContract({
-        address: lz.receiveLibrary,
-        abi: receiveAbi,
-        functionName: 'getUlnConfig',
-        args: [packet.receiver, packet.srcEid],
-      });
-      const verifiable = await c.readContract({
-        address: lz.receiveLibrary,
-        abi: receiveAbi,
-        functionName: 'verifiable',
-        args: [config, keccak256(packet.header), packet.payloadHash],
-      });
-      return verifiable === true ? 'verified' : 'pending';
+    messageState(inputChain, packet) {
+      return readMessageState(client(inputChain), layerZero(registryChain(registry, inputChain)), packet);
+    },
+
+    async lazyInboundNonce(inputChain, packet) {
+      return (await client(inputChain).readContract({
+        address: layerZero(registryChain(registry, inputChain)).endpoint,
+        abi: loadLzArtifact('EndpointV2').abi,
+        functionName: 'lazyInboundNonce',
+        args: [packet.receiver, packet.srcEid, packet.sender],
+      })) as bigint;
+    },
+
+    async settleSkip(inputChain, txHash, orderHash) {
+      const receipt = await client(inputChain).getTransactionReceipt({ hash: txHash });
+      return skipIn(receipt.logs, registryChain(registry, inputChain).contracts.escrow, orderHash);
     },
 
     commitCall(inputChain, packet) {
@@ -153,4 +143,62 @@ export function createProofMessageChain({
       };
     },
   };
+}
+
+/** The reason of the escrow's SettleSkipped for `orderHash` among a delivery's logs, or null. */
+function skipIn(
+  logs: readonly { address: string; data: Hex; topics: readonly Hex[] }[],
+  escrowAddress: string,
+  orderHash: Hex,
+): SkipReason | null {
+  const escrow = escrowAddress.toLowerCase();
+  const skips = parseEventLogs({
+    abi: escrowAbi,
+    eventName: 'SettleSkipped',
+    logs: logs.filter((log) => log.address.toLowerCase() === escrow) as never,
+  }) as unknown as { args: { orderHash: Hex; reason: number } }[];
+  const skip = skips.find((log) => log.args.orderHash.toLowerCase() === orderHash.toLowerCase());
+  // A reason this version does not know is not one the worker acts on.
+  return skip ? (SKIP_REASONS[Number(skip.args.reason)] ?? null) : null;
+}
+
+async function readMessageState(
+  c: ReturnType<ReturnType<typeof publicClientsFor>>,
+  lz: ReturnType<typeof layerZero>,
+  packet: LzPacket,
+): Promise<ProofMessageState> {
+  const endpointAbi = loadLzArtifact('EndpointV2').abi;
+  const path = [packet.receiver, packet.srcEid, packet.sender] as const;
+  const [stored, lazyNonce] = await Promise.all([
+    c.readContract({
+      address: lz.endpoint,
+      abi: endpointAbi,
+      functionName: 'inboundPayloadHash',
+      args: [...path, packet.nonce],
+    }) as Promise<Hex>,
+    c.readContract({
+      address: lz.endpoint,
+      abi: endpointAbi,
+      functionName: 'lazyInboundNonce',
+      args: path,
+    }) as Promise<bigint>,
+  ]);
+  if (stored.toLowerCase() === packet.payloadHash.toLowerCase()) return 'committed';
+  // Clearing a payload moves the lazy nonce to it (and needs every nonce below verified), so an empty slot at or
+  // below the lazy nonce was executed.
+  if (BigInt(stored) === 0n && packet.nonce <= lazyNonce) return 'delivered';
+  const receiveAbi = loadLzArtifact('ReceiveUln302').abi;
+  const config = await c.readContract({
+    address: lz.receiveLibrary,
+    abi: receiveAbi,
+    functionName: 'getUlnConfig',
+    args: [packet.receiver, packet.srcEid],
+  });
+  const verifiable = await c.readContract({
+    address: lz.receiveLibrary,
+    abi: receiveAbi,
+    functionName: 'verifiable',
+    args: [config, keccak256(packet.header), packet.payloadHash],
+  });
+  return verifiable === true ? 'verified' : 'pending';
 }

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { type ProofObservation, type SettlementRoute, settlementRecord } from './proof-decision.ts';
+import {
+  MAX_FERRY_PROVES,
+  type ProofGap,
+  type ProofObservation,
+  type SettlementRoute,
+  settlementRecord,
+} from './proof-decision.ts';
 import { decideSettlement, type SettlementObservation } from './settlement-decision.ts';
 import {
   actions,
@@ -15,12 +21,13 @@ import {
 const GUID = tx(0x9);
 const sent = (state: ProofObservation['state'], delivered: ProofObservation['delivered'] = null) =>
   ({ guid: GUID, txHash: tx(0xa), sentAt: FILL_BY, state, delivered }) satisfies ProofObservation;
-const lz = (proof: ProofObservation | null, now = FILL_BY): SettlementRoute => ({
+const lz = (proof: ProofObservation | null, now = FILL_BY, proves = 0): SettlementRoute => ({
   method: 'layerzero',
   proof,
   proveAfter: 60n,
   executeAfter: 120n,
   now,
+  proves,
 });
 const filled = (overrides: Partial<SettlementObservation>) =>
   open({ status: 'filled', fill: goodFill, outputTime: FILL_BY, ...overrides });
@@ -120,6 +127,94 @@ describe('decideSettlement: LayerZero route', () => {
         open({ route: lz(null), ...afterRefundTime, actions: actions({ prove: confirmed(3) }) }),
       ),
     ).toMatchObject({ kind: 'wait' });
+  });
+});
+
+describe('decideSettlement: every verified message on the route can be delivered', () => {
+  const late = FILL_BY + 120n;
+  const gap = (state: ProofGap['state'], nonce = 3n): ProofGap =>
+    state === 'unknown'
+      ? { nonce, state, guid: null, txHash: null }
+      : { nonce, state, guid: tx(0x33), txHash: tx(0x34) };
+  const blocked = (state: ProofObservation['state'], g: ProofGap) => lz({ ...sent(state), gap: g }, late);
+
+  it('commits a verified older message before committing or executing its own, following one at a time', () => {
+    for (const state of ['verified', 'committed'] as const) {
+      expect(decideSettlement(filled({ route: blocked(state, gap('verified')) }))).toEqual({
+        kind: 'commit-gap',
+        guid: tx(0x33),
+        txHash: tx(0x34),
+      });
+    }
+    // Ferry's commit of an older message is in flight: followed, not sent twice.
+    const inFlight = actions({ commitGap: recorded(7) });
+    expect(
+      decideSettlement(filled({ route: blocked('committed', gap('verified')), actions: inFlight })),
+    ).toMatchObject({ kind: 'wait' });
+    // One mined: the next older one is committed (a new action), whatever the last one did.
+    const mined = actions({ commitGap: confirmed(7) });
+    expect(
+      decideSettlement(filled({ route: blocked('committed', gap('verified', 4n)), actions: mined })),
+    ).toMatchObject({ kind: 'commit-gap' });
+    // Still the executor's turn before executeAfter, gap or not.
+    expect(
+      decideSettlement(filled({ route: lz({ ...sent('committed'), gap: gap('verified') }, late - 1n) })),
+    ).toMatchObject({ kind: 'wait' });
+  });
+
+  it('waits while an older message is not verified or not indexed: committing it would revert', () => {
+    const pending = decideSettlement(filled({ route: blocked('committed', gap('pending')) }));
+    expect(pending).toMatchObject({ kind: 'wait' });
+    expect(pending.kind === 'wait' && pending.reason).toMatch(/nonce 3.*DVNs/);
+    expect(decideSettlement(filled({ route: blocked('committed', gap('unknown')) }))).toMatchObject({
+      kind: 'wait',
+    });
+  });
+
+  describe('a delivered proof the escrow skipped', () => {
+    const delivery = { txHash: tx(0xd), at: FILL_BY + 5n };
+    const skipped = (reason: ProofObservation['skipped'], proves = 0, now = FILL_BY + 100n) =>
+      lz({ ...sent('delivered', delivery), skipped: reason }, now, proves);
+
+    it('proves again once the deposit is active, after proveAfter from the delivery', () => {
+      expect(decideSettlement(filled({ route: skipped('NotActive') }))).toEqual({
+        kind: 'prove',
+        afterSkip: tx(0xd),
+      });
+      expect(decideSettlement(filled({ route: skipped('NotActive', 0, FILL_BY + 5n + 59n) }))).toMatchObject({
+        kind: 'wait',
+      });
+    });
+
+    it('never for another skip, nor while the deposit is not active', () => {
+      for (const reason of ['WrongTerms', 'LateFill', null] as const) {
+        expect(decideSettlement(filled({ route: skipped(reason) }))).toMatchObject({ kind: 'wait' });
+      }
+      expect(decideSettlement(filled({ route: skipped('NotActive'), escrow: 'none' }))).toMatchObject({
+        kind: 'wait',
+      });
+    });
+
+    it('follows its new prove, waits for the index to see it, and stops after MAX_FERRY_PROVES', () => {
+      expect(
+        decideSettlement(
+          filled({ route: skipped('NotActive', 1), actions: actions({ prove: recorded(3) }) }),
+        ),
+      ).toEqual({ kind: 'prove' });
+      // Ferry's prove is mined; the newest message seen is still the skipped one.
+      expect(
+        decideSettlement(
+          filled({ route: skipped('NotActive', 1), actions: actions({ prove: confirmed(3) }) }),
+        ),
+      ).toMatchObject({ kind: 'wait' });
+      // Ferry's own prove was the one skipped: one more, up to the bound.
+      const own = actions({ prove: confirmed(0xa) });
+      expect(
+        decideSettlement(filled({ route: skipped('NotActive', MAX_FERRY_PROVES - 1), actions: own })),
+      ).toMatchObject({ kind: 'prove' });
+      const spent = decideSettlement(filled({ route: skipped('NotActive', MAX_FERRY_PROVES), actions: own }));
+      expect(spent).toMatchObject({ kind: 'wait' });
+    });
   });
 });
 

@@ -1,5 +1,5 @@
 import type { OrderSettlement } from './records.ts';
-import { retryOrGiveUp } from './relayer-reverts.ts';
+import { gaveUpReason, retryOrGiveUp, revertsExhausted } from './relayer-reverts.ts';
 import type {
   ObservedFill,
   RecordedAction,
@@ -26,7 +26,39 @@ export interface ProofObservation {
   readonly state: ProofState;
   /** ProofDelivered on the input chain, when the index has seen it. */
   readonly delivered: { readonly txHash: Hex; readonly at: bigint } | null;
+  /**
+   * The lowest older message on the same path (output FerryApp to input FerryApp) the endpoint still needs
+   * committed before it executes this one: it delivers a path's nonces in order. Read only while this message is
+   * verified or committed and the escrow is active; null when nothing below it is missing.
+   */
+  readonly gap?: ProofGap | null;
+  /**
+   * Why the escrow skipped this order when the message was delivered (FerryEscrow's SettleSkipped in the delivery),
+   * read only when it was delivered and the escrow is still active; null when it did not skip it.
+   */
+  readonly skipped?: SkipReason | null;
 }
+
+/** FerryEscrow.SkipReason: why a delivered proof did not settle an order. */
+export type SkipReason = 'NotActive' | 'WrongTerms' | 'LateFill';
+
+/**
+ * An older message on the path that is not committed yet: `verified` (anyone may commit it), `pending` (its DVNs
+ * have not all verified it), or `unknown` (no ProofSent of it in the index, so its packet cannot be read).
+ */
+export interface ProofGap {
+  readonly nonce: bigint;
+  readonly state: 'pending' | 'verified' | 'unknown';
+  /** The message and the transaction that sent it (null when `unknown`). */
+  readonly guid: Hex | null;
+  readonly txHash: Hex | null;
+}
+
+/**
+ * How many proofs of an order Ferry sends at most (its fallback prove and the proves again after the escrow skipped
+ * a delivered proof): a skip that keeps happening is not worth the relayer's gas and LayerZero fees.
+ */
+export const MAX_FERRY_PROVES = 3;
 
 /** How the order's fill reaches its escrow: the input chain's settlement method, and for LayerZero what was seen. */
 export type SettlementRoute =
@@ -40,6 +72,8 @@ export type SettlementRoute =
       readonly executeAfter: bigint;
       /** The worker's clock (unix seconds): an idle devnet's chain time stands still. */
       readonly now: bigint;
+      /** How many proves of the order Ferry wrote down (each retry or prove again is one more). */
+      readonly proves?: number;
     };
 
 type LayerZeroRoute = Extract<SettlementRoute, { method: 'layerzero' }>;
@@ -77,16 +111,72 @@ export function decideProof(
     }
     return { kind: 'prove' };
   }
-  if (proof.state === 'delivered') {
-    return { kind: 'wait', reason: 'the proof message was delivered; waiting for the escrow at depth' };
-  }
+  if (proof.state === 'delivered' || proof.delivered) return decideDelivered(obs, proof, route, clock);
   if (proof.state === 'pending') {
     return { kind: 'wait', reason: 'waiting for the DVNs to verify the proof message' };
   }
   if (clock < proof.sentAt + route.executeAfter) {
     return { kind: 'wait', reason: "waiting for LayerZero's executor to deliver the proof message" };
   }
+  // The endpoint executes a path's nonces in order: every older message must be committed first, whoever sent it.
+  const gap = proof.gap;
+  if (gap) {
+    if (gap.state !== 'verified' || !gap.guid || !gap.txHash) {
+      const why = gap.state === 'pending' ? 'waits for its DVNs' : 'is not in the proof index';
+      return {
+        kind: 'wait',
+        reason: `the older message with nonce ${gap.nonce} on the route ${why}; the endpoint delivers in nonce order`,
+      };
+    }
+    const gapCommit = obs.actions.commitGap;
+    if (gapCommit?.status === 'recorded') {
+      return { kind: 'wait', reason: 'the commit of an older message on the route Ferry sent is in flight' };
+    }
+    if (gapCommit?.status === 'reverted' && revertsExhausted(gapCommit.reverted ?? 0)) {
+      const reason = gaveUpReason('commit-gap', gapCommit.reverted ?? 0, gapCommit.txHash);
+      return { kind: 'give-up', action: 'commit-gap', reason };
+    }
+    return { kind: 'commit-gap', guid: gap.guid, txHash: gap.txHash };
+  }
   return proof.state === 'verified' ? sendOrFollow('commit', commit) : sendOrFollow('execute', execute);
+}
+
+/**
+ * The message was delivered yet the escrow still holds the deposit. A proof delivered while the deposit was not
+ * yet active (SettleSkipped NotActive) settles nothing, and nobody would send another: Ferry proves again once the
+ * filler had `proveAfter` to do it, as long as the deposit is now active and at most MAX_FERRY_PROVES times. Any
+ * other skip (wrong terms, a late fill) would be skipped again.
+ */
+function decideDelivered(
+  obs: SettlementObservation,
+  proof: ProofObservation,
+  route: LayerZeroRoute,
+  clock: bigint,
+): SettlementDecision {
+  const waiting = {
+    kind: 'wait',
+    reason: 'the proof message was delivered; waiting for the escrow at depth',
+  } as const;
+  if (proof.skipped !== 'NotActive' || obs.escrow !== 'active' || !proof.delivered) return waiting;
+  const prove = obs.actions.prove;
+  if (prove?.status === 'recorded') return { kind: 'prove' };
+  // Ferry's prove is mined but its message is not the newest one seen yet: the index catches up first.
+  if (prove?.status === 'confirmed' && prove.txHash.toLowerCase() !== proof.txHash.toLowerCase()) {
+    return { kind: 'wait', reason: "waiting for the index to see Ferry's new proof message" };
+  }
+  if ((route.proves ?? 0) >= MAX_FERRY_PROVES) {
+    return {
+      kind: 'wait',
+      reason: `the escrow skipped the delivered proof (NotActive) and Ferry already proved ${MAX_FERRY_PROVES} times`,
+    };
+  }
+  if (clock < proof.delivered.at + route.proveAfter) {
+    return {
+      kind: 'wait',
+      reason: 'the escrow skipped the delivered proof; waiting for the filler to prove again',
+    };
+  }
+  return { kind: 'prove', afterSkip: proof.delivered.txHash };
 }
 
 /**

@@ -67,6 +67,8 @@ export interface SettlementObservation {
     readonly prove?: RecordedAction | null;
     readonly commit?: RecordedAction | null;
     readonly execute?: RecordedAction | null;
+    /** LayerZero route: Ferry's newest commit of an older message on the route that blocked the proof's delivery. */
+    readonly commitGap?: RecordedAction | null;
   };
   /** How the fill is proven to the escrow (the input chain's settlement method) and, for LayerZero, what was seen. */
   readonly route: SettlementRoute;
@@ -92,7 +94,14 @@ export interface SettlementObservation {
 
 export type FollowedStatus = 'deposited' | 'filled' | 'completed' | 'refunded';
 
-export type RelayerActionKind = 'deposit' | 'settle' | 'refund' | 'prove' | 'commit' | 'execute';
+export type RelayerActionKind =
+  | 'deposit'
+  | 'settle'
+  | 'refund'
+  | 'prove'
+  | 'commit'
+  | 'execute'
+  | 'commit-gap';
 
 /** `retryOf`: the last action of the kind reverted and the reason to send it still holds: send a new one. */
 type Retry = { readonly retryOf?: Hex };
@@ -102,10 +111,18 @@ export type SettlementDecision =
   | ({ readonly kind: 'deposit' } & Retry)
   /** Sign the fill attestation and relay it (or follow the relay written down to its receipt). */
   | ({ readonly kind: 'attest-and-settle' } & Retry)
-  /** LayerZero: prove the fill (FerryApp.prove on the output chain), or follow Ferry's prove to its receipt. */
-  | ({ readonly kind: 'prove' } & Retry)
+  /**
+   * LayerZero: prove the fill (FerryApp.prove on the output chain), or follow Ferry's prove to its receipt.
+   * `afterSkip`: the delivery in which the escrow skipped the previous proof; a new message is sent.
+   */
+  | ({ readonly kind: 'prove'; readonly afterSkip?: Hex } & Retry)
   /** LayerZero: commit the verified proof message on the input chain (ReceiveUln302.commitVerification). */
   | ({ readonly kind: 'commit' } & Retry)
+  /**
+   * LayerZero: commit an older verified message on the route (sent in `txHash`), which the endpoint needs committed
+   * before it executes the order's proof message (ReceiveUln302.commitVerification, permissionless).
+   */
+  | { readonly kind: 'commit-gap'; readonly guid: Hex; readonly txHash: Hex }
   /** LayerZero: execute the committed proof message on the input chain (EndpointV2.lzReceive). */
   | ({ readonly kind: 'execute' } & Retry)
   /** Send Ferry's refund, or follow the one written down to its receipt. */

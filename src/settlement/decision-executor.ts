@@ -158,6 +158,7 @@ export function createDecisionExecutor(deps: {
     kind: ChainActionKind,
     call: ContractCall,
     retryOf: Hex | undefined,
+    mode?: 'repeat',
   ): Promise<StepResult> {
     if (retryOf) {
       const what = `${kind} transaction ${retryOf} reverted and would revert again`;
@@ -166,7 +167,8 @@ export function createDecisionExecutor(deps: {
       log.warn({ orderId: order.id, kind, txHash: retryOf }, `${kind} reverted; sending it again`);
     }
     const expectStatus = kind === 'deposit' ? 'created' : order.status;
-    const retry = retryOf !== undefined;
+    // A REPEATABLE kind (a prove again, the next older commit) is a new action whatever the last one did.
+    const retry = retryOf !== undefined || mode === 'repeat';
     try {
       return again(
         await actions.execute({ orderId: order.id, kind, call, account: relayer, expectStatus, retry }),
@@ -201,8 +203,12 @@ export function createDecisionExecutor(deps: {
         );
       case 'attest-and-settle':
         return send(order, 'settle', await settleCall(order, terms, obs), decision.retryOf);
-      case 'prove':
-        return send(order, 'prove', await proveCall(chain, order, terms), decision.retryOf);
+      case 'prove': {
+        const call = await proveCall(chain, order, terms, decision.afterSkip && log);
+        return send(order, 'prove', call, decision.retryOf, decision.afterSkip && 'repeat');
+      }
+      case 'commit-gap':
+        return send(order, 'commit-gap', await gapCommitCall(chain, order, decision), undefined, 'repeat');
       case 'commit':
       case 'execute':
         return send(
@@ -235,8 +241,20 @@ export function createDecisionExecutor(deps: {
   return { act };
 }
 
-/** FerryApp.prove([order]) on the output chain, paying the fee quoted now. */
-async function proveCall(chain: SettlementChain, order: Order, terms: OrderTerms) {
+/**
+ * FerryApp.prove([order]) on the output chain, paying the fee quoted now. `proveAgain`: the escrow skipped the
+ * delivered proof (the deposit was not active yet), and this is logged on it.
+ */
+async function proveCall(
+  chain: SettlementChain,
+  order: Order,
+  terms: OrderTerms,
+  proveAgain: FastifyBaseLogger | undefined,
+) {
+  proveAgain?.warn(
+    { orderId: order.id },
+    'the escrow skipped the delivered proof (deposit not active yet); proving again',
+  );
   const options = proveOptions(1);
   const fee = await chain.quoteProve(order.outputChain, terms, options);
   return chain.proveCall(order.outputChain, terms, fee, options);
@@ -256,6 +274,17 @@ async function deliveryCall(
   return kind === 'commit'
     ? chain.commitCall(order.inputChain, packet)
     : chain.lzReceiveCall(order.inputChain, packet);
+}
+
+/** The commit of an older message on the order's route (sent in `txHash`) that blocks its proof's delivery. */
+async function gapCommitCall(
+  chain: SettlementChain,
+  order: Order,
+  { txHash, guid }: { txHash: Hex; guid: Hex },
+) {
+  const packet = await chain.proofPacket(order.outputChain, txHash, guid);
+  if (!packet) throw new Error(`no LayerZero packet ${guid} in transaction ${txHash}`);
+  return chain.commitCall(order.inputChain, packet);
 }
 
 /** Counts a settlement message reaching a status, and a delivery's wait since the fill. */

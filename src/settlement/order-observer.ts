@@ -1,17 +1,16 @@
 import type { PrivateKeyAccount } from 'viem/accounts';
-import { type ChainRegistry, registryChain } from '../chains/chain-registry.ts';
+import type { ChainRegistry } from '../chains/chain-registry.ts';
 import { RevertError, type SettledBlock, type SettlementChain } from '../chains/settlement-chain.ts';
 import type { TxAction } from '../chains/tx-ledger.ts';
 import type { Clock } from '../domain/clock.ts';
 import type { OrderTerms } from '../domain/order-typed-data.ts';
-import type { ProofObservation, ProofState, SettlementRoute } from '../domain/proof-decision.ts';
 import type { Order } from '../domain/records.ts';
-import type { EscrowStatus, RecordedAction, SettlementObservation } from '../domain/settlement-decision.ts';
+import type { RecordedAction, SettlementObservation } from '../domain/settlement-decision.ts';
 import type { FerryDatabase } from '../store/database.ts';
-import { findProofMessage } from '../store/log-scan-store.ts';
 import type { ChainActionExecutor } from './chain-action-executor.ts';
 import type { FillIndexer } from './fill-indexer.ts';
 import { orderDepositCall } from './order-deposit-call.ts';
+import { observeRoute } from './proof-route-observer.ts';
 
 /** Reads what the settlement decision needs for one order. */
 export interface OrderObserver {
@@ -69,7 +68,7 @@ export function createOrderObserver(deps: {
     const hash = order.blockchainOrderId;
     const open = order.status === 'deposited' || order.status === 'filled';
     // A `created` order needs nothing from the output chain yet.
-    const [input, output, settleGrace, deposit, settle, refund, prove, commit, execute, reverted] =
+    const [input, output, settleGrace, deposit, settle, refund, prove, commit, execute, commitGap, reverted] =
       await Promise.all([
         chain.settledBlock(order.inputChain),
         open ? chain.settledBlock(order.outputChain) : { head: 0n, number: 0n, timestamp: 0n },
@@ -80,6 +79,7 @@ export function createOrderObserver(deps: {
         actions.recorded(order.id, 'prove'),
         actions.recorded(order.id, 'commit'),
         actions.recorded(order.id, 'execute'),
+        actions.recorded(order.id, 'commit-gap'),
         actions.reverted(order.id),
       ]);
     const [escrow, fill] = await Promise.all([
@@ -106,8 +106,11 @@ export function createOrderObserver(deps: {
         prove: recordedAction(prove, reverted.prove),
         commit: recordedAction(commit, reverted.commit),
         execute: recordedAction(execute, reverted.execute),
+        commitGap: recordedAction(commitGap, reverted['commit-gap']),
       },
-      route: open ? await observeRoute(deps, order, escrow) : { method: 'attester' },
+      route: open
+        ? await observeRoute(deps, order, escrow, prove ? prove.seq + 1 : 0)
+        : { method: 'attester' },
       fill: fill && {
         ...fill,
         blockTimestamp: BigInt(fill.blockTimestamp),
@@ -151,48 +154,4 @@ export function createOrderObserver(deps: {
   }
 
   return { observe };
-}
-
-/**
- * The input chain's settlement method and, on LayerZero, the newest proof message of the order from the index,
- * with where it stands on the input chain (read only while it matters: sent, not yet seen delivered, escrow
- * active).
- */
-async function observeRoute(
-  deps: {
-    readonly registry: ChainRegistry;
-    readonly chain: SettlementChain;
-    readonly database: FerryDatabase;
-    readonly clock: Clock;
-  },
-  order: Order,
-  escrow: EscrowStatus,
-): Promise<SettlementRoute> {
-  const { chain } = deps;
-  const input = registryChain(deps.registry, order.inputChain);
-  if (input.settlement.method !== 'layerzero') return { method: 'attester' };
-  const output = registryChain(deps.registry, order.outputChain);
-  const found = await findProofMessage(
-    deps.database.db,
-    order.outputChain,
-    order.inputChain,
-    order.blockchainOrderId,
-  );
-  let proof: ProofObservation | null = null;
-  if (found) {
-    const delivered = found.delivered && { txHash: found.delivered.txHash, at: BigInt(found.delivered.at) };
-    let state: ProofState = delivered ? 'delivered' : 'pending';
-    if (!delivered && escrow === 'active') {
-      const packet = await chain.proofPacket(order.outputChain, found.txHash, found.guid);
-      if (packet) state = await chain.messageState(order.inputChain, packet);
-    }
-    proof = { guid: found.guid, txHash: found.txHash, sentAt: BigInt(found.sentAt), state, delivered };
-  }
-  return {
-    method: 'layerzero',
-    proof,
-    proveAfter: BigInt(output.proveAfterSeconds),
-    executeAfter: BigInt(input.executeAfterSeconds),
-    now: BigInt(Math.floor(deps.clock.now().getTime() / 1000)),
-  };
 }

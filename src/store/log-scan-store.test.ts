@@ -6,8 +6,10 @@ import {
   deleteChainFillsFrom,
   findChainFill,
   insertChainFills,
+  insertProofLogs,
   moveLogCursor,
   readLogCursor,
+  undeliveredProofMessages,
 } from './log-scan-store.ts';
 
 const key = { chain: 'chain-x', scope: 'fill:0xabc' };
@@ -86,5 +88,47 @@ describe('log scan store', () => {
     expect(
       await findChainFill(database.db, key.chain, hash(7), '0x00000000000000000000000000000000000000f1'),
     ).toBeNull();
+  });
+
+  it("lists a path's undelivered proof messages, whoever's orders they prove, newest first", async () => {
+    const sent = (n: number, block: bigint, dstEid = 30_001, orderHashes = [hash(500 + n)]) => ({
+      chain: 'out',
+      txHash: hash(600 + n),
+      logIndex: 1,
+      guid: hash(700 + n),
+      dstEid,
+      orderHashes,
+      blockNumber: block,
+      blockTimestamp: 1_800_000_000 + n,
+    });
+    const delivered = {
+      chain: 'in',
+      txHash: hash(800),
+      logIndex: 0,
+      guid: hash(702),
+      srcEid: 30_002,
+      blockNumber: 5n,
+      blockTimestamp: 1_800_000_100,
+    };
+    await insertProofLogs(
+      database.db,
+      // One message proving two orders is listed once; another path's message and a delivered one not at all.
+      [
+        sent(1, 10n, 30_001, [hash(501), hash(511)]),
+        sent(2, 11n),
+        sent(3, 12n, 30_009),
+        sent(4, 13n),
+        sent(5, 20n),
+      ],
+      [delivered],
+    );
+    const route = { outputChain: 'out', inputChain: 'in', dstEid: 30_001 };
+    expect(await undeliveredProofMessages(database.db, route, 13, 10)).toEqual([
+      { guid: hash(704), txHash: hash(604) },
+      { guid: hash(701), txHash: hash(601) },
+    ]);
+    expect(await undeliveredProofMessages(database.db, route, 20, 1)).toEqual([
+      { guid: hash(705), txHash: hash(605) },
+    ]);
   });
 });

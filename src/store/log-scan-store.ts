@@ -136,6 +136,8 @@ export interface ProofMessageRecord {
   readonly txHash: `0x${string}`;
   /** Unix seconds, output-chain time. */
   readonly sentAt: number;
+  /** The output-chain block that holds the ProofSent. */
+  readonly blockNumber: number;
   readonly delivered: { readonly txHash: `0x${string}`; readonly at: number } | null;
 }
 
@@ -151,7 +153,7 @@ export async function findProofMessage(
 ): Promise<ProofMessageRecord | null> {
   const sent = await db
     .selectFrom('proof_sent')
-    .select(['guid', 'tx_hash', 'block_timestamp'])
+    .select(['guid', 'tx_hash', 'block_timestamp', 'block_number'])
     .where('chain', '=', outputChain)
     .where('order_hash', '=', orderHash.toLowerCase())
     .orderBy('block_number', 'desc')
@@ -169,10 +171,47 @@ export async function findProofMessage(
     guid: sent.guid as `0x${string}`,
     txHash: sent.tx_hash as `0x${string}`,
     sentAt: Number(sent.block_timestamp),
+    blockNumber: Number(sent.block_number),
     delivered: delivered
       ? { txHash: delivered.tx_hash as `0x${string}`, at: Number(delivered.block_timestamp) }
       : null,
   };
+}
+
+/**
+ * Proof messages sent on `outputChain` to `dstEid` in or before `throughBlock` with no ProofDelivered seen on
+ * `inputChain`, whoever's order they prove: newest first (a path's nonces rise with its sends), at most `limit`.
+ */
+export async function undeliveredProofMessages(
+  db: Executor,
+  route: { outputChain: string; inputChain: string; dstEid: number },
+  throughBlock: number,
+  limit: number,
+): Promise<{ readonly guid: `0x${string}`; readonly txHash: `0x${string}` }[]> {
+  const rows = await db
+    .selectFrom('proof_sent')
+    .select(['guid', 'tx_hash'])
+    .distinct()
+    .select(['block_number', 'log_index'])
+    .where('chain', '=', route.outputChain)
+    .where('dst_eid', '=', route.dstEid)
+    .where('block_number', '<=', throughBlock)
+    .where((eb) =>
+      eb.not(
+        eb.exists(
+          eb
+            .selectFrom('proof_delivered')
+            .select('proof_delivered.guid')
+            .where('proof_delivered.chain', '=', route.inputChain)
+            .whereRef('proof_delivered.guid', '=', 'proof_sent.guid'),
+        ),
+      ),
+    )
+    .orderBy('block_number', 'desc')
+    .orderBy('log_index', 'desc')
+    .limit(limit)
+    .execute();
+  return rows.map((r) => ({ guid: r.guid as `0x${string}`, txHash: r.tx_hash as `0x${string}` }));
 }
 
 function toChainFill(row: Selectable<ChainFillsTable>): ChainFill {

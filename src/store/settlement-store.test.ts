@@ -134,4 +134,25 @@ describe(`order transitions on ${backend}`, () => {
     const stranger = { ...query, accountId: 'acc_nobody', since: 0 };
     expect(await moneyMoverRevertTimes(database.db, stranger)).toEqual([]);
   });
+
+  it('sends a prove again or the next older commit after one that took effect, but never two in flight', async () => {
+    const id = await seedOrderRow(database, 'filled');
+    const may = (kind: 'prove' | 'commit-gap' | 'commit', seq: number) =>
+      mayRecord(database.db, database.dialect, { orderId: id, kind, seq, expectStatus: 'filled' });
+    for (const kind of ['prove', 'commit-gap'] as const) {
+      await recordAction(id, kind, 'recorded', 0);
+      expect(await may(kind, 1)).toBe(false);
+      await database.db
+        .updateTable('chain_actions')
+        .set({ status: 'confirmed' })
+        .where('id', '=', `act_${id}_${kind}_0`)
+        .execute();
+      expect(await may(kind, 1)).toBe(true);
+      // Only the next seq: a writer that read an older one loses.
+      expect(await may(kind, 2)).toBe(false);
+    }
+    // Any other kind goes again only after one spent without effect.
+    await recordAction(id, 'commit', 'confirmed', 0);
+    expect(await may('commit', 1)).toBe(false);
+  });
 });

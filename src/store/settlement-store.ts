@@ -24,6 +24,13 @@ import { latestLedgerAction } from './tx-ledger-store.ts';
  */
 export type ChainActionKind = RelayerActionKind;
 
+/**
+ * Kinds the decision may send again after one that took effect: a prove after the escrow skipped the delivered
+ * proof, and the commit of the next older message on the route. The decision bounds how often; the ledger only
+ * keeps one in flight at a time.
+ */
+const REPEATABLE: ReadonlySet<ChainActionKind> = new Set(['prove', 'commit-gap']);
+
 /** Finished without effect on chain: a new action of the kind may follow, and it no longer blocks its rival. */
 const SPENT: ReadonlySet<TxAction['status']> = new Set(['reverted', 'cancelled', 'nonce-conflict']);
 
@@ -215,7 +222,7 @@ export async function noteOrderProblem(
 /**
  * Whether a chain action may be written down now: the order still has `expectStatus`; a release (settle or
  * refund) has no rival written down; and a retry (`seq` > 0) follows an action of its kind that was spent without
- * effect. On PostgreSQL the row lock serialises this check with status transitions made by other workers.
+ * effect (or, for a REPEATABLE kind, finished either way). On PostgreSQL the row lock serialises this check with status transitions made by other workers.
  */
 export async function mayRecord(
   trx: Executor,
@@ -229,7 +236,9 @@ export async function mayRecord(
   if (order?.status !== input.expectStatus) return false;
   if (input.seq > 0) {
     const previous = await findChainAction(trx, orderId, kind);
-    if (previous?.seq !== input.seq - 1 || !SPENT.has(previous.status)) return false;
+    if (previous?.seq !== input.seq - 1) return false;
+    const finished = REPEATABLE.has(kind) ? previous.status !== 'recorded' : SPENT.has(previous.status);
+    if (!finished) return false;
     // The bound holds where actions are written down, whatever decided to send this one.
     const reverted = (await revertedActionCounts(trx, orderId))[kind] ?? 0;
     if (revertsExhausted(reverted)) return false;

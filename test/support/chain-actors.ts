@@ -87,12 +87,7 @@ export async function fillOrder(
   let hash: Hex;
   if (proving) {
     const options = proveOptions(1);
-    const fee = (await c.public.readContract({
-      address: app,
-      abi: appAbi,
-      functionName: 'quoteProve',
-      args: [[order], escrow, options],
-    })) as bigint;
+    const fee = await quoteProve(c.public, app, order, escrow, options);
     hash = await c.wallet!.writeContract({
       address: app,
       abi: appAbi,
@@ -108,6 +103,43 @@ export async function fillOrder(
       args: [order, escrow],
     });
   }
+  await c.public.waitForTransactionReceipt({ hash });
+  return hash;
+}
+
+function quoteProve(
+  client: ReturnType<typeof clients>['public'],
+  app: Hex,
+  order: OrderTerms,
+  escrow: Hex,
+  options: Hex,
+): Promise<bigint> {
+  return client.readContract({
+    address: app,
+    abi: appAbi,
+    functionName: 'quoteProve',
+    args: [[order], escrow, options],
+  }) as Promise<bigint>;
+}
+
+/** Anyone's FerryApp.prove of a filled swap (permissionless): one more proof message on the route. */
+export async function proveSwap(
+  h: Harness,
+  sender: PrivateKeyAccount,
+  swap: { typedData: OrderTypedData },
+): Promise<Hex> {
+  const order = orderTermsFrom(swap.typedData);
+  const escrow = swap.typedData.domain.verifyingContract;
+  const c = clients(h, h.chainB, sender);
+  const app = c.chain.contracts.fill;
+  const options = proveOptions(1);
+  const hash = await c.wallet!.writeContract({
+    address: app,
+    abi: appAbi,
+    functionName: 'prove',
+    args: [[order], escrow, options],
+    value: await quoteProve(c.public, app, order, escrow, options),
+  });
   await c.public.waitForTransactionReceipt({ hash });
   return hash;
 }
