@@ -1,16 +1,14 @@
-import { type Hex, parseEventLogs } from 'viem';
+import type { Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadArtifact } from '../src/chains/contract-artifacts.ts';
 import { ANVIL_KEYS, DEVNET_WORKER_KEYS } from '../src/chains/devnet.ts';
-import { DEVNET_DVN_KEYS, DEVNET_LZ_CONFIRMATIONS } from '../src/chains/devnet-layerzero.ts';
 import { loadLzArtifact } from '../src/chains/layerzero/lz-artifacts.ts';
-import { lzChainClient } from '../src/chains/layerzero/lz-chain-client.ts';
-import { dvnVerify } from '../src/chains/layerzero/lz-delivery.ts';
-import { decodeLzPacket, type LzPacket } from '../src/chains/layerzero/lz-packet.ts';
+import type { LzPacket } from '../src/chains/layerzero/lz-packet.ts';
 import { approveEscrow, catchUpClock, fillSwap, proveSwap } from './support/chain-actors.ts';
 import { WORKER_ON } from './support/fixtures.ts';
 import { type Harness, startHarness } from './support/harness.ts';
+import { devnetClient, packetOf, verifyByDvns } from './support/lz-messages.ts';
 import { until } from './support/polling.ts';
 import { executeSwap, waitForStatus } from './support/swap-steps.ts';
 
@@ -134,34 +132,8 @@ describe('every verified LayerZero message can be delivered', () => {
 const orderView = async (h: Harness, apiKey: string, id: string) =>
   (await h.http('GET', `/api/v1/orders/${id}`, { apiKey })).body.data;
 
-function clientOf(h: Harness, chainName: string) {
-  const chain = h.devnets.chains.find((c) => c.name === chainName)!;
-  return lzChainClient(chain.rpcUrl, chain.chainId, ANVIL_KEYS[0]).publicClient;
-}
-const chainA = (h: Harness) => clientOf(h, h.chainA);
-const chainB = (h: Harness) => clientOf(h, h.chainB);
-
-/** The LayerZero packet a transaction on chain B sent (EndpointV2's PacketSent). */
-async function packetOf(h: Harness, txHash: Hex): Promise<LzPacket> {
-  const receipt = await chainB(h).getTransactionReceipt({ hash: txHash });
-  const [sent] = parseEventLogs({
-    abi: loadLzArtifact('EndpointV2').abi,
-    eventName: 'PacketSent',
-    logs: receipt.logs,
-  }) as unknown as { args: { encodedPayload: Hex } }[];
-  return decodeLzPacket(sent!.args.encodedPayload);
-}
-
-/** Only the DVNs' part of a delivery: each verifies the packet on chain A with its own key. */
-async function verifyByDvns(h: Harness, packet: LzPacket): Promise<void> {
-  const a = h.devnets.chains.find((c) => c.name === h.chainA)!;
-  const lz = a.layerzero!;
-  for (const [i, dvn] of lz.dvns.entries()) {
-    const key = DEVNET_DVN_KEYS[i]!;
-    const client = lzChainClient(a.rpcUrl, a.chainId, key);
-    await dvnVerify(client, key, dvn, lz, packet, BigInt(DEVNET_LZ_CONFIRMATIONS));
-  }
-}
+const chainA = (h: Harness) => devnetClient(h, h.chainA);
+const chainB = (h: Harness) => devnetClient(h, h.chainB);
 
 /** EndpointV2.inboundPayloadHash of the packet on chain A (0: not committed, or executed). */
 async function inboundHash(h: Harness, packet: LzPacket): Promise<bigint> {

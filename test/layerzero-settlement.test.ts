@@ -1,17 +1,13 @@
-import { type Hex, parseEventLogs, recoverTypedDataAddress } from 'viem';
+import { recoverTypedDataAddress } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ANVIL_KEYS, DEVNET_WORKER_KEYS } from '../src/chains/devnet.ts';
-import { DEVNET_DVN_KEYS, DEVNET_LZ_CONFIRMATIONS } from '../src/chains/devnet-layerzero.ts';
 import { fillAttestationTypedData } from '../src/chains/fill-attestation.ts';
-import { loadLzArtifact } from '../src/chains/layerzero/lz-artifacts.ts';
-import { lzChainClient } from '../src/chains/layerzero/lz-chain-client.ts';
-import { dvnVerify } from '../src/chains/layerzero/lz-delivery.ts';
-import { decodeLzPacket } from '../src/chains/layerzero/lz-packet.ts';
 import { orderTermsFrom } from '../src/domain/order-typed-data.ts';
 import { approveEscrow, catchUpClock, fillSwap } from './support/chain-actors.ts';
 import { WORKER_ON } from './support/fixtures.ts';
 import { type Harness, startHarness } from './support/harness.ts';
+import { devnetClient, packetOf, verifyByDvns } from './support/lz-messages.ts';
 import { until } from './support/polling.ts';
 import { WsClient, wsUrl } from './support/stream-clients.ts';
 import { executeSwap, waitForStatus } from './support/swap-steps.ts';
@@ -122,19 +118,7 @@ describe('settlement through LayerZero', () => {
       // Only the DVNs' part: each verifies the packet on the input chain with its own key.
       const packet = await packetOf(h, fillTx);
       expect(packet.guid).toBe(sent.details.settlement.messageId);
-      const [a] = h.devnets.chains;
-      const lz = a!.layerzero!;
-      for (const [i, dvn] of lz.dvns.entries()) {
-        const key = DEVNET_DVN_KEYS[i]!;
-        await dvnVerify(
-          lzChainClient(a!.rpcUrl, a!.chainId, key),
-          key,
-          dvn,
-          lz,
-          packet,
-          BigInt(DEVNET_LZ_CONFIRMATIONS),
-        );
-      }
+      await verifyByDvns(h, packet);
       await settlementReaches(h, lp.apiKey, swap.orderId, 'verified');
       expect((await orderView(h, mm.apiKey, swap.orderId)).status).toBe('filled');
 
@@ -213,18 +197,4 @@ describe('settlement through the attester', () => {
   });
 });
 
-function publicClient(h: Harness, chainName: string) {
-  const chain = h.devnets.chains.find((c) => c.name === chainName)!;
-  return lzChainClient(chain.rpcUrl, chain.chainId, ANVIL_KEYS[0]).publicClient;
-}
-
-/** The LayerZero packet the fill's fillAndProve sent (EndpointV2's PacketSent). */
-async function packetOf(h: Harness, txHash: Hex) {
-  const receipt = await publicClient(h, h.chainB).getTransactionReceipt({ hash: txHash });
-  const [sent] = parseEventLogs({
-    abi: loadLzArtifact('EndpointV2').abi,
-    eventName: 'PacketSent',
-    logs: receipt.logs,
-  }) as unknown as { args: { encodedPayload: Hex } }[];
-  return decodeLzPacket(sent!.args.encodedPayload);
-}
+const publicClient = devnetClient;
