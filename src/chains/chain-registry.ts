@@ -3,6 +3,7 @@ import { type Static, Type } from 'typebox';
 import { Value } from 'typebox/value';
 import { getAddress, parseEther } from 'viem';
 import type { Address } from '../domain/address.ts';
+import { hasSettlementPath } from '../domain/settlement-path.ts';
 
 const AddressSchema = Type.String({ pattern: '^0x[a-fA-F0-9]{40}$' });
 
@@ -164,6 +165,16 @@ export interface ChainRegistry {
   readonly chains: readonly Chain[];
   chain(name: string): Chain | undefined;
   token(chainName: string, address: string): Token | undefined;
+}
+
+/**
+ * The names of the chains an order from `input` may be filled on: every other chain with a settlement path
+ * (see settlement-path.ts).
+ */
+export function outputChainsOf(registry: ChainRegistry, input: Chain): string[] {
+  return registry.chains
+    .filter((c) => c.name !== input.name && hasSettlementPath(input.settlement.method, c.settlement.method))
+    .map((c) => c.name);
 }
 
 /** The chain named `name`; a name outside the registry is a programming error, not input. */
