@@ -49,7 +49,9 @@ export async function pendingPermitOrder(
     .where('orders.input_token', '=', funds.token)
     .where('orders.offerer', '=', funds.offerer)
     .where('orders.status', '=', 'created')
-    .where((eb) => eb.or([eb('swap_permits.nonce', '=', nonce.toString()), eb('swap_permits.nonce', 'is', null)]))
+    .where((eb) =>
+      eb.or([eb('swap_permits.nonce', '=', nonce.toString()), eb('swap_permits.nonce', 'is', null)]),
+    )
     .executeTakeFirst();
   return row?.id ?? null;
 }
