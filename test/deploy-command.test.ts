@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createPublicClient, getAddress, type Hex, http } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AnvilInstance, startAnvil } from '../src/chains/anvil-process.ts';
 import { loadChainRegistryFile, type RegistryFile } from '../src/chains/chain-registry.ts';
@@ -263,5 +264,51 @@ describe('ferry deploy', () => {
       undefined,
       ['escrow', 'fill', 'messenger'],
     ]);
+  }, 180_000);
+
+  it('refuses a settle grace below the worst case of a proof on any route, before deploying anything', async () => {
+    const lzFlags =
+      '--layerzero-endpoint "$LZ_ENDPOINT_A" --eid "$LZ_EID_A" --send-library "$LZ_SEND_LIBRARY_A" ' +
+      '--receive-library "$LZ_RECEIVE_LIBRARY_A" --executor "$LZ_EXECUTOR_A" --dvns "$LZ_DVNS_A"';
+    const deployer = privateKeyToAccount(DEVNET_DEPLOYER_KEY).address;
+    const nonce = () =>
+      createPublicClient({ transport: http(anvils[0]?.rpcUrl) }).getTransactionCount({ address: deployer });
+    const before = await nonce();
+    // Alone: judged against a chain like itself (100 × 12 s + 60 + 60 + 120 = 1440 s).
+    const alone = await sh(
+      `ferry deploy --rpc-url "$RPC_URL_A" --name chain-g ${lzFlags} --confirmations 100 --block-time 12 --settle-grace 1439 --out alone.json`,
+    );
+    expect(alone.code).toBe(1);
+    expect(alone.stderr).toBe(
+      'ferry: --settle-grace 1439 is below the minimum of 1440 s for orders from chain-g filled on a chain like it: ' +
+        '100 confirmations × 12 s blocks (chain-g) + 60 s DVN verification + proveAfterSeconds 60 (chain-g) + ' +
+        'executeAfterSeconds 120 (chain-g); the grace cannot change once deployed\n',
+    );
+    expect(fs.existsSync(path.join(dir, 'alone.json'))).toBe(false);
+    // Next to chain-b of registry.json (15 confirmations, 12 s blocks by default): the route to it counts.
+    const deployed = JSON.parse(fs.readFileSync(path.join(dir, 'registry.json'), 'utf8')) as RegistryFile;
+    const onlyB = { chains: deployed.chains.filter((c) => c.name === 'chain-b') };
+    fs.writeFileSync(path.join(dir, 'grace.json'), JSON.stringify(onlyB));
+    const registryBefore = fs.readFileSync(path.join(dir, 'grace.json'), 'utf8');
+    const short = await sh(
+      `ferry deploy --rpc-url "$RPC_URL_A" --name chain-g ${lzFlags} --confirmations 1 --block-time 1 --settle-grace 419 --out grace.json`,
+    );
+    expect(short.code).toBe(1);
+    expect(short.stderr).toMatch(
+      /^ferry: --settle-grace 419 is below the minimum of 420 s for orders from chain-g filled on chain-b: 15 confirmations × 12 s blocks \(chain-b\)/,
+    );
+    expect(short.stderr.trim().split('\n')).toHaveLength(1);
+    expect(fs.readFileSync(path.join(dir, 'grace.json'), 'utf8')).toBe(registryBefore);
+    expect(await nonce()).toBe(before);
+    // At the minimum it deploys, and the block time is kept in the entry for the worker's check.
+    const enough = await sh(
+      `ferry deploy --rpc-url "$RPC_URL_A" --name chain-g ${lzFlags} --confirmations 1 --block-time 1 --settle-grace 420 --out grace.json`,
+    );
+    expect(enough.stderr).toBe('');
+    expect(enough.code).toBe(0);
+    const entry = (
+      JSON.parse(fs.readFileSync(path.join(dir, 'grace.json'), 'utf8')) as RegistryFile
+    ).chains.find((c) => c.name === 'chain-g');
+    expect(entry?.blockTimeSeconds).toBe(1);
   }, 180_000);
 });

@@ -3,6 +3,8 @@ import { type Static, Type } from 'typebox';
 import { Value } from 'typebox/value';
 import { getAddress, parseEther } from 'viem';
 import type { Address } from '../domain/address.ts';
+import type { GraceRoute } from '../domain/settle-grace-rule.ts';
+import { hasSettlementPath } from '../domain/settlement-path.ts';
 
 const AddressSchema = Type.String({ pattern: '^0x[a-fA-F0-9]{40}$' });
 
@@ -33,6 +35,8 @@ export const LayerZeroSchema = Type.Object({
   optionalDvnThreshold: Type.Optional(Type.Integer({ minimum: 0, maximum: 255 })),
   /** Blocks the DVNs wait on the sending chain before verifying. */
   confirmations: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000 })),
+  /** Seconds the DVNs take to verify a message sent from this chain once its confirmations are in. */
+  dvnVerifySeconds: Type.Optional(Type.Integer({ minimum: 0, maximum: 86_400 })),
 });
 
 export const ChainSchema = Type.Object({
@@ -48,6 +52,12 @@ export const ChainSchema = Type.Object({
    */
   wsUrl: Type.Optional(Type.String({ pattern: '^wss?://' })),
   confirmations: Type.Optional(Type.Integer({ minimum: 0, maximum: 1000 })),
+  /**
+   * The chain's block time in seconds (at most; fractions allowed): with the LayerZero confirmations it bounds how
+   * long a proof message from this chain waits before the DVNs verify it (the settle grace rule). Declared, not
+   * measured: a chain's recent blocks say nothing about its worst case. Default 12 (Ethereum's slot).
+   */
+  blockTimeSeconds: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 3600 })),
   /** First block worth scanning for Ferry's logs (the deployment block); scans never start below it. */
   startBlock: Type.Optional(Type.Integer({ minimum: 0 })),
   /** Largest block range asked of the RPC in one eth_getLogs call. */
@@ -94,6 +104,10 @@ export const DEFAULT_RELAYER_MIN_BALANCE_ETHER = 0.05;
 export const DEFAULT_PROVE_AFTER_SECONDS = 60;
 /** Time for LayerZero's executor before the worker delivers a verified message itself. */
 export const DEFAULT_EXECUTE_AFTER_SECONDS = 120;
+/** Ethereum's slot: the slowest block time of the usual EVM chains, so an undeclared chain is judged cautiously. */
+export const DEFAULT_BLOCK_TIME_SECONDS = 12;
+/** Time for the DVNs to verify once a message's confirmations are in. */
+export const DEFAULT_DVN_VERIFY_SECONDS = 60;
 
 /** Gwei (possibly fractional, as operators write it) to wei, without floating-point drift below 1 wei. */
 function gweiToWei(gwei: number): bigint {
@@ -121,6 +135,8 @@ export interface Chain {
   /** Where new blocks are pushed (eth_subscribe newHeads); null: the worker learns of blocks by polling. */
   readonly wsUrl: string | null;
   readonly confirmations: number;
+  /** See ChainSchema's `blockTimeSeconds`. */
+  readonly blockTimeSeconds: number;
   readonly startBlock: bigint;
   readonly maxLogRange: number;
   readonly replaceAfterSeconds: number;
@@ -151,6 +167,7 @@ export interface LayerZeroChain {
   readonly optionalDvns: readonly Address[];
   readonly optionalDvnThreshold: number;
   readonly confirmations: number;
+  readonly dvnVerifySeconds: number;
 }
 
 /** How fills are proven to the chain's escrow (see ChainSchema's `messenger`). */
@@ -164,6 +181,45 @@ export interface ChainRegistry {
   readonly chains: readonly Chain[];
   chain(name: string): Chain | undefined;
   token(chainName: string, address: string): Token | undefined;
+}
+
+/**
+ * The names of the chains an order from `input` may be filled on: every other chain with a settlement path
+ * (see settlement-path.ts).
+ */
+export function outputChainsOf(registry: ChainRegistry, input: Chain): string[] {
+  return registry.chains
+    .filter((c) => c.name !== input.name && hasSettlementPath(input.settlement.method, c.settlement.method))
+    .map((c) => c.name);
+}
+
+/**
+ * The settle grace routes of orders from `input` (a LayerZero chain) with its escrow's `settleGrace`: one per
+ * output chain it settles (see settle-grace-rule.ts). `outputs` defaults to those of the registry.
+ */
+export function graceRoutes(
+  registry: ChainRegistry,
+  input: Chain,
+  settleGrace: bigint,
+  outputs: readonly Chain[] = outputChainsOf(registry, input).map((name) => registryChain(registry, name)),
+): GraceRoute[] {
+  if (input.settlement.method !== 'layerzero') return [];
+  return outputs.flatMap((output) =>
+    output.settlement.method === 'layerzero'
+      ? [
+          {
+            inputChain: input.name,
+            outputChain: output.name,
+            settleGrace,
+            sourceConfirmations: output.settlement.layerzero.confirmations,
+            sourceBlockSeconds: output.blockTimeSeconds,
+            dvnVerifySeconds: output.settlement.layerzero.dvnVerifySeconds,
+            proveAfter: output.proveAfterSeconds,
+            executeAfter: input.executeAfterSeconds,
+          },
+        ]
+      : [],
+  );
 }
 
 /** The chain named `name`; a name outside the registry is a programming error, not input. */
@@ -184,6 +240,7 @@ function layerZeroChain(lz: Static<typeof LayerZeroSchema>): LayerZeroChain {
     optionalDvns: (lz.optionalDvns ?? []).map((a) => getAddress(a)),
     optionalDvnThreshold: lz.optionalDvnThreshold ?? 0,
     confirmations: lz.confirmations ?? 1,
+    dvnVerifySeconds: lz.dvnVerifySeconds ?? DEFAULT_DVN_VERIFY_SECONDS,
   };
 }
 
@@ -218,6 +275,7 @@ export function createChainRegistry(file: RegistryFile): ChainRegistry {
       explorerUrl: c.explorerUrl ?? null,
       wsUrl: c.wsUrl ?? null,
       confirmations: c.confirmations ?? 1,
+      blockTimeSeconds: c.blockTimeSeconds ?? DEFAULT_BLOCK_TIME_SECONDS,
       startBlock: BigInt(c.startBlock ?? 0),
       maxLogRange: c.maxLogRange ?? DEFAULT_MAX_LOG_RANGE,
       replaceAfterSeconds: c.replaceAfterSeconds ?? DEFAULT_REPLACE_AFTER_SECONDS,

@@ -17,6 +17,8 @@ export function devnetRegistryFile(devnets: {
       // anvil answers WebSocket JSON-RPC on the same port.
       wsUrl: chain.rpcUrl.replace(/^http/, 'ws'),
       confirmations: chain.confirmations,
+      // Instant mining, or the 2 s interval of the operator-style devnets at most (the settle grace rule).
+      blockTimeSeconds: 2,
       startBlock: Number(chain.startBlock),
       messenger: chain.messenger,
       // The devnet's own relay proves and delivers within a second or two; the worker steps in soon after, so a
@@ -38,6 +40,8 @@ export function devnetRegistryFile(devnets: {
               executor: chain.layerzero.executor,
               requiredDvns: chain.layerzero.dvns.map((dvn) => dvn.address),
               confirmations: chain.confirmations,
+              // The devnet's own DVN keys sign as soon as the relay sees the message.
+              dvnVerifySeconds: 2,
             },
           }
         : {}),

@@ -20,6 +20,12 @@ const integer = (min: number, max: number) => (value: string) => {
     throw new InvalidArgumentError(`must be an integer from ${min} to ${max}`);
   return n;
 };
+const positiveSeconds = (value: string) => {
+  const n = Number(value);
+  if (!/^\d+(\.\d+)?$/.test(value) || !(n > 0) || n > 3600)
+    throw new InvalidArgumentError('must be a number of seconds above 0, at most 3600');
+  return n;
+};
 const chainName = (value: string) => {
   if (!/^[a-z0-9][a-z0-9-]{0,63}$/.test(value))
     throw new InvalidArgumentError('must be lowercase letters, digits and dashes (at most 64)');
@@ -47,6 +53,8 @@ interface DeployOptions {
   optionalDvns?: Address[];
   optionalDvnThreshold?: number;
   confirmations: number;
+  blockTime?: number;
+  dvnVerifySeconds?: number;
   attester?: Address;
   settleGrace: number;
   tokens?: ChainEntry['tokens'];
@@ -89,20 +97,16 @@ async function deployChain(opts: DeployOptions): Promise<void> {
   for (const flag of ['rpcUrl', 'name', 'out'] as const)
     if (!opts[flag]) throw new CliError(`${flagOf(flag)} is required`);
   const settlement = settlementOf(opts);
-  const key = deployerKey();
-  const { deployFerryChain } = await import('../chains/ferry-deploy.ts');
-  const deployment = await deployFerryChain({
-    rpcUrl: opts.rpcUrl,
-    deployerKey: key,
-    settlement,
-    settleGrace: opts.settleGrace,
-    ...(opts.chainId === undefined ? {} : { chainId: opts.chainId }),
-  }).catch((error: unknown) => oneLine(error, '--rpc-url'));
-  const entry: ChainEntry = {
+  const entryOf = (deployment: {
+    chainId: number;
+    startBlock: bigint;
+    contracts: ChainEntry['contracts'];
+  }): ChainEntry => ({
     name: opts.name,
     chainId: deployment.chainId,
     rpcUrl: opts.rpcUrl,
     confirmations: opts.confirmations,
+    ...(opts.blockTime === undefined ? {} : { blockTimeSeconds: opts.blockTime }),
     startBlock: Number(deployment.startBlock),
     messenger: settlement.method,
     contracts: deployment.contracts,
@@ -120,11 +124,29 @@ async function deployChain(opts: DeployOptions): Promise<void> {
               ? {}
               : { optionalDvnThreshold: opts.optionalDvnThreshold }),
             confirmations: opts.confirmations,
+            ...(opts.dvnVerifySeconds === undefined ? {} : { dvnVerifySeconds: opts.dvnVerifySeconds }),
           },
         }
       : {}),
     tokens: opts.tokens ?? [],
-  };
+  });
+  // The grace is immutable once the escrow is deployed: judged on the entry-to-be before anything is sent.
+  const zero = '0x0000000000000000000000000000000000000000' as Address;
+  await checkSettleGrace(
+    opts.out,
+    entryOf({ chainId: opts.chainId ?? 1, startBlock: 0n, contracts: { escrow: zero, fill: zero } }),
+    opts.settleGrace,
+  );
+  const key = deployerKey();
+  const { deployFerryChain } = await import('../chains/ferry-deploy.ts');
+  const deployment = await deployFerryChain({
+    rpcUrl: opts.rpcUrl,
+    deployerKey: key,
+    settlement,
+    settleGrace: opts.settleGrace,
+    ...(opts.chainId === undefined ? {} : { chainId: opts.chainId }),
+  }).catch((error: unknown) => oneLine(error, '--rpc-url'));
+  const entry = entryOf(deployment);
   await writeEntry(opts.out, entry);
   const { contracts } = deployment;
   console.log(
@@ -135,17 +157,53 @@ async function deployChain(opts: DeployOptions): Promise<void> {
   console.log(`registry entry "${opts.name}" written to ${opts.out}`);
 }
 
+/** The chains of the registry file `file` (none when it does not exist yet). */
+function registryChains(file: string): ChainEntry[] {
+  if (!fs.existsSync(file)) return [];
+  try {
+    return (JSON.parse(fs.readFileSync(file, 'utf8')) as RegistryFile).chains ?? [];
+  } catch (error) {
+    throw new CliError(`--out ${file} is not a registry file: ${(error as Error).message}`);
+  }
+}
+
+/**
+ * Refuses a settle grace below the worst case of a proof (settle-grace-rule.ts) on any route from the chain:
+ * to each LayerZero chain already in the registry file, and to one like itself, standing in for chains deployed
+ * later (each of those is judged as an input chain when it is deployed).
+ */
+async function checkSettleGrace(file: string, entry: ChainEntry, settleGrace: number): Promise<void> {
+  const [{ createChainRegistry, graceRoutes }, { minimumSettleGrace, graceBreakdown }] = await Promise.all([
+    import('../chains/chain-registry.ts'),
+    import('../domain/settle-grace-rule.ts'),
+  ]);
+  let registry: ReturnType<typeof createChainRegistry>;
+  try {
+    const others = registryChains(file).filter((c) => c.name !== entry.name);
+    registry = createChainRegistry({ chains: [...others, entry] });
+  } catch (error) {
+    if (error instanceof CliError) throw error;
+    throw new CliError((error as Error).message.replace(/\n\s*/g, ' '));
+  }
+  const input = registry.chain(entry.name);
+  if (!input) return;
+  const outputs = registry.chains.filter((c) => c.settlement.method === 'layerzero');
+  const worst = graceRoutes(registry, input, BigInt(settleGrace), outputs)
+    .map((route) => ({ route, minimum: minimumSettleGrace(route) }))
+    .sort((a, b) => b.minimum - a.minimum)[0];
+  if (worst && settleGrace < worst.minimum) {
+    const to = worst.route.outputChain === entry.name ? 'a chain like it' : worst.route.outputChain;
+    throw new CliError(
+      `--settle-grace ${settleGrace} is below the minimum of ${worst.minimum} s for orders from ${entry.name} ` +
+        `filled on ${to}: ${graceBreakdown(worst.route)}; the grace cannot change once deployed`,
+    );
+  }
+}
+
 /** Adds (or replaces, by name) the chain's entry in the registry file, which must stay a valid registry. */
 async function writeEntry(file: string, entry: ChainEntry): Promise<void> {
   const { createChainRegistry } = await import('../chains/chain-registry.ts');
-  let chains: ChainEntry[] = [];
-  if (fs.existsSync(file)) {
-    try {
-      chains = (JSON.parse(fs.readFileSync(file, 'utf8')) as RegistryFile).chains ?? [];
-    } catch (error) {
-      throw new CliError(`--out ${file} is not a registry file: ${(error as Error).message}`);
-    }
-  }
+  const chains = registryChains(file);
   const clash = chains.find((c) => c.chainId === entry.chainId && c.name !== entry.name);
   if (clash) throw new CliError(`--out ${file} already has chain ${entry.chainId} as "${clash.name}"`);
   const merged: RegistryFile = { chains: [...chains.filter((c) => c.name !== entry.name), entry] };
@@ -227,6 +285,16 @@ export function registerDeployCommand(program: Command): void {
     .option('--optional-dvns <addresses>', 'optional DVNs, comma-separated', addresses)
     .option('--optional-dvn-threshold <n>', 'how many optional DVNs must verify', integer(1, 255))
     .option('--confirmations <n>', 'blocks DVNs wait on this chain before verifying', integer(1, 100_000), 15)
+    .option(
+      '--block-time <seconds>',
+      "the chain's block time at most, in seconds (registry blockTimeSeconds; default 12)",
+      positiveSeconds,
+    )
+    .option(
+      '--dvn-verify-seconds <seconds>',
+      'how long the DVNs take to verify a message from this chain after its confirmations (default 60)',
+      integer(0, 86_400),
+    )
     .option('--attester <address>', 'settle through AttesterMessenger trusting this address instead', address)
     .option(
       '--settle-grace <seconds>',

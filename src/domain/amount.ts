@@ -1,6 +1,6 @@
 import { fieldError } from './app-error.ts';
 
-const MAX_UINT256 = 2n ** 256n - 1n;
+export const MAX_UINT256 = 2n ** 256n - 1n;
 const DECIMAL_INTEGER = /^[1-9][0-9]{0,77}$/;
 
 /**

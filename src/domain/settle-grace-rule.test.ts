@@ -1,20 +1,29 @@
 import { describe, expect, it } from 'vitest';
-import { graceShortfalls } from './settle-grace-rule.ts';
+import { graceShortfalls, minimumSettleGrace } from './settle-grace-rule.ts';
 
-const route = { inputChain: 'a', outputChain: 'b', settleGrace: 30n, proveAfter: 5, executeAfter: 10 };
+const route = {
+  inputChain: 'a',
+  outputChain: 'b',
+  settleGrace: 300n,
+  sourceConfirmations: 15,
+  sourceBlockSeconds: 2.5,
+  dvnVerifySeconds: 60,
+  proveAfter: 60,
+  executeAfter: 120,
+};
 
-describe('graceShortfalls', () => {
-  it('accepts fallbacks that end before the grace does', () => {
-    expect(graceShortfalls([route, { ...route, proveAfter: 19, executeAfter: 10 }])).toEqual([]);
+describe('settle grace rule', () => {
+  it('adds confirmations × block time (rounded up), DVN verification, proveAfter and executeAfter', () => {
+    expect(minimumSettleGrace(route)).toBe(38 + 60 + 60 + 120);
   });
 
-  it('names the route, both settings and the grace when they reach it', () => {
-    const [line, ...rest] = graceShortfalls([route, { ...route, proveAfter: 20 }]);
-    expect(rest).toEqual([]);
-    expect(line).toBe(
-      'orders from a filled on b: proveAfterSeconds 20 (b) + executeAfterSeconds 10 (a) = 30 s is not below ' +
-        "the escrow's settleGrace of 30 s: a fill the worker proves at the deadline can arrive after the refund opens",
-    );
+  it('accepts a grace at the minimum, refuses one below it naming every part', () => {
+    expect(graceShortfalls([{ ...route, settleGrace: 278n }])).toEqual([]);
+    expect(graceShortfalls([{ ...route, settleGrace: 277n }])).toEqual([
+      "orders from a filled on b: the escrow's settleGrace of 277 s is below the minimum of 278 s " +
+        '(15 confirmations × 2.5 s blocks (b) + 60 s DVN verification + proveAfterSeconds 60 (b) + ' +
+        'executeAfterSeconds 120 (a)): a fill proven at the deadline can arrive after the refund opens',
+    ]);
   });
 
   it('checks every route on its own', () => {

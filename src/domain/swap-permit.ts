@@ -8,6 +8,11 @@ export interface SwapPermit {
   readonly deadline: bigint;
   /** 65 bytes (r, s, v ∈ {27, 28}). */
   readonly signature: Hex;
+  /**
+   * The offerer's token nonce the permit was signed over (the token's nonces(offerer) when the swap came); null
+   * for permits kept before the nonce was.
+   */
+  readonly nonce: bigint | null;
 }
 
 /** What the permit's EIP-712 digest binds: the token's domain and the owner's current permit nonce. */

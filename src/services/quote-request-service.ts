@@ -6,7 +6,13 @@ import { type Page, type PageRequest, toPage } from '../domain/pagination.ts';
 import type { Principal } from '../domain/principal.ts';
 import { publicQuoteRequestView } from '../domain/public-views.ts';
 import type { QuoteRequest } from '../domain/records.ts';
-import { findQuoteRequest, listQuoteRequests, quoteRequestInsert } from '../store/quote-requests-store.ts';
+import { lockOffererFunds } from '../store/offerer-lock.ts';
+import {
+  findQuoteRequest,
+  listQuoteRequests,
+  openRequestedInput,
+  quoteRequestInsert,
+} from '../store/quote-requests-store.ts';
 import { type QuoteRequestInput, validateQuoteRequestTerms } from './quote-request-terms.ts';
 import type { ServiceDeps } from './service-deps.ts';
 
@@ -39,11 +45,15 @@ export function createQuoteRequestService(deps: ServiceDeps): QuoteRequestServic
       if (principal.sessionAddress !== null && !sameAddress(principal.sessionAddress, terms.offerer)) {
         throw fieldError('FORBIDDEN', 'body.offerer', 'must be the signed-in wallet address');
       }
+      const funds = { chain: terms.inputChain, token: terms.inputToken, offerer: terms.offerer };
+      const now = clock.now();
+      // Read before the transaction (no RPC inside one), for the balance reading to cover; judged again inside.
+      const asked = await openRequestedInput(database.db, funds, now);
       const balance = await chains.balanceOf(
         terms.inputChain,
         terms.inputToken,
         terms.offerer,
-        terms.inputAmount,
+        asked + terms.inputAmount,
       );
       if (balance < terms.inputAmount) {
         throw fieldError(
@@ -52,7 +62,6 @@ export function createQuoteRequestService(deps: ServiceDeps): QuoteRequestServic
           `offerer holds ${balance} base units of the input token, less than ${terms.inputAmount}`,
         );
       }
-      const now = clock.now();
       const qr: QuoteRequest = {
         ...terms,
         id: newId('qr', now),
@@ -63,14 +72,25 @@ export function createQuoteRequestService(deps: ServiceDeps): QuoteRequestServic
         updatedAt: now,
         expiresAt: quoteRequestExpiresAt(now, config.quoteRequestTtlSeconds),
       };
-      await database.write(quoteRequestInsert(qr), [
-        {
+      await database.transaction(async (trx, uow) => {
+        await lockOffererFunds(trx, database.dialect, funds);
+        const open = await openRequestedInput(trx, funds, now);
+        if (balance < open + terms.inputAmount) {
+          throw fieldError(
+            'INSUFFICIENT_BALANCE',
+            'body.inputAmount',
+            `offerer holds ${balance} base units of the input token; its open quote requests already ask for ` +
+              `${open} of it, which leaves less than ${terms.inputAmount}`,
+          );
+        }
+        await trx.executeQuery(quoteRequestInsert(qr)(trx));
+        uow.emit({
           type: 'quoteRequest.created',
           occurredAt: now,
           data: publicQuoteRequestView(qr),
           accountIds: [principal.accountId],
-        },
-      ]);
+        });
+      });
       return qr;
     },
 

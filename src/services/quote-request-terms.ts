@@ -1,4 +1,4 @@
-import { type ChainRegistry, reservedAddressRole } from '../chains/chain-registry.ts';
+import { type ChainRegistry, outputChainsOf, reservedAddressRole } from '../chains/chain-registry.ts';
 import { type Address, normalizeAddress } from '../domain/address.ts';
 import { parseAmount } from '../domain/amount.ts';
 import { AppError, fieldError } from '../domain/app-error.ts';
@@ -42,6 +42,9 @@ export function validateQuoteRequestTerms(
   if (inputAmount !== undefined && inputToken !== undefined) {
     attempt(() => checkMinAmount(registry, input.inputChain, inputToken, inputAmount));
   }
+  if (inputToken !== undefined && outputToken !== undefined) {
+    attempt(() => checkSettlementPath(registry, input.inputChain, input.outputChain));
+  }
   if (problems.length > 0) {
     // One summary for the whole body; the most specific code wins so clients can branch on it.
     const code =
@@ -64,6 +67,21 @@ export function validateQuoteRequestTerms(
     inputChain: input.inputChain,
     outputChain: input.outputChain,
   };
+}
+
+/** A route nobody can prove a fill on (a LayerZero escrow, an attester output chain) is refused up front. */
+function checkSettlementPath(registry: ChainRegistry, inputChain: string, outputChain: string): void {
+  const input = registry.chain(inputChain);
+  if (!input || inputChain === outputChain) return;
+  const outputs = outputChainsOf(registry, input);
+  if (outputs.includes(outputChain)) return;
+  const method = registry.chain(outputChain)?.settlement.method;
+  throw fieldError(
+    'INVALID_CHAIN',
+    'body.outputChain',
+    `no settlement path from ${inputChain} (${input.settlement.method}) to ${outputChain} (${method}): a fill there ` +
+      `could not be proven to ${inputChain}'s escrow; output chains for ${inputChain}: ${outputs.join(', ') || 'none'}`,
+  );
 }
 
 function checkRecipient(registry: ChainRegistry, raw: string): Address {

@@ -8,10 +8,11 @@ import { publicOrderView } from '../domain/public-views.ts';
 import type { Order } from '../domain/records.ts';
 import { MONEY_MOVER_REVERT_KINDS, throttledUntil } from '../domain/relayer-reverts.ts';
 import type { SwapPermit } from '../domain/swap-permit.ts';
+import { lockOffererFunds } from '../store/offerer-lock.ts';
 import { findOrderByQuote, orderInsert } from '../store/orders-store.ts';
 import { moneyMoverRevertTimes } from '../store/settlement-store.ts';
 import { UniqueViolationError } from '../store/store-errors.ts';
-import { insertSwapPermit } from '../store/swap-permits-store.ts';
+import { insertSwapPermit, pendingPermitOrder } from '../store/swap-permits-store.ts';
 import type { QuoteService } from './quote-service.ts';
 import type { ServiceDeps } from './service-deps.ts';
 import { verifiedOrderSignature, verifiedPermit } from './swap-signatures.ts';
@@ -58,6 +59,18 @@ export function createSwapService(
     };
     if (!permit) return database.write(orderInsert(order), [created]);
     await database.transaction(async (trx, uow) => {
+      const funds = { chain: order.inputChain, token: order.inputToken, offerer: order.offerer };
+      await lockOffererFunds(trx, database.dialect, funds);
+      const earlier = permit.nonce === null ? null : await pendingPermitOrder(trx, funds, permit.nonce);
+      // The same swap sent twice at once carries its own order id: its insert meets the unique key instead.
+      if (earlier !== null && earlier !== order.id) {
+        throw fieldError(
+          'CONFLICT',
+          'body.permit',
+          `the offerer's permit nonce ${permit.nonce} on this token is already carried by order ${earlier}, not yet ` +
+            'deposited: only one of the two deposits could use it; swap with an approve instead, or after that deposit',
+        );
+      }
       await trx.executeQuery(orderInsert(order)(trx));
       await insertSwapPermit(trx, order.id, permit);
       uow.emit(created);

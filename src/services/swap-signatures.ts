@@ -2,6 +2,7 @@ import type { Hex } from 'viem';
 import { type ChainRegistry, registryChain } from '../chains/chain-registry.ts';
 import type { SignatureChecks } from '../chains/signature-checks.ts';
 import { type Address, sameAddress } from '../domain/address.ts';
+import { MAX_UINT256 } from '../domain/amount.ts';
 import { fieldError } from '../domain/app-error.ts';
 import { canonicalSignature, recoverSigner } from '../domain/order-signature.ts';
 import type { Order } from '../domain/records.ts';
@@ -48,6 +49,9 @@ export async function verifiedPermit(
     );
   }
   const deadline = BigInt(sent.deadline);
+  if (deadline > MAX_UINT256) {
+    throw fieldError('VALIDATION_ERROR', 'body.permit.deadline', 'must not exceed 2^256-1 (a uint256)');
+  }
   if (order.openDeadline !== null && deadline < order.openDeadline) {
     throw fieldError(
       'VALIDATION_ERROR',
@@ -74,5 +78,5 @@ export async function verifiedPermit(
       `does not recover the offerer ${order.offerer} over the EIP-2612 permit (spender ${terms.spender}, value ${terms.value}, nonce ${nonce}, deadline ${deadline})`,
     );
   }
-  return { deadline, signature };
+  return { deadline, signature, nonce };
 }

@@ -1,13 +1,14 @@
 import type { FastifyBaseLogger } from 'fastify';
-import type { ChainRegistry } from '../chains/chain-registry.ts';
+import { type ChainRegistry, graceRoutes } from '../chains/chain-registry.ts';
 import type { SettlementChain } from '../chains/settlement-chain.ts';
-import { type GraceRoute, graceShortfalls } from '../domain/settle-grace-rule.ts';
+import { graceShortfalls } from '../domain/settle-grace-rule.ts';
 
 /**
- * Warns, when the worker starts, about every LayerZero route whose fallbacks (proveAfterSeconds of the output
- * chain + executeAfterSeconds of the input chain) do not fit in the input escrow's settleGrace: see
- * settle-grace-rule.ts. A warning, not a refusal: the grace is fixed on chain, the fallbacks only matter when the
- * filler and LayerZero's executor are both late, and the operator fixes it by lowering the two settings.
+ * Warns, when the worker starts, about every LayerZero route whose worst case (the output chain's confirmations ×
+ * block time, DVN verification, its proveAfterSeconds, the input chain's executeAfterSeconds) does not fit in the
+ * input escrow's settleGrace: the rule `ferry deploy` refuses by (settle-grace-rule.ts). A warning, not a refusal:
+ * the grace is fixed on chain, refusing to start would stop every order's settlement, and the operator narrows the
+ * gap by lowering the two worker settings.
  */
 export async function warnOnShortSettleGrace(input: {
   registry: ChainRegistry;
@@ -15,7 +16,6 @@ export async function warnOnShortSettleGrace(input: {
   log: Pick<FastifyBaseLogger, 'warn'>;
 }): Promise<void> {
   const { registry, chain, log } = input;
-  const routes: GraceRoute[] = [];
   for (const from of registry.chains) {
     if (from.settlement.method !== 'layerzero') continue;
     let settleGrace: bigint;
@@ -28,17 +28,7 @@ export async function warnOnShortSettleGrace(input: {
       );
       continue;
     }
-    for (const to of registry.chains) {
-      if (to.name === from.name) continue;
-      routes.push({
-        inputChain: from.name,
-        outputChain: to.name,
-        settleGrace,
-        proveAfter: to.proveAfterSeconds,
-        executeAfter: from.executeAfterSeconds,
-      });
-    }
+    for (const line of graceShortfalls(graceRoutes(registry, from, settleGrace)))
+      log.warn(`settle grace shorter than the worst case of a proof: ${line}`);
   }
-  for (const line of graceShortfalls(routes))
-    log.warn(`settle grace shorter than the worker's fallbacks: ${line}`);
 }

@@ -5,6 +5,7 @@ import type { QuoteRequest } from '../domain/records.ts';
 import { compiledQuery } from './compiled-query.ts';
 import type { Executor } from './db-types.ts';
 import { expiredQuoteRequest, lapsedQuoteRequest, openQuoteRequest } from './lifecycle-sql.ts';
+import type { OffererFunds } from './offerer-lock.ts';
 import { pageOf } from './page-query.ts';
 import type { QuoteRequestsTable } from './schema.ts';
 
@@ -143,4 +144,21 @@ export async function expireDueQuoteRequests(
   return rows
     .map(toQuoteRequest)
     .sort((a, b) => a.expiresAt.getTime() - b.expiresAt.getTime() || a.id.localeCompare(b.id));
+}
+
+/**
+ * The input the offerer's open requests (stored `open`, not expired) ask for in one token on one chain: what its
+ * balance must cover besides a new request. Summed as bigint (uint256 amounts, beyond the database's SUM); run
+ * after lockOffererFunds when the answer decides an insert.
+ */
+export async function openRequestedInput(db: Executor, funds: OffererFunds, now: Date): Promise<bigint> {
+  const rows = await db
+    .selectFrom('quote_requests')
+    .select('input_amount')
+    .where('offerer', '=', funds.offerer)
+    .where('input_chain', '=', funds.chain)
+    .where('input_token', '=', funds.token)
+    .where((eb) => openQuoteRequest(eb, now.getTime()))
+    .execute();
+  return rows.reduce((sum, row) => sum + BigInt(row.input_amount), 0n);
 }

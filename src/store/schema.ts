@@ -286,6 +286,8 @@ export interface SwapPermitsTable {
   deadline: string;
   /** The offerer's 65-byte permit signature. */
   signature: string;
+  /** The token nonce the permit was signed over (decimal string); null for permits written before it was kept. */
+  nonce: string | null;
 }
 
 export interface Database {

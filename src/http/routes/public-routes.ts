@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import type { ChainRegistry } from '../../chains/chain-registry.ts';
+import { type ChainRegistry, outputChainsOf } from '../../chains/chain-registry.ts';
 import type { Clock } from '../../domain/clock.ts';
 import { publicQuoteView } from '../../domain/public-views.ts';
 import type { OrderService } from '../../services/order-service.ts';
@@ -19,6 +19,14 @@ const ChainViewSchema = Type.Object({
     messenger: Type.Union([AddressSchema, Type.Null()]),
   }),
   confirmations: Type.Integer(),
+  messenger: Type.Union([Type.Literal('layerzero'), Type.Literal('attester')], {
+    description:
+      "How fills are proven to this chain's escrow: a LayerZero message from Ferry's app on the output chain, or the operator's attester",
+  }),
+  outputChains: Type.Array(Type.String(), {
+    description:
+      'The chains an order from this chain may be filled on (a settlement path exists): a quote request to any other chain is 400 INVALID_CHAIN at body.outputChain. A LayerZero chain settles only fills on LayerZero chains; an attester chain settles fills on any chain.',
+  }),
   explorerUrl: Type.Optional(Type.String()),
   rpcUrl: Type.Optional(Type.String()),
   tokens: Type.Array(
@@ -157,6 +165,8 @@ function registerChains(app: FerryApp, registry: ChainRegistry, protocolFeeBps: 
           fill: c.contracts.fill,
           contracts: c.contracts,
           confirmations: c.confirmations,
+          messenger: c.settlement.method,
+          outputChains: outputChainsOf(registry, c),
           ...(c.explorerUrl ? { explorerUrl: c.explorerUrl } : {}),
           ...(c.rpcUrlPublic ? { rpcUrl: c.rpcUrl } : {}),
           tokens: c.tokens.map((t) => ({ ...t, minAmount: t.minAmount.toString() })),
