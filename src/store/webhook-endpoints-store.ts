@@ -97,6 +97,21 @@ export async function findEndpoint(
   return row ? toEndpoint(row) : null;
 }
 
+/** The endpoint's signing secret, or null when the account has no such endpoint. */
+export async function findEndpointSecret(
+  db: Executor,
+  accountId: string,
+  id: string,
+): Promise<string | null> {
+  const row = await db
+    .selectFrom('webhook_endpoints')
+    .select('secret')
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return row?.secret ?? null;
+}
+
 /** Deletes the endpoint and (by cascade) its deliveries and their attempts; false when the account has no such one. */
 export async function deleteEndpoint(db: Executor, accountId: string, id: string): Promise<boolean> {
   const deleted = await db

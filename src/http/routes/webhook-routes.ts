@@ -1,4 +1,6 @@
+import type { FastifyContextConfig } from 'fastify';
 import { Type } from 'typebox';
+import { fieldError } from '../../domain/app-error.ts';
 import { MAX_WEBHOOKS_PER_ACCOUNT, WEBHOOK_EVENT_TYPES } from '../../domain/webhook-rules.ts';
 import type { WebhookDelivery, WebhookEndpoint, WebhookService } from '../../webhooks/webhook-service.ts';
 import type { FerryApp } from '../app-types.ts';
@@ -36,6 +38,37 @@ const deliveryView = (delivery: WebhookDelivery) => ({
   })),
 });
 
+/**
+ * The 201 of a creation is stored for Idempotency-Key replays without its `secret` (the idempotency table is no
+ * place for a signing secret); a replay reads the secret from the endpoint again, so the client that lost the first
+ * answer gets the same one. An endpoint deleted since: 404 WEBHOOK_NOT_FOUND.
+ */
+function secretlessReplay(webhooks: WebhookService): FastifyContextConfig['idempotentResponse'] {
+  type Created = { message: string; data?: { id?: string; secret?: string } };
+  return {
+    store(body) {
+      const parsed = JSON.parse(body) as Created;
+      if (parsed.data?.secret === undefined) return body;
+      const { secret: _kept, ...data } = parsed.data;
+      return JSON.stringify({ ...parsed, data });
+    },
+    async replay(request, stored) {
+      const parsed = JSON.parse(stored.body) as Created;
+      const id = parsed.data?.id;
+      if (stored.statusCode !== 201 || id === undefined) return stored.body;
+      const secret = await webhooks.secretForReplay(principalOf(request).accountId, id);
+      if (secret === null) {
+        throw fieldError(
+          'WEBHOOK_NOT_FOUND',
+          'headers.idempotency-key',
+          'the webhook endpoint created with this Idempotency-Key has been deleted since',
+        );
+      }
+      return JSON.stringify({ ...parsed, data: { ...parsed.data, secret } });
+    },
+  };
+}
+
 const EndpointParams = Type.Object({ id: IdSchema }, { additionalProperties: false });
 
 export function registerWebhookRoutes(app: FerryApp, deps: { webhooks: WebhookService }) {
@@ -49,6 +82,7 @@ function registerEndpointRoutes(app: FerryApp, { webhooks }: { webhooks: Webhook
     '/api/v1/webhooks',
     {
       preValidation: guard,
+      config: { idempotentResponse: secretlessReplay(webhooks) },
       schema: {
         tags: TAGS,
         operationId: 'createWebhook',
