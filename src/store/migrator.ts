@@ -15,6 +15,7 @@ import { webhooksMigration } from './migrations/0012-webhooks.ts';
 import { settlementMessagesMigration } from './migrations/0014-settlement-messages.ts';
 import { swapPermitsMigration } from './migrations/0015-swap-permits.ts';
 import { protocolFeeMigration } from './migrations/0016-protocol-fee.ts';
+import { webhookFairnessMigration } from './migrations/0017-webhook-fairness.ts';
 
 /** Migrations live in code (not scanned from disk) so both dialects and bundlers see the same list. */
 function provider(dialect: FerryDatabase['dialect']): MigrationProvider {
@@ -36,6 +37,7 @@ function provider(dialect: FerryDatabase['dialect']): MigrationProvider {
         '0014-settlement-messages': settlementMessagesMigration,
         '0015-swap-permits': swapPermitsMigration,
         '0016-protocol-fee': protocolFeeMigration,
+        '0017-webhook-fairness': webhookFairnessMigration,
       };
     },
   };

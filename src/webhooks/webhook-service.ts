@@ -100,7 +100,7 @@ export function createWebhookService(deps: {
     async retry(accountId, id, deliveryId) {
       await owned(accountId, id);
       // Wall-clock time, as the dispatcher compares it (webhook-dispatcher.ts).
-      const result = await retryDelivery(database.db, id, deliveryId, Date.now());
+      const result = await retryDelivery(database, id, deliveryId, Date.now());
       if (result === 'missing') {
         throw fieldError('WEBHOOK_NOT_FOUND', 'params.deliveryId', 'no such delivery for this endpoint');
       }

@@ -87,7 +87,7 @@ function registerEndpointRoutes(app: FerryApp, { webhooks }: { webhooks: Webhook
         tags: TAGS,
         operationId: 'createWebhook',
         summary: 'Register a webhook endpoint',
-        description: `Ferry POSTs the account's events to \`url\`, signed (Standard Webhooks), retried for more than a day. The \`secret\` verifies the signatures and is shown only in this answer. At most ${MAX_WEBHOOKS_PER_ACCOUNT} endpoints per account (409 WEBHOOK_LIMIT_REACHED). The URL must be https on a public address unless the server allows private URLs (400 VALIDATION_ERROR, path \`body.url\`).`,
+        description: `Ferry POSTs the account's events to \`url\`, signed (Standard Webhooks), retried for more than a day. The \`secret\` verifies the signatures and is shown only in this answer (and in its replay under the same Idempotency-Key: the secret is not kept with the key but read from the endpoint, 404 WEBHOOK_NOT_FOUND once it is deleted). At most ${MAX_WEBHOOKS_PER_ACCOUNT} endpoints per account (409 WEBHOOK_LIMIT_REACHED). The URL must be https on a public address unless the server allows private URLs (400 VALIDATION_ERROR, path \`body.url\`).`,
         security: ACCOUNT_SECURITY,
         body: Type.Object(
           {
@@ -107,7 +107,7 @@ function registerEndpointRoutes(app: FerryApp, { webhooks }: { webhooks: Webhook
         ),
         response: {
           201: envelope(Type.Object({ ...WebhookSchema.properties, secret: Type.String() })),
-          ...errorResponses(400, 401, 403, 409, 429),
+          ...errorResponses(400, 401, 403, 404, 409, 429),
         },
       },
     },
