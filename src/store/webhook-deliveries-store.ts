@@ -117,8 +117,9 @@ export async function enqueueDeliveries(
 }
 
 /**
- * The endpoint's next delivery to attempt: the oldest event due now. Deliveries go out in event order; one waiting
- * for its retry does not hold back the newer ones behind it.
+ * The endpoint's next delivery to attempt: the one due longest, then the oldest event. Deliveries go out in event
+ * order; one waiting for its retry does not hold back the newer ones behind it, and while the endpoint backs off its
+ * probes go round its deliveries (one delivery does not use up its own schedule while the others never get a try).
  */
 export async function nextDueDelivery(
   db: Executor,
@@ -131,6 +132,7 @@ export async function nextDueDelivery(
     .where('endpoint_id', '=', endpointId)
     .where('status', '=', 'pending')
     .where('next_attempt_at', '<=', now)
+    .orderBy('next_attempt_at')
     .orderBy('event_id')
     .orderBy('id')
     .limit(1)
