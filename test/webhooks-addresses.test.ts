@@ -83,7 +83,7 @@ describe('webhook addresses checked at every delivery', () => {
     // What localhost resolved to is Ferry's business: not in the account's view of the endpoint at all.
     const view = await h.http('GET', `/api/v1/webhooks/${byName.id}/deliveries`, { apiKey: mm.apiKey });
     expect(JSON.stringify(view.body)).not.toMatch(/127\.0\.0\.1|::1\b|\[::1\]/);
-  });
+  }, 60_000);
 });
 
 describe('webhook secrets and the idempotency table', () => {

@@ -90,7 +90,7 @@ describe('webhook delivery is fair and bounded', () => {
       .filter((x) => x.answered === 200)
       .map((x) => Number(x.headers['webhook-id']));
     expect(delivered.sort((x, y) => x - y)).toEqual(done.map((d) => d.eventId).sort((x, y) => x - y));
-  });
+  }, 60_000);
 
   it('keeps serving a healthy endpoint while more endpoints than slots hang past the timeout', async () => {
     // 17 receivers that never answer (more than the 16 slots), in two accounts (10 endpoints each at most), and one
@@ -137,5 +137,5 @@ describe('webhook delivery is fair and bounded', () => {
     for (const { apiKey, id } of hangingHooks) {
       expect((await h.http('DELETE', `/api/v1/webhooks/${id}`, { apiKey })).status).toBe(200);
     }
-  });
+  }, 150_000);
 });
