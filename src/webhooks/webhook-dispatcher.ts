@@ -129,61 +129,19 @@ export function createWebhookDispatcher(deps: {
   }
 
   function send(endpoint: ClaimedEndpoint, delivery: DueDelivery, body: string): Promise<SendResult> {
-    const id = String(delivery.eventId);
-    const timestamp = Math.floor(Date.now() / 1000);
-    return sendWebhook({
-      url: endpoint.url,
-      headers: {
-        'webhook-id': id,
-        'webhook-timestamp': String(timestamp),
-        'webhook-signature': signWebhook(endpoint.secret, id, timestamp, body),
-        'ferry-webhook-attempt': String(delivery.attempts + 1),
-      },
-      body,
-      allowPrivate: config.allowPrivateUrls,
-      signal: aborter.signal,
-    });
+    return sendSigned(endpoint, delivery, body, config.allowPrivateUrls, aborter.signal);
   }
 
-  /**
-   * Writes the attempt down. A failure holds the whole endpoint back (endpointBackoffAfter): its other deliveries
-   * wait with it, so a receiver that is down costs one slot per step of the schedule, not one per pending delivery.
-   */
   async function record(
     delivery: DueDelivery,
     endpoint: ClaimedEndpoint | null,
     result: Exclude<SendResult, { kind: 'aborted' }>,
     at: number,
   ) {
-    const delivered = result.kind === 'answered' && result.statusCode >= 200 && result.statusCode < 300;
-    const failures = delivered ? delivery.failures : delivery.failures + 1;
-    const endpointFailures = endpoint === null ? 0 : delivered ? 0 : endpoint.failures + 1;
-    const heldUntil =
-      delivered || endpoint === null
-        ? null
-        : at + endpointBackoffAfter(endpointFailures, config.retryDelaysMs);
-    const own = delivered ? null : retryDelayAfter(failures, config.retryDelaysMs);
-    const delay = own === null ? null : Math.max(own, (heldUntil ?? at) - at);
-    const outcome: AttemptOutcome = delivered
-      ? 'delivered'
-      : delay === null
-        ? 'failed'
-        : result.kind === 'refused'
-          ? 'refused'
-          : 'retry';
-    const recorded = await recordAttempt(database, {
-      deliveryId: delivery.id,
-      attempt: delivery.attempts + 1,
-      failures,
-      at,
-      outcome,
-      statusCode: result.kind === 'answered' ? result.statusCode : null,
-      error: result.kind === 'answered' ? (delivered ? null : `HTTP ${result.statusCode}`) : result.error,
-      nextAttemptAt: delay === null ? null : at + delay,
-      endpoint:
-        endpoint === null ? null : { id: endpoint.id, failures: endpointFailures, retryAt: heldUntil },
-    });
-    if (recorded) metrics.webhookDeliveries.inc({ outcome: result.kind === 'refused' ? 'refused' : outcome });
+    const attempt = attemptRecord(delivery, endpoint, result, at, config.retryDelaysMs);
+    const recorded = await recordAttempt(database, attempt);
+    if (recorded)
+      metrics.webhookDeliveries.inc({ outcome: result.kind === 'refused' ? 'refused' : attempt.outcome });
   }
 
   return {
@@ -198,5 +156,68 @@ export function createWebhookDispatcher(deps: {
       aborter.abort();
       await Promise.allSettled([...inFlight]);
     },
+  };
+}
+
+/** POSTs the delivery's event to the endpoint, signed for this attempt. */
+function sendSigned(
+  endpoint: ClaimedEndpoint,
+  delivery: DueDelivery,
+  body: string,
+  allowPrivate: boolean,
+  signal: AbortSignal,
+): Promise<SendResult> {
+  const id = String(delivery.eventId);
+  const timestamp = Math.floor(Date.now() / 1000);
+  return sendWebhook({
+    url: endpoint.url,
+    headers: {
+      'webhook-id': id,
+      'webhook-timestamp': String(timestamp),
+      'webhook-signature': signWebhook(endpoint.secret, id, timestamp, body),
+      'ferry-webhook-attempt': String(delivery.attempts + 1),
+    },
+    body,
+    allowPrivate,
+    signal,
+  });
+}
+
+/**
+ * What an attempt writes down. A failure holds the whole endpoint back (endpointBackoffAfter): its other deliveries
+ * wait with it, so a receiver that is down costs one slot per step of the schedule, not one per pending delivery.
+ * `endpoint` null: the failure was not the receiver's, its standing is left as it is.
+ */
+function attemptRecord(
+  delivery: DueDelivery,
+  endpoint: ClaimedEndpoint | null,
+  result: Exclude<SendResult, { kind: 'aborted' }>,
+  at: number,
+  delays: readonly number[],
+): Parameters<typeof recordAttempt>[1] {
+  const delivered = result.kind === 'answered' && result.statusCode >= 200 && result.statusCode < 300;
+  const failures = delivered ? delivery.failures : delivery.failures + 1;
+  const endpointFailures = endpoint === null ? 0 : delivered ? 0 : endpoint.failures + 1;
+  const heldUntil =
+    delivered || endpoint === null ? null : at + endpointBackoffAfter(endpointFailures, delays);
+  const own = delivered ? null : retryDelayAfter(failures, delays);
+  const delay = own === null ? null : Math.max(own, (heldUntil ?? at) - at);
+  const outcome: AttemptOutcome = delivered
+    ? 'delivered'
+    : delay === null
+      ? 'failed'
+      : result.kind === 'refused'
+        ? 'refused'
+        : 'retry';
+  return {
+    deliveryId: delivery.id,
+    attempt: delivery.attempts + 1,
+    failures,
+    at,
+    outcome,
+    statusCode: result.kind === 'answered' ? result.statusCode : null,
+    error: result.kind === 'answered' ? (delivered ? null : `HTTP ${result.statusCode}`) : result.error,
+    nextAttemptAt: delay === null ? null : at + delay,
+    endpoint: endpoint === null ? null : { id: endpoint.id, failures: endpointFailures, retryAt: heldUntil },
   };
 }
