@@ -40,6 +40,15 @@ export function retryDelayAfter(failures: number, delays: readonly number[]): nu
   return delays[failures - 1] ?? null;
 }
 
+/**
+ * How long an endpoint is held back after `failures` failed attempts in a row, whichever deliveries they were: the
+ * same schedule, staying at its last step. A receiver that is down is tried once per step, not once per pending
+ * delivery, and its first success ends the wait.
+ */
+export function endpointBackoffAfter(failures: number, delays: readonly number[]): number {
+  return retryDelayAfter(Math.max(failures, 1), delays) ?? delays.at(-1) ?? 0;
+}
+
 /** Standard Webhooks' content: `id.timestamp.body`, signed with HMAC-SHA256 (webhook-signature.ts). */
 export function signedContent(id: string, timestampSeconds: number, body: string): string {
   return `${id}.${timestampSeconds}.${body}`;

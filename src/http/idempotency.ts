@@ -29,7 +29,8 @@ const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
  * the same key and body replays it; the same key with another body is 409 IDEMPOTENCY_KEY_REUSED.
  * Keys are scoped per credential (or client IP when anonymous) and kept for IDEMPOTENCY_TTL_SECONDS. Routes that answer with a
  * credential (sign-in) opt out: a stored copy would be a live token kept in plain text, replayable by anyone
- * who repeats the request.
+ * who repeats the request. Routes whose answer holds a secret the server keeps anyway (a webhook's signing secret)
+ * store the answer without it and put it back on replay (`idempotentResponse`).
  */
 export function installIdempotency(
   app: FastifyInstance,
@@ -67,12 +68,15 @@ export function installIdempotency(
       case 'claimed':
         request.idempotency = { scope, key: header };
         return;
-      case 'replay':
+      case 'replay': {
+        const redacted = request.routeOptions.config.idempotentResponse;
+        const body = redacted ? await redacted.replay(request, claim) : claim.body;
         reply
           .code(claim.statusCode)
           .header('idempotent-replayed', 'true')
           .type('application/json; charset=utf-8');
-        return reply.send(claim.body);
+        return reply.send(body);
+      }
       case 'mismatch':
         throw new AppError(
           'IDEMPOTENCY_KEY_REUSED',
@@ -103,7 +107,9 @@ export function installIdempotency(
     if (reply.statusCode >= 500 || typeof payload !== 'string') {
       await releaseIdempotencyKey(database.db, claimed.scope, claimed.key);
     } else {
-      await completeIdempotencyKey(database.db, claimed.scope, claimed.key, reply.statusCode, payload);
+      const redacted = request.routeOptions.config.idempotentResponse;
+      const stored = redacted ? redacted.store(payload) : payload;
+      await completeIdempotencyKey(database.db, claimed.scope, claimed.key, reply.statusCode, stored);
     }
     return payload;
   }

@@ -16,6 +16,7 @@ import { settlementMessagesMigration } from './migrations/0014-settlement-messag
 import { swapPermitsMigration } from './migrations/0015-swap-permits.ts';
 import { protocolFeeMigration } from './migrations/0016-protocol-fee.ts';
 import { offererFundsMigration } from './migrations/0017-offerer-funds.ts';
+import { webhookFairnessMigration } from './migrations/0018-webhook-fairness.ts';
 
 /** Migrations live in code (not scanned from disk) so both dialects and bundlers see the same list. */
 function provider(dialect: FerryDatabase['dialect']): MigrationProvider {
@@ -38,6 +39,7 @@ function provider(dialect: FerryDatabase['dialect']): MigrationProvider {
         '0015-swap-permits': swapPermitsMigration,
         '0016-protocol-fee': protocolFeeMigration,
         '0017-offerer-funds': offererFundsMigration,
+        '0018-webhook-fairness': webhookFairnessMigration,
       };
     },
   };

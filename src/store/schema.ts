@@ -222,6 +222,12 @@ export interface WebhookEndpointsTable {
   after_event_id: number;
   created_at: number;
   lease_until: number | null;
+  /** Failed attempts in a row, whichever delivery: the endpoint's backoff step (0: in good standing). */
+  failures: Generated<number>;
+  /** Not attempted before this (ms): the endpoint's backoff. */
+  retry_at: number | null;
+  /** When a dispatcher last claimed it (ms): the longest-waiting endpoint is claimed first. */
+  claimed_at: number | null;
 }
 
 export interface WebhookDeliveriesTable {

@@ -117,8 +117,9 @@ export async function enqueueDeliveries(
 }
 
 /**
- * The endpoint's next delivery to attempt: the oldest event due now. Deliveries go out in event order; one waiting
- * for its retry does not hold back the newer ones behind it.
+ * The endpoint's next delivery to attempt: the one due longest, then the oldest event. Deliveries go out in event
+ * order; one waiting for its retry does not hold back the newer ones behind it, and while the endpoint backs off its
+ * probes go round its deliveries (one delivery does not use up its own schedule while the others never get a try).
  */
 export async function nextDueDelivery(
   db: Executor,
@@ -131,6 +132,7 @@ export async function nextDueDelivery(
     .where('endpoint_id', '=', endpointId)
     .where('status', '=', 'pending')
     .where('next_attempt_at', '<=', now)
+    .orderBy('next_attempt_at')
     .orderBy('event_id')
     .orderBy('id')
     .limit(1)
@@ -146,8 +148,10 @@ export async function nextDueDelivery(
 }
 
 /**
- * Records attempt `attempt` of a delivery and its new state, in one transaction. Compare-and-set on the attempt
- * count: a dispatcher whose hold on the endpoint lapsed (another took over) records nothing. Returns whether it did.
+ * Records attempt `attempt` of a delivery and its new state, and the endpoint's standing (`endpoint`: its failures
+ * in a row and its backoff) when the attempt says something about the receiver, in one transaction. Compare-and-set
+ * on the attempt count: a dispatcher whose hold on the endpoint lapsed (another took over) records nothing. Returns
+ * whether it did.
  */
 export async function recordAttempt(
   database: FerryDatabase,
@@ -160,6 +164,7 @@ export async function recordAttempt(
     statusCode: number | null;
     error: string | null;
     nextAttemptAt: number | null;
+    endpoint: { id: string; failures: number; retryAt: number | null } | null;
   },
 ): Promise<boolean> {
   const status =
@@ -178,6 +183,13 @@ export async function recordAttempt(
       .where('attempts', '=', input.attempt - 1)
       .executeTakeFirst();
     if (updated.numUpdatedRows === 0n) return false;
+    if (input.endpoint) {
+      await trx
+        .updateTable('webhook_endpoints')
+        .set({ failures: input.endpoint.failures, retry_at: input.endpoint.retryAt })
+        .where('id', '=', input.endpoint.id)
+        .execute();
+    }
     await trx
       .insertInto('webhook_attempts')
       .values({
@@ -194,12 +206,21 @@ export async function recordAttempt(
   });
 }
 
-/** The endpoint's newest deliveries, newest first, each with its attempts in order. */
+/**
+ * The endpoint's newest deliveries, newest first, each with its attempts in order. A pending delivery's next
+ * attempt is its own, or later when the endpoint is backing off.
+ */
 export async function listDeliveries(
   db: Executor,
   endpointId: string,
   limit: number,
 ): Promise<DeliveryRow[]> {
+  const endpoint = await db
+    .selectFrom('webhook_endpoints')
+    .select('retry_at')
+    .where('id', '=', endpointId)
+    .executeTakeFirst();
+  const heldUntil = Number(endpoint?.retry_at ?? 0);
   const deliveries = await db
     .selectFrom('webhook_deliveries')
     .selectAll()
@@ -225,7 +246,10 @@ export async function listDeliveries(
     eventId: Number(d.event_id),
     eventType: d.event_type,
     status: d.status as DeliveryRow['status'],
-    nextAttemptAt: d.status === 'pending' ? ms(d.next_attempt_at) : null,
+    nextAttemptAt:
+      d.status === 'pending' && d.next_attempt_at !== null
+        ? new Date(Math.max(Number(d.next_attempt_at), heldUntil))
+        : null,
     createdAt: new Date(Number(d.created_at)),
     attempts: attempts
       .filter((a) => a.delivery_id === d.id)
@@ -241,23 +265,30 @@ export async function listDeliveries(
 }
 
 /**
- * Schedules a delivered or failed delivery again, now, with a fresh backoff. 'pending' when it is already
- * scheduled (nothing changed), 'missing' when the endpoint has no such delivery.
+ * Schedules a delivered or failed delivery again, now, with a fresh backoff, and ends the endpoint's backoff (the
+ * account says its receiver is back; if it still fails, the endpoint backs off again from the step it had reached).
+ * 'pending' when it is already scheduled (nothing changed), 'missing' when the endpoint has no such delivery.
  */
 export async function retryDelivery(
-  db: Executor,
+  database: FerryDatabase,
   endpointId: string,
   deliveryId: string,
   now: number,
 ): Promise<'scheduled' | 'pending' | 'missing'> {
-  const updated = await db
-    .updateTable('webhook_deliveries')
-    .set({ status: 'pending', failures: 0, next_attempt_at: now, updated_at: now })
-    .where('id', '=', deliveryId)
-    .where('endpoint_id', '=', endpointId)
-    .where('status', '!=', 'pending')
-    .executeTakeFirst();
-  if (updated.numUpdatedRows > 0n) return 'scheduled';
+  const { db } = database;
+  const scheduled = await database.transaction(async (trx) => {
+    const updated = await trx
+      .updateTable('webhook_deliveries')
+      .set({ status: 'pending', failures: 0, next_attempt_at: now, updated_at: now })
+      .where('id', '=', deliveryId)
+      .where('endpoint_id', '=', endpointId)
+      .where('status', '!=', 'pending')
+      .executeTakeFirst();
+    if (updated.numUpdatedRows === 0n) return false;
+    await trx.updateTable('webhook_endpoints').set({ retry_at: null }).where('id', '=', endpointId).execute();
+    return true;
+  });
+  if (scheduled) return 'scheduled';
   const row = await db
     .selectFrom('webhook_deliveries')
     .select('id')

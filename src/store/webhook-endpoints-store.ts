@@ -17,6 +17,8 @@ export interface ClaimedEndpoint {
   readonly id: string;
   readonly url: string;
   readonly secret: string;
+  /** Its failed attempts in a row when claimed (0: in good standing). */
+  readonly failures: number;
   /** The claim's own lease: releasing checks it, so a claim that lapsed cannot free another holder's. */
   readonly leaseUntil: number;
 }
@@ -97,6 +99,21 @@ export async function findEndpoint(
   return row ? toEndpoint(row) : null;
 }
 
+/** The endpoint's signing secret, or null when the account has no such endpoint. */
+export async function findEndpointSecret(
+  db: Executor,
+  accountId: string,
+  id: string,
+): Promise<string | null> {
+  const row = await db
+    .selectFrom('webhook_endpoints')
+    .select('secret')
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return row?.secret ?? null;
+}
+
 /** Deletes the endpoint and (by cascade) its deliveries and their attempts; false when the account has no such one. */
 export async function deleteEndpoint(db: Executor, accountId: string, id: string): Promise<boolean> {
   const deleted = await db
@@ -108,21 +125,25 @@ export async function deleteEndpoint(db: Executor, accountId: string, id: string
 }
 
 /**
- * Claims up to `limit` endpoints that have a delivery due and no dispatcher on them, for `leaseMs`: the claimer
- * alone makes their next attempt, and each endpoint has one request in flight. On PostgreSQL `for update skip
- * locked` lets instances claim side by side without waiting on each other's rows; SQLite has a single writer.
+ * Claims up to `limit` endpoints that have a delivery due, are not backing off and have no dispatcher on them, for
+ * `leaseMs`: the claimer alone makes their next attempt, and each endpoint has one request in flight. `failing`
+ * picks the endpoints whose last attempt failed (true) or those in good standing (false), so a dispatcher can keep
+ * slots for the latter. The endpoint claimed longest ago goes first (round-robin), whatever its id. On PostgreSQL
+ * `for update skip locked` lets instances claim side by side without waiting on each other's rows; SQLite has a
+ * single writer.
  */
 export async function claimEndpoints(
   database: FerryDatabase,
-  now: number,
-  leaseMs: number,
-  limit: number,
+  options: { now: number; leaseMs: number; limit: number; failing: boolean },
 ): Promise<ClaimedEndpoint[]> {
   const { db } = database;
+  const { now } = options;
   const candidates = db
     .selectFrom('webhook_endpoints as e')
     .select('e.id')
     .where((eb) => eb.or([eb('e.lease_until', 'is', null), eb('e.lease_until', '<', now)]))
+    .where((eb) => eb.or([eb('e.retry_at', 'is', null), eb('e.retry_at', '<=', now)]))
+    .where('e.failures', options.failing ? '>' : '=', 0)
     .where((eb) =>
       eb.exists(
         eb
@@ -133,17 +154,18 @@ export async function claimEndpoints(
           .where('d.next_attempt_at', '<=', now),
       ),
     )
+    .orderBy(sql`coalesce(e.claimed_at, 0)`)
     .orderBy('e.id')
-    .limit(limit)
+    .limit(options.limit)
     .$if(database.dialect === 'postgres', (qb) => qb.forUpdate().skipLocked());
-  const leaseUntil = now + leaseMs;
+  const leaseUntil = now + options.leaseMs;
   const rows = await db
     .updateTable('webhook_endpoints')
-    .set({ lease_until: leaseUntil })
+    .set({ lease_until: leaseUntil, claimed_at: now })
     .where('id', 'in', candidates)
-    .returning(['id', 'url', 'secret'])
+    .returning(['id', 'url', 'secret', 'failures'])
     .execute();
-  return rows.map((row) => ({ ...row, leaseUntil }));
+  return rows.map((row) => ({ ...row, failures: Number(row.failures), leaseUntil }));
 }
 
 /** Lets any dispatcher claim the endpoint again: after an attempt, or when this one stops. */

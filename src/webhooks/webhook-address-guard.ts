@@ -24,8 +24,12 @@ for (const [network, bits] of [
   REFUSED.addSubnet(network, bits, 'ipv4');
 }
 for (const [network, bits] of [
-  ['::', 128],
-  ['::1', 128],
+  // IPv4-compatible (deprecated), `::` and `::1` included: nothing public answers there.
+  ['::', 96],
+  // NAT64 for local use (RFC 8215): translated by the operator's own gateway, into whatever network it serves.
+  ['64:ff9b:1::', 48],
+  // 6to4 (deprecated, RFC 7526): relayed to the IPv4 address inside by whichever relay is nearest.
+  ['2002::', 16],
   ['fc00::', 7],
   ['fe80::', 10],
   ['ff00::', 8],
@@ -33,20 +37,49 @@ for (const [network, bits] of [
   REFUSED.addSubnet(network, bits, 'ipv6');
 }
 
-/** Whether `address` (an IP literal) is loopback, private, link-local or unique-local; IPv4 inside IPv6 included. */
+/**
+ * IPv6 prefixes whose last 32 bits are an IPv4 address the packet reaches: IPv4-mapped (`::ffff:0:0/96`),
+ * IPv4-translated (`::ffff:0:0:0/96`) and the well-known NAT64 prefix (`64:ff9b::/96`). The first six groups.
+ */
+const EMBEDDING_PREFIXES: readonly (readonly number[])[] = [
+  [0, 0, 0, 0, 0, 0xffff],
+  [0, 0, 0, 0, 0xffff, 0],
+  [0x64, 0xff9b, 0, 0, 0, 0],
+];
+
+/** An IPv6 literal (as isIP accepts it) as its eight 16-bit groups. */
+function ipv6Groups(address: string): number[] {
+  let text = address.replace(/%.*$/, '');
+  const dotted = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
+  if (dotted) {
+    const [a, b, c, d] = dotted.slice(1).map(Number) as [number, number, number, number];
+    text = `${text.slice(0, dotted.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const [head = '', tail] = text.split('::');
+  const part = (s: string | undefined) => (s ? s.split(':').map((g) => Number.parseInt(g, 16)) : []);
+  const high = part(head);
+  const low = part(tail);
+  return [...high, ...Array<number>(8 - high.length - low.length).fill(0), ...low];
+}
+
+/** The IPv4 address carried in the last 32 bits of the groups. */
+const ipv4Of = (groups: readonly number[]) =>
+  [groups[6] ?? 0, groups[7] ?? 0].flatMap((g) => [g >>> 8, g & 255]).join('.');
+
+/**
+ * Whether `address` (an IP literal) may not be reached: loopback, private, link-local, unique-local, multicast,
+ * unspecified, and every IPv6 form that leads to such an IPv4 address (mapped, translated, NAT64) or to an IPv4
+ * address chosen by someone else's gateway (local-use NAT64, 6to4, IPv4-compatible). Not an IP literal: refused.
+ */
 export function isRefusedAddress(address: string): boolean {
   const family = isIP(address);
   if (family === 4) return REFUSED.check(address, 'ipv4');
   if (family !== 6) return true;
-  // ::ffff:10.0.0.1 (IPv4-mapped) and 64:ff9b::a00:1 (NAT64) reach the IPv4 address inside.
-  const embedded = /^(?:::ffff:|64:ff9b::)(\d+\.\d+\.\d+\.\d+)$/i.exec(address)?.[1];
-  if (embedded) return REFUSED.check(embedded, 'ipv4');
-  const [, high, low] = /^(?:::ffff:|64:ff9b::)([0-9a-f]{1,4}):([0-9a-f]{1,4})$/i.exec(address) ?? [];
-  if (high !== undefined && low !== undefined) {
-    const n = (Number.parseInt(high, 16) << 16) | Number.parseInt(low, 16);
-    return REFUSED.check([24, 16, 8, 0].map((shift) => (n >>> shift) & 255).join('.'), 'ipv4');
+  const groups = ipv6Groups(address);
+  if (EMBEDDING_PREFIXES.some((prefix) => prefix.every((group, i) => groups[i] === group))) {
+    return REFUSED.check(ipv4Of(groups), 'ipv4');
   }
-  return REFUSED.check(address, 'ipv6');
+  return REFUSED.check(groups.map((g) => g.toString(16)).join(':'), 'ipv6');
 }
 
 /** A URL's host without IPv6 brackets. */
@@ -74,15 +107,24 @@ export function webhookUrlProblem(raw: string, allowPrivate: boolean): string | 
   return null;
 }
 
-/** The host of a delivery resolves to an address webhooks may not reach: nothing was sent. */
+/**
+ * A delivery's URL may not be reached: nothing was sent. The message names the host as the account wrote it, never
+ * the address a name resolved to: the account must not learn how Ferry's own network resolves its names.
+ */
 export class WebhookAddressRefusedError extends FerryError {
   override readonly name = 'WebhookAddressRefusedError';
-  constructor(host: string, address: string) {
-    super(
-      `refused: ${host} resolves to ${address}, a loopback, private or link-local address (WEBHOOK_ALLOW_PRIVATE_URLS=false)`,
-      { retryable: true },
-    );
+  constructor(reason: string) {
+    super(`refused: ${reason}`, { retryable: true });
   }
+}
+
+/**
+ * The refusal of a delivery to `url` before any lookup: the rule of registration (webhookUrlProblem) applied again,
+ * since the setting may have been turned off after the endpoint was registered and IP literals are never resolved.
+ */
+export function deliveryUrlRefusal(url: URL, allowPrivate: boolean): WebhookAddressRefusedError | null {
+  const problem = webhookUrlProblem(url.href, allowPrivate);
+  return problem === null ? null : new WebhookAddressRefusedError(`the URL ${problem}`);
 }
 
 type LookupCallback = (
@@ -102,7 +144,11 @@ export function guardedLookup(allowPrivate: boolean) {
       .then((addresses) => {
         if (!allowPrivate) {
           const refused = addresses.find((a) => isRefusedAddress(a.address));
-          if (refused) throw new WebhookAddressRefusedError(host, refused.address);
+          if (refused) {
+            throw new WebhookAddressRefusedError(
+              `${host} resolves to a loopback, private or link-local address (WEBHOOK_ALLOW_PRIVATE_URLS=false)`,
+            );
+          }
         }
         const [first] = addresses;
         if (!first) throw new Error(`${host} has no address`);

@@ -1,7 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import { WEBHOOK_TIMEOUT_MS } from '../domain/webhook-rules.ts';
-import { guardedLookup, WebhookAddressRefusedError } from './webhook-address-guard.ts';
+import { deliveryUrlRefusal, guardedLookup, WebhookAddressRefusedError } from './webhook-address-guard.ts';
 
 export type SendResult =
   | { readonly kind: 'answered'; readonly statusCode: number }
@@ -13,7 +13,7 @@ export type SendResult =
 const MAX_ANSWER_BYTES = 64 * 1024;
 
 /**
- * POSTs one signed delivery. The host is resolved and checked by guardedLookup, and the socket connects to the
+ * POSTs one signed delivery. The URL is checked again as at registration (scheme, IP literal), the host is resolved and checked by guardedLookup, and the socket connects to the
  * checked address; TLS still verifies the certificate against the URL's host name. The receiver has
  * WEBHOOK_TIMEOUT_MS for its whole answer. Redirects are not followed (a 3xx is not a 2xx: the attempt failed).
  */
@@ -25,6 +25,9 @@ export function sendWebhook(options: {
   signal: AbortSignal;
 }): Promise<SendResult> {
   const url = new URL(options.url);
+  // An IP literal never reaches guardedLookup, and the setting may have changed since the URL was registered.
+  const refusal = deliveryUrlRefusal(url, options.allowPrivate);
+  if (refusal) return Promise.resolve({ kind: 'refused', error: refusal.message });
   const client = url.protocol === 'https:' ? https : http;
   return new Promise<SendResult>((resolve) => {
     let settled = false;
@@ -78,7 +81,7 @@ export function sendWebhook(options: {
   });
 }
 
-/** The network error in one line, without the URL (its path may carry a receiver's token). */
+/** The network error in one line, without the URL (its path may carry a receiver's token) or the address. */
 function describeNetworkError(error: NodeJS.ErrnoException): string {
   switch (error.code) {
     case 'ECONNREFUSED':
@@ -92,6 +95,9 @@ function describeNetworkError(error: NodeJS.ErrnoException): string {
     case 'ETIMEDOUT':
       return 'connection timed out';
     default:
+      // A socket error's message names the address it connected to: the code alone (what a name resolved to stays
+      // Ferry's).
+      if (error.syscall) return `${error.syscall} failed: ${error.code ?? 'error'}`;
       return error.code ? `${error.code}: ${error.message}` : error.message;
   }
 }

@@ -7,6 +7,7 @@ import { type DeliveryRow, listDeliveries, retryDelivery } from '../store/webhoo
 import {
   deleteEndpoint,
   findEndpoint,
+  findEndpointSecret,
   insertEndpointWithin,
   listEndpoints,
   type WebhookEndpointRow,
@@ -24,6 +25,11 @@ export interface WebhookService {
     accountId: string,
     input: { url: string; events?: readonly string[] },
   ): Promise<WebhookEndpoint & { secret: string }>;
+  /**
+   * The secret of an endpoint this account created, for the replay of its creation under the same Idempotency-Key
+   * (the stored answer has no secret); null when the endpoint is gone.
+   */
+  secretForReplay(accountId: string, id: string): Promise<string | null>;
   list(accountId: string): Promise<WebhookEndpoint[]>;
   remove(accountId: string, id: string): Promise<void>;
   deliveries(accountId: string, id: string, limit: number): Promise<WebhookDelivery[]>;
@@ -80,6 +86,7 @@ export function createWebhookService(deps: {
       }
       return endpoint;
     },
+    secretForReplay: (accountId, id) => findEndpointSecret(database.db, accountId, id),
     list: (accountId) => listEndpoints(database.db, accountId),
     async remove(accountId, id) {
       if (!(await deleteEndpoint(database.db, accountId, id))) {
@@ -93,7 +100,7 @@ export function createWebhookService(deps: {
     async retry(accountId, id, deliveryId) {
       await owned(accountId, id);
       // Wall-clock time, as the dispatcher compares it (webhook-dispatcher.ts).
-      const result = await retryDelivery(database.db, id, deliveryId, Date.now());
+      const result = await retryDelivery(database, id, deliveryId, Date.now());
       if (result === 'missing') {
         throw fieldError('WEBHOOK_NOT_FOUND', 'params.deliveryId', 'no such delivery for this endpoint');
       }

@@ -83,8 +83,11 @@ export interface Harness {
    * closed by close().
    */
   lpJournal(name?: string): LpJournal;
-  /** Restarts the API on the same database and chains (data must survive). */
-  restart(): Promise<void>;
+  /**
+   * Restarts the API on the same database and chains (data must survive); `changes` replace parts of the config
+   * from then on (an operator who changed a setting before the restart).
+   */
+  restart(changes?: Partial<Config>): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -117,7 +120,7 @@ export async function startHarness(
   const registry = createChainRegistry(registryFileContent);
   const database = await createTestDatabaseUrl(path.join(dir, 'ferry.sqlite'));
   const clock = new ManualClock();
-  const config = loadConfig(
+  let config = loadConfig(
     // The settlement worker is off unless a suite turns it on: most suites assert orders stay `created`.
     {
       PORT: '0',
@@ -150,7 +153,9 @@ export async function startHarness(
     get app() {
       return app;
     },
-    config,
+    get config() {
+      return config;
+    },
     clock,
     registryFile,
     dataDir: dir,
@@ -186,8 +191,9 @@ export async function startHarness(
       } catch {}
       return { status: response.status, headers: response.headers, body: parsed as any };
     },
-    async restart() {
+    async restart(changes = {}) {
       await app.close();
+      config = { ...config, ...changes };
       app = await createApp({ config, registry, clock, log, workerKeys });
       baseUrl = await app.listen();
     },

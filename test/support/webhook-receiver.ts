@@ -4,8 +4,11 @@ import type { AddressInfo } from 'node:net';
 export interface ReceivedWebhook {
   readonly headers: Readonly<Record<string, string>>;
   readonly body: string;
-  /** The status this request was answered with. */
-  readonly answered: number;
+  /** The status this request was answered with; null: held open, never answered (a receiver that hangs). */
+  readonly answered: number | null;
+  /** When its body had arrived, and when its connection closed (null while open): Date.now() of this process. */
+  readonly at: number;
+  closedAt: number | null;
 }
 
 /**
@@ -18,7 +21,8 @@ export interface WebhookReceiver {
   readonly received: ReceivedWebhook[];
   /** TCP connections accepted, whether or not a request followed (a refused delivery must not connect at all). */
   readonly connections: number;
-  answer: (request: { id: string; attempt: number }) => number;
+  /** The status to answer, or null to never answer (the request stays open until Ferry gives up on it). */
+  answer: (request: { id: string; attempt: number }) => number | null;
   stop(): Promise<void>;
   start(): Promise<void>;
 }
@@ -52,8 +56,18 @@ export async function startReceiver(answer: WebhookReceiver['answer'] = () => 20
             id: headers['webhook-id'] ?? '',
             attempt: Number(headers['ferry-webhook-attempt']),
           });
-          received.push({ headers, body: Buffer.concat(chunks).toString('utf8'), answered: status });
-          response.writeHead(status).end();
+          const record: ReceivedWebhook = {
+            headers,
+            body: Buffer.concat(chunks).toString('utf8'),
+            answered: status,
+            at: Date.now(),
+            closedAt: null,
+          };
+          received.push(record);
+          response.on('close', () => {
+            record.closedAt = Date.now();
+          });
+          if (status !== null) response.writeHead(status).end();
         });
       });
       next.on('connection', () => {

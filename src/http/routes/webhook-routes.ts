@@ -1,4 +1,6 @@
+import type { FastifyContextConfig } from 'fastify';
 import { Type } from 'typebox';
+import { fieldError } from '../../domain/app-error.ts';
 import { MAX_WEBHOOKS_PER_ACCOUNT, WEBHOOK_EVENT_TYPES } from '../../domain/webhook-rules.ts';
 import type { WebhookDelivery, WebhookEndpoint, WebhookService } from '../../webhooks/webhook-service.ts';
 import type { FerryApp } from '../app-types.ts';
@@ -36,6 +38,37 @@ const deliveryView = (delivery: WebhookDelivery) => ({
   })),
 });
 
+/**
+ * The 201 of a creation is stored for Idempotency-Key replays without its `secret` (the idempotency table is no
+ * place for a signing secret); a replay reads the secret from the endpoint again, so the client that lost the first
+ * answer gets the same one. An endpoint deleted since: 404 WEBHOOK_NOT_FOUND.
+ */
+function secretlessReplay(webhooks: WebhookService): FastifyContextConfig['idempotentResponse'] {
+  type Created = { message: string; data?: { id?: string; secret?: string } };
+  return {
+    store(body) {
+      const parsed = JSON.parse(body) as Created;
+      if (parsed.data?.secret === undefined) return body;
+      const { secret: _kept, ...data } = parsed.data;
+      return JSON.stringify({ ...parsed, data });
+    },
+    async replay(request, stored) {
+      const parsed = JSON.parse(stored.body) as Created;
+      const id = parsed.data?.id;
+      if (stored.statusCode !== 201 || id === undefined) return stored.body;
+      const secret = await webhooks.secretForReplay(principalOf(request).accountId, id);
+      if (secret === null) {
+        throw fieldError(
+          'WEBHOOK_NOT_FOUND',
+          'headers.idempotency-key',
+          'the webhook endpoint created with this Idempotency-Key has been deleted since',
+        );
+      }
+      return JSON.stringify({ ...parsed, data: { ...parsed.data, secret } });
+    },
+  };
+}
+
 const EndpointParams = Type.Object({ id: IdSchema }, { additionalProperties: false });
 
 export function registerWebhookRoutes(app: FerryApp, deps: { webhooks: WebhookService }) {
@@ -49,11 +82,12 @@ function registerEndpointRoutes(app: FerryApp, { webhooks }: { webhooks: Webhook
     '/api/v1/webhooks',
     {
       preValidation: guard,
+      config: { idempotentResponse: secretlessReplay(webhooks) },
       schema: {
         tags: TAGS,
         operationId: 'createWebhook',
         summary: 'Register a webhook endpoint',
-        description: `Ferry POSTs the account's events to \`url\`, signed (Standard Webhooks), retried for more than a day. The \`secret\` verifies the signatures and is shown only in this answer. At most ${MAX_WEBHOOKS_PER_ACCOUNT} endpoints per account (409 WEBHOOK_LIMIT_REACHED). The URL must be https on a public address unless the server allows private URLs (400 VALIDATION_ERROR, path \`body.url\`).`,
+        description: `Ferry POSTs the account's events to \`url\`, signed (Standard Webhooks), retried for more than a day. The \`secret\` verifies the signatures and is shown only in this answer (and in its replay under the same Idempotency-Key: the secret is not kept with the key but read from the endpoint, 404 WEBHOOK_NOT_FOUND once it is deleted). At most ${MAX_WEBHOOKS_PER_ACCOUNT} endpoints per account (409 WEBHOOK_LIMIT_REACHED). The URL must be https on a public address unless the server allows private URLs (400 VALIDATION_ERROR, path \`body.url\`).`,
         security: ACCOUNT_SECURITY,
         body: Type.Object(
           {
@@ -73,7 +107,7 @@ function registerEndpointRoutes(app: FerryApp, { webhooks }: { webhooks: Webhook
         ),
         response: {
           201: envelope(Type.Object({ ...WebhookSchema.properties, secret: Type.String() })),
-          ...errorResponses(400, 401, 403, 409, 429),
+          ...errorResponses(400, 401, 403, 404, 409, 429),
         },
       },
     },
