@@ -42,7 +42,7 @@ interface LpFlags {
   once?: boolean;
   stream: boolean;
   journal?: string;
-  confirmations: number;
+  confirmations?: number;
   replaceAfterSeconds: number;
 }
 
@@ -113,7 +113,7 @@ function withLpOptions(command: Command): Command {
         new Option('--confirmations <n>', 'blocks after which its own transactions count as mined')
           .env('LP_CONFIRMATIONS')
           .argParser(intIn('confirmations', 1, 1000))
-          .default(1),
+          .default(undefined, "each chain's confirmations in Ferry's registry"),
       )
       .addOption(
         new Option(
@@ -171,7 +171,7 @@ async function runLpBot(flags: LpFlags): Promise<void> {
   const journal = openLpJournal(journalFile);
   const bot = createLpBot({
     journal,
-    confirmations: flags.confirmations,
+    ...(flags.confirmations === undefined ? {} : { confirmations: flags.confirmations }),
     replaceAfterSeconds: flags.replaceAfterSeconds,
     faults: createFaultInjector((process.env.LP_FAULT_INJECT ?? '').split(',').filter(Boolean)),
     api: createFerryApi({ baseUrl: flags.apiUrl, apiKey }),

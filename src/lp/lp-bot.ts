@@ -50,7 +50,7 @@ export interface LpBotOptions {
   fillMarginSeconds?: number;
   /** What the bot quoted and every transaction it signed (src/store/lp-journal.ts): a restart resumes from it. */
   journal: LpJournal;
-  /** Depth at which the bot counts its own transactions as mined (default 1). */
+  /** Depth at which the bot counts its own transactions as mined (default: each chain's `confirmations`). */
   confirmations?: number;
   /** A transaction of the bot's not mined after this long is replaced with higher fees (default 10). */
   replaceAfterSeconds?: number;
@@ -211,7 +211,8 @@ function txSettings(options: LpBotOptions, name: string, info: ChainInfo | undef
   if (!info) throw new Error(`chain ${name} is not known to the bot`);
   return {
     chainId: info.chainId,
-    confirmations: options.confirmations ?? 1,
+    // The depth Ferry's registry asks of the chain: a fill counted final sooner can be lost to a reorg Ferry waits out.
+    confirmations: options.confirmations ?? info.confirmations,
     replaceAfterSeconds: options.replaceAfterSeconds ?? 10,
     maxFeePerGas: BigInt(options.maxFeePerGasGwei ?? DEFAULT_MAX_FEE_PER_GAS_GWEI) * 10n ** 9n,
   };
@@ -274,10 +275,16 @@ export function createLpBot(options: LpBotOptions): LpBot {
     return c;
   }
 
+  /** What was last said of each order the bot still watches: a fill waiting for settlement is logged once. */
+  const watching = new Map<Hex, string>();
   async function fillOne(order: OrderView, report: PassReport): Promise<void> {
     const orderHash = hex(order.blockchainOrderId);
-    await filler.fillOne(order, report, (msg, level, extra = {}) => {
-      settledOrders.add(orderHash);
+    await filler.fillOne(order, report, (msg, level, extra = {}, final = true) => {
+      if (final) {
+        settledOrders.add(orderHash);
+        watching.delete(orderHash);
+      } else if (watching.get(orderHash) === msg) return;
+      else watching.set(orderHash, msg);
       log[level]({ orderId: order.orderId, orderHash, ...extra }, msg);
     });
   }

@@ -58,6 +58,12 @@ export interface LpJournal {
   ): Promise<boolean>;
   /** The newest action of `kind` for `subject` (the highest seq), if any. */
   latestAction(subject: string, kind: string): Promise<TxAction | null>;
+  /**
+   * A confirmed action whose transaction a reorg took off the canonical chain is open again (`recorded`, its mined
+   * transaction back to `mined`): the transaction client then broadcasts its signed bytes again, or, when its nonce
+   * went elsewhere, marks it a nonce conflict so the owner sends a fresh one. False when it was not confirmed.
+   */
+  reopenAction(actionId: string, now: number): Promise<boolean>;
   recordQuote(quote: JournalQuote): Promise<void>;
   findQuote(quoteId: string): Promise<JournalQuote | null>;
   /** Moves a quote on (active → ordered → filled, or → ended), keeping it reserved until `reservedUntil`. */
@@ -142,6 +148,23 @@ export function openLpJournal(file: string): LpJournal {
       return row !== undefined;
     },
     latestAction: (subject, kind) => latestLedgerAction(db, subject, kind),
+    reopenAction: (actionId, now) =>
+      db.transaction().execute(async (trx) => {
+        const reopened = await trx
+          .updateTable('chain_actions')
+          .set({ status: 'recorded', waiting_since: now, updated_at: now })
+          .where('id', '=', actionId)
+          .where('status', '=', 'confirmed')
+          .executeTakeFirst();
+        if (reopened.numUpdatedRows === 0n) return false;
+        await trx
+          .updateTable('chain_action_txs')
+          .set({ status: 'mined' })
+          .where('action_id', '=', actionId)
+          .where('status', '=', 'confirmed')
+          .execute();
+        return true;
+      }),
     async recordQuote(q) {
       await db
         .insertInto('lp_quotes')
