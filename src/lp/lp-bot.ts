@@ -1,6 +1,6 @@
 import type { Hex } from 'viem';
 import { type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts';
-import { DEFAULT_MAX_FEE_PER_GAS_GWEI } from '../chains/chain-registry.ts';
+import { type ChainRegistry, DEFAULT_MAX_FEE_PER_GAS_GWEI } from '../chains/chain-registry.ts';
 import { type ChainClients, chainClients } from '../chains/lp-chain-clients.ts';
 import {
   createTransactionClient,
@@ -10,6 +10,7 @@ import {
 import type { LpJournal } from '../store/lp-journal.ts';
 import { type ChainInfo, type FerryApi, FerryApiError, type OrderView } from './ferry-api.ts';
 import { DEFAULT_FILL_MARGIN_SECONDS } from './fill-margin.ts';
+import { pinChains } from './lp-chain-pins.ts';
 import { createFiller } from './lp-filler.ts';
 import { createPollLoop } from './lp-poll-loop.ts';
 import { createQuoter, type Quoter } from './lp-quoter.ts';
@@ -56,6 +57,16 @@ export interface LpBotOptions {
   replaceAfterSeconds?: number;
   /** Replacements never raise maxFeePerGas above this (default 1000 gwei). */
   maxFeePerGasGwei?: number;
+  /**
+   * The operator's chains file (`--chains`): the escrow, fill contract and tokens the API names must be these.
+   * Without it the API's are still checked against the chains themselves (lp-chain-pins.ts).
+   */
+  pinnedChains?: ChainRegistry | null;
+  /**
+   * Share of the wallet's balance of a token one offerer's open quotes and orders may hold (default 0.5), so that one
+   * wallet's requests cannot take every quote the bot can give.
+   */
+  maxOffererShare?: number;
   /** Test-only crash points of the transaction client (LP_FAULT_INJECT). */
   faults?: { at(point: TxCrashPoint): void };
 }
@@ -245,6 +256,7 @@ export function createLpBot(options: LpBotOptions): LpBot {
     journal: options.journal,
     log,
     spreadBps,
+    maxOffererShare: options.maxOffererShare ?? 0.5,
     ...(options.validForSeconds ? { validForSeconds: options.validForSeconds } : {}),
     chain,
     clientsFor,
@@ -258,8 +270,15 @@ export function createLpBot(options: LpBotOptions): LpBot {
     chain,
     clientsFor,
   });
+  const pinned = options.pinnedChains ?? null;
+  /** The API's chains, taken only once pinned (lp-chain-pins.ts); a disagreement fails the pass instead. */
+  async function refreshChains(): Promise<void> {
+    const checked = await pinChains(await api.chains(), pinned, clientsFor);
+    if ('problem' in checked) throw new Error(`not trading: ${checked.problem}`);
+    chains = new Map(checked.chains.map((c) => [c.name, c]));
+  }
   async function chain(name: string): Promise<ChainInfo | null> {
-    if (!chains.has(name)) chains = new Map((await api.chains()).map((c) => [c.name, c]));
+    if (!chains.has(name) && !(pinned && !pinned.chain(name))) await refreshChains();
     return chains.get(name) ?? null;
   }
 
@@ -295,7 +314,7 @@ export function createLpBot(options: LpBotOptions): LpBot {
 
     if (chains.size === 0) {
       try {
-        chains = new Map((await api.chains()).map((c) => [c.name, c]));
+        await refreshChains();
       } catch (error) {
         failed('list chains', error);
       }
@@ -320,7 +339,7 @@ export function createLpBot(options: LpBotOptions): LpBot {
      * as one sentence, or null.
      */
     async checkSetup(): Promise<string | null> {
-      const checked = await checkLpSetup({ api, account, clientsFor });
+      const checked = await checkLpSetup({ api, account, pinned, clientsFor });
       if ('problem' in checked) return checked.problem;
       chains = new Map(checked.chains.map((c) => [c.name, c]));
       return null;

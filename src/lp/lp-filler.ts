@@ -1,7 +1,6 @@
 import { getAddress, type Hex } from 'viem';
 import type { PrivateKeyAccount } from 'viem/accounts';
 import {
-  APPROVAL_FILLS,
   allowanceOf,
   approveData,
   balanceOf,
@@ -82,7 +81,11 @@ export function fillRefusal(
   return null;
 }
 
-/** Approves the fill contract for ~APPROVAL_FILLS fills when the allowance falls short; true once it covers. */
+/**
+ * Approves the fill contract for what the bot has promised on the token (its open quotes and orders, this one
+ * among them) when the allowance falls short of this fill; true once it covers. Never more: the spender is the
+ * API's, checked against the chains (and the chains file when given), and an approval is still money at risk.
+ */
 async function allowanceCovers(
   deps: FillerDeps,
   info: ChainInfo,
@@ -96,13 +99,12 @@ async function allowanceCovers(
   const subject = `${info.name}:${token}:${spender}`.toLowerCase();
   const previous = await journal.latestAction(subject, 'approve');
   if (previous?.status === 'recorded') return false;
+  const promised = await journal.reserved(info.name, token, Date.now());
   const sent = await transactions.submit({
     subject,
     kind: 'approve',
     seq: previous ? previous.seq + 1 : 0,
-    // Not unlimited: the fill contract's address comes from the Ferry API the bot is pointed at, and a wrong
-    // address must not be able to take the wallet's whole balance.
-    call: { chain: info.name, to: token, data: approveData(spender, amount * APPROVAL_FILLS) },
+    call: { chain: info.name, to: token, data: approveData(spender, promised > amount ? promised : amount) },
     account,
     guard: (trx) => journal.hasAction(trx, subject, 'approve', ['recorded']).then((open) => !open),
   });

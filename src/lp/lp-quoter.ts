@@ -26,6 +26,8 @@ export function createQuoter(deps: {
   readonly log: BotLog;
   readonly spreadBps: number;
   readonly validForSeconds?: number;
+  /** Share of the wallet's balance of a token one offerer's open quotes and orders may hold (0-1]. */
+  readonly maxOffererShare: number;
   chain(name: string): Promise<ChainInfo | null>;
   clientsFor(info: ChainInfo): ChainClients;
 }): Quoter {
@@ -35,6 +37,7 @@ export function createQuoter(deps: {
   /** Requests the bot cannot cover yet (balance), logged once each. */
   const shortWarned = new Set<string>();
   const options = { journal: deps.journal, validForSeconds: deps.validForSeconds };
+  const shareMillionths = BigInt(Math.round(deps.maxOffererShare * 1_000_000));
   // Read once: the fee is a setting of the Ferry the bot quotes on, fixed while it runs.
   let feeBps: Promise<number> | null = null;
   const protocolFeeBps = () => {
@@ -64,10 +67,31 @@ export function createQuoter(deps: {
 
     // Quote only what the fill wallet can deliver now, net of what its other quotes and orders already promise (an
     // RPC error here is retried next pass).
-    const [held, reserved] = await Promise.all([
+    const now = Date.now();
+    const [held, reserved, offererHolds] = await Promise.all([
       balanceOf(clientsFor(outChain), hex(outToken.address), account.address),
-      options.journal.reserved(outChain.name, outToken.address, Date.now()),
+      options.journal.reserved(outChain.name, outToken.address, now),
+      options.journal.reserved(outChain.name, outToken.address, now, qr.offerer),
     ]);
+    // One wallet's requests (however many accounts ask for it) hold at most this share, so others still get quotes.
+    const offererCap = (held * shareMillionths) / 1_000_000n;
+    if (offererHolds + outputAmount > offererCap) {
+      if (!shortWarned.has(qr.id)) {
+        shortWarned.add(qr.id);
+        log.warn(
+          {
+            quoteRequestId: qr.id,
+            offerer: qr.offerer,
+            needed: outputAmount.toString(),
+            offererHolds: offererHolds.toString(),
+            cap: offererCap.toString(),
+            token: outToken.symbol,
+          },
+          "not quoting yet: this offerer's open quotes would hold more than its share of the fill wallet",
+        );
+      }
+      return;
+    }
     if (held - reserved < outputAmount) {
       if (!shortWarned.has(qr.id)) {
         shortWarned.add(qr.id);
@@ -101,6 +125,7 @@ export function createQuoter(deps: {
         outputChain: qr.outputChain,
         outputToken: qr.outputToken,
         outputAmount,
+        offerer: qr.offerer,
         spreadBps,
         status: 'active',
         reservedUntil: created.quote.endTime * 1000,
