@@ -126,7 +126,9 @@ describe('the reference bot across a reorg of the output chain', () => {
     // Depth 2 for two seconds: a bot counting its fill final after one block has done so by now.
     const removed = await reorgAfterFill(swap.orderHash, () => sleep(2_000));
     expect(
-      lines.some((l) => l.orderHash === swap.orderHash && (l.msg === 'filled' || l.msg.startsWith('fill conf'))),
+      lines.some(
+        (l) => l.orderHash === swap.orderHash && (l.msg === 'filled' || l.msg.startsWith('fill conf')),
+      ),
     ).toBe(false);
 
     const completed = await waitForStatus(h, mm.apiKey, swap.orderId, 'completed', 90_000);
@@ -148,7 +150,8 @@ describe('the reference bot across a reorg of the output chain', () => {
     const completed = await waitForStatus(h, mm.apiKey, swap.orderId, 'completed', 90_000);
     expect(
       lines.find(
-        (l) => l.orderHash === swap.orderHash && l.msg.startsWith('the confirmed fill left the canonical chain'),
+        (l) =>
+          l.orderHash === swap.orderHash && l.msg.startsWith('the confirmed fill left the canonical chain'),
       ),
     ).toBeDefined();
     expect(completed.details.dstChainTxHash).toBe(removed);

@@ -30,7 +30,8 @@ function againstFile(chains: readonly ChainInfo[], pinned: ChainRegistry): strin
       return differs('messenger', info.contracts.messenger, pin.contracts.messenger ?? null);
     for (const token of info.tokens) {
       const pinToken = pinned.token(info.name, token.address);
-      if (!pinToken) return `the API names token ${token.address} on chain ${info.name}; the chains file does not`;
+      if (!pinToken)
+        return `the API names token ${token.address} on chain ${info.name}; the chains file does not`;
       if (pinToken.decimals !== token.decimals)
         return differs(`decimals of ${token.symbol}`, token.decimals, pinToken.decimals);
     }

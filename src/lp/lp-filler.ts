@@ -280,11 +280,7 @@ export function createFiller(deps: FillerDeps) {
   const settlers: Settlers = new Map();
 
   return {
-    async fillOne(
-      order: OrderView,
-      report: PassReport,
-      done: Done,
-    ) {
+    async fillOne(order: OrderView, report: PassReport, done: Done) {
       const orderHash = hex(order.blockchainOrderId);
       const [info, inputInfo] = [
         await deps.chain(order.details.outputChain),
