@@ -11,7 +11,7 @@ import type { LpJournal } from '../store/lp-journal.ts';
 import { type ChainInfo, type FerryApi, FerryApiError, type OrderView } from './ferry-api.ts';
 import { DEFAULT_FILL_MARGIN_SECONDS } from './fill-margin.ts';
 import { pinChains } from './lp-chain-pins.ts';
-import { createFiller } from './lp-filler.ts';
+import { createFiller, type Done } from './lp-filler.ts';
 import { createPollLoop } from './lp-poll-loop.ts';
 import { createQuoter, type Quoter } from './lp-quoter.ts';
 import { checkLpSetup } from './lp-setup-check.ts';
@@ -229,6 +229,29 @@ function txSettings(options: LpBotOptions, name: string, info: ChainInfo | undef
   };
 }
 
+function offererShareOf(options: LpBotOptions): number {
+  const share = options.maxOffererShare ?? 0.5;
+  if (!(share > 0 && share <= 1))
+    throw new Error(`maxOffererShare must be above 0 and at most 1, got ${share}`);
+  return share;
+}
+
+/** Logs what became of an order; a final word ends it for the bot, a passing one is said once. */
+function orderDone(
+  order: OrderView,
+  seen: { settledOrders: Set<Hex>; watching: Map<Hex, string>; log: BotLog },
+): Done {
+  const orderHash = hex(order.blockchainOrderId);
+  return (msg, level, extra = {}, final = true) => {
+    if (final) {
+      seen.settledOrders.add(orderHash);
+      seen.watching.delete(orderHash);
+    } else if (seen.watching.get(orderHash) === msg) return;
+    else seen.watching.set(orderHash, msg);
+    seen.log[level]({ orderId: order.orderId, orderHash, ...extra }, msg);
+  };
+}
+
 export function createLpBot(options: LpBotOptions): LpBot {
   const { api, log, spreadBps } = options;
   const account: PrivateKeyAccount = privateKeyToAccount(options.privateKey);
@@ -236,6 +259,7 @@ export function createLpBot(options: LpBotOptions): LpBot {
   const fillMargin = BigInt(options.fillMarginSeconds ?? DEFAULT_FILL_MARGIN_SECONDS);
   // Validates the spread once, up front.
   quoteOutputAmount(1n, spreadBps, { input: 0, output: 0 });
+  const maxOffererShare = offererShareOf(options);
 
   /** Orders the bot is done with (filled, or not its to fill). */
   const settledOrders = new Set<Hex>();
@@ -256,7 +280,7 @@ export function createLpBot(options: LpBotOptions): LpBot {
     journal: options.journal,
     log,
     spreadBps,
-    maxOffererShare: options.maxOffererShare ?? 0.5,
+    maxOffererShare,
     ...(options.validForSeconds ? { validForSeconds: options.validForSeconds } : {}),
     chain,
     clientsFor,
@@ -281,7 +305,6 @@ export function createLpBot(options: LpBotOptions): LpBot {
     if (!chains.has(name) && !(pinned && !pinned.chain(name))) await refreshChains();
     return chains.get(name) ?? null;
   }
-
   function clientsFor(info: ChainInfo): ChainClients {
     let c = clients.get(info.name);
     if (!c) {
@@ -296,17 +319,8 @@ export function createLpBot(options: LpBotOptions): LpBot {
 
   /** What was last said of each order the bot still watches: a fill waiting for settlement is logged once. */
   const watching = new Map<Hex, string>();
-  async function fillOne(order: OrderView, report: PassReport): Promise<void> {
-    const orderHash = hex(order.blockchainOrderId);
-    await filler.fillOne(order, report, (msg, level, extra = {}, final = true) => {
-      if (final) {
-        settledOrders.add(orderHash);
-        watching.delete(orderHash);
-      } else if (watching.get(orderHash) === msg) return;
-      else watching.set(orderHash, msg);
-      log[level]({ orderId: order.orderId, orderHash, ...extra }, msg);
-    });
-  }
+  const fillOne = (order: OrderView, report: PassReport) =>
+    filler.fillOne(order, report, orderDone(order, { settledOrders, watching, log }));
 
   async function pass(): Promise<PassReport> {
     const report: PassReport = { quoted: [], filled: [], errors: [], retryAfterMs: null };
