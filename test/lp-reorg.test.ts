@@ -6,12 +6,12 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { loadArtifact } from '../src/chains/contract-artifacts.ts';
 import { ANVIL_KEYS } from '../src/chains/devnet.ts';
 import { type AnvilKnobs, anvilKnobs } from './support/anvil-knobs.ts';
-import { approveEscrow, minedIn } from './support/chain-actors.ts';
+import { minedIn } from './support/chain-actors.ts';
 import { spawnFerryLp, stopWithin } from './support/ferry-lp-process.ts';
-import { createQuoteRequest, WORKER_ON } from './support/fixtures.ts';
+import { WORKER_ON } from './support/fixtures.ts';
 import { type Harness, startHarness } from './support/harness.ts';
 import { sleep, until } from './support/polling.ts';
-import { acceptAndSwap, waitForStatus } from './support/swap-steps.ts';
+import { swapWithRunningLp, waitForStatus } from './support/swap-steps.ts';
 
 const lpKey = ANVIL_KEYS[4];
 const lpWallet = privateKeyToAccount(lpKey);
@@ -74,18 +74,7 @@ describe('the reference bot across a reorg of the output chain', () => {
   }
 
   /** The bot's quote on a new request, accepted and signed: the order waits for its deposit. */
-  async function swapWithBot(input: bigint) {
-    await approveEscrow(h, h.chainA, h.usdcA, h.offerer, input);
-    const qrId = await createQuoteRequest(h, mm.apiKey, { inputAmount: input.toString() });
-    const quote = await until('the bot to quote', async () => {
-      const res = await h.http('GET', `/api/v1/quotes?quoteRequestId=${qrId}&status=active`, {
-        apiKey: mm.apiKey,
-      });
-      return (res.body.data?.quotes as any[])?.find((q) => q.liquidityProviderId === lp.id);
-    });
-    const envelope = (await h.http('GET', `/api/v1/quotes/${quote.id}`, { apiKey: mm.apiKey })).body.data;
-    return acceptAndSwap(h, mm.apiKey, envelope);
-  }
+  const swapWithBot = (input: bigint) => swapWithRunningLp(h, mm, lp, input);
 
   /** The canonical Filled events of the order on the output chain. */
   const fillsOf = (orderHash: Hex) =>
