@@ -15,7 +15,7 @@ import { exitOf, spawnFerryLp, stopWithin } from './support/ferry-lp-process.ts'
 import { createQuoteRequest, WORKER_ON } from './support/fixtures.ts';
 import { type Harness, startHarness } from './support/harness.ts';
 import { sleep, until } from './support/polling.ts';
-import { acceptAndSwap, executeSwap, waitForStatus } from './support/swap-steps.ts';
+import { executeSwap, swapWithRunningLp, waitForStatus } from './support/swap-steps.ts';
 
 const lpKey = ANVIL_KEYS[4];
 const lpWallet = privateKeyToAccount(lpKey);
@@ -87,18 +87,7 @@ describe.each([{ messenger: 'attester' as const }, { messenger: 'layerzero' as c
     });
 
     /** The bot's quote on a new request, accepted and signed by the offerer: the order waits for its deposit. */
-    async function swapWithBot(input: bigint) {
-      await approveEscrow(h, h.chainA, h.usdcA, h.offerer, input);
-      const qrId = await createQuoteRequest(h, mm.apiKey, { inputAmount: input.toString() });
-      const quote = await until('the bot to quote', async () => {
-        const res = await h.http('GET', `/api/v1/quotes?quoteRequestId=${qrId}&status=active`, {
-          apiKey: mm.apiKey,
-        });
-        return (res.body.data?.quotes as any[])?.find((q) => q.liquidityProviderId === lp.id);
-      });
-      const envelope = (await h.http('GET', `/api/v1/quotes/${quote.id}`, { apiKey: mm.apiKey })).body.data;
-      return { qrId, ...(await acceptAndSwap(h, mm.apiKey, envelope)) };
-    }
+    const swapWithBot = (input: bigint) => swapWithRunningLp(h, mm, lp, input);
 
     /** Ferry's first chain action of `kind` for the order, once written down. */
     const actionOf = (orderId: string, kind: string) =>

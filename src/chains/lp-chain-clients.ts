@@ -153,9 +153,6 @@ export async function chainTime(c: ChainClients): Promise<bigint> {
   return (await c.public.getBlock({ blockTag: 'latest' })).timestamp;
 }
 
-/** How many fills of the current size one approval covers. */
-export const APPROVAL_FILLS = 20n;
-
 /** The allowance `owner` gave `spender` on `token`. */
 export function allowanceOf(c: ChainClients, token: Address, owner: Address, spender: Address) {
   return c.public.readContract({
@@ -179,4 +176,26 @@ export function fillData(order: OrderTerms, escrow: Address): Hex {
 /** The calldata of FerryApp's `fillAndProve(order, escrow, options)`: the fill and its proof in one transaction. */
 export function fillAndProveData(order: OrderTerms, escrow: Address, options: Hex): Hex {
   return encodeFunctionData({ abi: appAbi, functionName: 'fillAndProve', args: [order, escrow, options] });
+}
+
+/** The token's own `decimals()`. */
+export async function tokenDecimals(c: ChainClients, token: Address): Promise<number> {
+  return Number(await c.public.readContract({ address: token, abi: erc20Abi, functionName: 'decimals' }));
+}
+
+/** What a FerryApp says of itself: the escrow it settles, and its peer (bytes32, zero when unset) for a chain id. */
+export async function appWiring(
+  c: ChainClients,
+  app: Address,
+  peerChainIds: readonly number[],
+): Promise<{ escrow: Address; peers: Map<number, Hex> }> {
+  const read = (functionName: string, args: readonly unknown[] = []) =>
+    c.public.readContract({ address: app, abi: appAbi, functionName, args } as never) as Promise<unknown>;
+  const escrow = (await read('escrow')) as Address;
+  const peers = new Map<number, Hex>();
+  for (const chainId of peerChainIds) {
+    const eid = Number(await read('eidOf', [BigInt(chainId)]));
+    peers.set(chainId, eid === 0 ? `0x${'0'.repeat(64)}` : ((await read('peers', [eid])) as Hex));
+  }
+  return { escrow, peers };
 }

@@ -20,6 +20,12 @@ const parseKey = (value: string) => {
     throw new InvalidArgumentError('must be a 0x-prefixed 32-byte hex key');
   return value as `0x${string}`;
 };
+const parseShare = (value: string) => {
+  const n = Number(value);
+  if (!/^(0?\.\d+|1(\.0+)?|0)$/.test(value.trim()) || !(n > 0 && n <= 1))
+    throw new InvalidArgumentError('max offerer share must be a fraction above 0 and at most 1');
+  return n;
+};
 /** "name=url" pairs, from repeated flags or a comma-separated LP_RPC_URLS. */
 const parseRpc = (value: string, previous: Record<string, string> = {}) => {
   const out = { ...previous };
@@ -42,8 +48,10 @@ interface LpFlags {
   once?: boolean;
   stream: boolean;
   journal?: string;
-  confirmations: number;
+  confirmations?: number;
   replaceAfterSeconds: number;
+  chains?: string;
+  maxOffererShare: number;
 }
 
 export function registerLpCommand(program: Command): void {
@@ -113,7 +121,7 @@ function withLpOptions(command: Command): Command {
         new Option('--confirmations <n>', 'blocks after which its own transactions count as mined')
           .env('LP_CONFIRMATIONS')
           .argParser(intIn('confirmations', 1, 1000))
-          .default(1),
+          .default(undefined, "each chain's confirmations in Ferry's registry"),
       )
       .addOption(
         new Option(
@@ -123,6 +131,21 @@ function withLpOptions(command: Command): Command {
           .env('LP_REPLACE_AFTER_SECONDS')
           .argParser(intIn('replace-after-seconds', 1, 3600))
           .default(10),
+      )
+      .addOption(
+        new Option(
+          '--chains <file>',
+          "chain registry file (Ferry's CHAIN_REGISTRY shape): the escrow, fill contract and tokens the API names must match it",
+        ).env('LP_CHAINS'),
+      )
+      .addOption(
+        new Option(
+          '--max-offerer-share <fraction>',
+          "share of the wallet's balance of a token that one offerer's open quotes and orders may hold",
+        )
+          .env('LP_MAX_OFFERER_SHARE')
+          .argParser(parseShare)
+          .default(0.5),
       )
       .option('--once', 'run one pass and exit (non-zero if anything failed)')
       .option('--no-stream', 'poll only: do not listen for new quote requests on the WebSocket')
@@ -161,6 +184,16 @@ async function runLpBot(flags: LpFlags): Promise<void> {
     import('viem/accounts'),
   ]);
   const { createFaultInjector } = await import('../process/fault-injector.ts');
+  let pinnedChains = null;
+  if (flags.chains) {
+    const { loadChainRegistryFile } = await import('../chains/chain-registry.ts');
+    try {
+      pinnedChains = loadChainRegistryFile(flags.chains);
+    } catch (error) {
+      console.error(`ferry lp: --chains: ${(error as Error).message.split('\n')[0]}`);
+      process.exit(2);
+    }
+  }
   const log = createProcessLogger(
     { level: process.env.LOG_LEVEL || 'info', base: { component: 'lp' } },
     logFormat,
@@ -171,7 +204,7 @@ async function runLpBot(flags: LpFlags): Promise<void> {
   const journal = openLpJournal(journalFile);
   const bot = createLpBot({
     journal,
-    confirmations: flags.confirmations,
+    ...(flags.confirmations === undefined ? {} : { confirmations: flags.confirmations }),
     replaceAfterSeconds: flags.replaceAfterSeconds,
     faults: createFaultInjector((process.env.LP_FAULT_INJECT ?? '').split(',').filter(Boolean)),
     api: createFerryApi({ baseUrl: flags.apiUrl, apiKey }),
@@ -181,6 +214,8 @@ async function runLpBot(flags: LpFlags): Promise<void> {
     rpcUrls: flags.rpcUrl,
     stream: flags.stream,
     fillMarginSeconds: flags.fillMarginSeconds,
+    pinnedChains,
+    maxOffererShare: flags.maxOffererShare,
   });
   const problem = await bot.checkSetup();
   if (problem) {

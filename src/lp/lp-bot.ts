@@ -1,6 +1,6 @@
 import type { Hex } from 'viem';
 import { type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts';
-import { DEFAULT_MAX_FEE_PER_GAS_GWEI } from '../chains/chain-registry.ts';
+import { type ChainRegistry, DEFAULT_MAX_FEE_PER_GAS_GWEI } from '../chains/chain-registry.ts';
 import { type ChainClients, chainClients } from '../chains/lp-chain-clients.ts';
 import {
   createTransactionClient,
@@ -10,7 +10,8 @@ import {
 import type { LpJournal } from '../store/lp-journal.ts';
 import { type ChainInfo, type FerryApi, FerryApiError, type OrderView } from './ferry-api.ts';
 import { DEFAULT_FILL_MARGIN_SECONDS } from './fill-margin.ts';
-import { createFiller } from './lp-filler.ts';
+import { pinChains } from './lp-chain-pins.ts';
+import { createFiller, type Done } from './lp-filler.ts';
 import { createPollLoop } from './lp-poll-loop.ts';
 import { createQuoter, type Quoter } from './lp-quoter.ts';
 import { checkLpSetup } from './lp-setup-check.ts';
@@ -50,12 +51,22 @@ export interface LpBotOptions {
   fillMarginSeconds?: number;
   /** What the bot quoted and every transaction it signed (src/store/lp-journal.ts): a restart resumes from it. */
   journal: LpJournal;
-  /** Depth at which the bot counts its own transactions as mined (default 1). */
+  /** Depth at which the bot counts its own transactions as mined (default: each chain's `confirmations`). */
   confirmations?: number;
   /** A transaction of the bot's not mined after this long is replaced with higher fees (default 10). */
   replaceAfterSeconds?: number;
   /** Replacements never raise maxFeePerGas above this (default 1000 gwei). */
   maxFeePerGasGwei?: number;
+  /**
+   * The operator's chains file (`--chains`): the escrow, fill contract and tokens the API names must be these.
+   * Without it the API's are still checked against the chains themselves (lp-chain-pins.ts).
+   */
+  pinnedChains?: ChainRegistry | null;
+  /**
+   * Share of the wallet's balance of a token one offerer's open quotes and orders may hold (default 0.5), so that one
+   * wallet's requests cannot take every quote the bot can give.
+   */
+  maxOffererShare?: number;
   /** Test-only crash points of the transaction client (LP_FAULT_INJECT). */
   faults?: { at(point: TxCrashPoint): void };
 }
@@ -211,9 +222,33 @@ function txSettings(options: LpBotOptions, name: string, info: ChainInfo | undef
   if (!info) throw new Error(`chain ${name} is not known to the bot`);
   return {
     chainId: info.chainId,
-    confirmations: options.confirmations ?? 1,
+    // The depth Ferry's registry asks of the chain: a fill counted final sooner can be lost to a reorg Ferry waits out.
+    confirmations: options.confirmations ?? info.confirmations,
     replaceAfterSeconds: options.replaceAfterSeconds ?? 10,
     maxFeePerGas: BigInt(options.maxFeePerGasGwei ?? DEFAULT_MAX_FEE_PER_GAS_GWEI) * 10n ** 9n,
+  };
+}
+
+function offererShareOf(options: LpBotOptions): number {
+  const share = options.maxOffererShare ?? 0.5;
+  if (!(share > 0 && share <= 1))
+    throw new Error(`maxOffererShare must be above 0 and at most 1, got ${share}`);
+  return share;
+}
+
+/** Logs what became of an order; a final word ends it for the bot, a passing one is said once. */
+function orderDone(
+  order: OrderView,
+  seen: { settledOrders: Set<Hex>; watching: Map<Hex, string>; log: BotLog },
+): Done {
+  const orderHash = hex(order.blockchainOrderId);
+  return (msg, level, extra = {}, final = true) => {
+    if (final) {
+      seen.settledOrders.add(orderHash);
+      seen.watching.delete(orderHash);
+    } else if (seen.watching.get(orderHash) === msg) return;
+    else seen.watching.set(orderHash, msg);
+    seen.log[level]({ orderId: order.orderId, orderHash, ...extra }, msg);
   };
 }
 
@@ -224,6 +259,7 @@ export function createLpBot(options: LpBotOptions): LpBot {
   const fillMargin = BigInt(options.fillMarginSeconds ?? DEFAULT_FILL_MARGIN_SECONDS);
   // Validates the spread once, up front.
   quoteOutputAmount(1n, spreadBps, { input: 0, output: 0 });
+  const maxOffererShare = offererShareOf(options);
 
   /** Orders the bot is done with (filled, or not its to fill). */
   const settledOrders = new Set<Hex>();
@@ -244,6 +280,7 @@ export function createLpBot(options: LpBotOptions): LpBot {
     journal: options.journal,
     log,
     spreadBps,
+    maxOffererShare,
     ...(options.validForSeconds ? { validForSeconds: options.validForSeconds } : {}),
     chain,
     clientsFor,
@@ -257,11 +294,17 @@ export function createLpBot(options: LpBotOptions): LpBot {
     chain,
     clientsFor,
   });
+  const pinned = options.pinnedChains ?? null;
+  /** The API's chains, taken only once pinned (lp-chain-pins.ts); a disagreement fails the pass instead. */
+  async function refreshChains(): Promise<void> {
+    const checked = await pinChains(await api.chains(), pinned, clientsFor);
+    if ('problem' in checked) throw new Error(`not trading: ${checked.problem}`);
+    chains = new Map(checked.chains.map((c) => [c.name, c]));
+  }
   async function chain(name: string): Promise<ChainInfo | null> {
-    if (!chains.has(name)) chains = new Map((await api.chains()).map((c) => [c.name, c]));
+    if (!chains.has(name) && !(pinned && !pinned.chain(name))) await refreshChains();
     return chains.get(name) ?? null;
   }
-
   function clientsFor(info: ChainInfo): ChainClients {
     let c = clients.get(info.name);
     if (!c) {
@@ -274,13 +317,10 @@ export function createLpBot(options: LpBotOptions): LpBot {
     return c;
   }
 
-  async function fillOne(order: OrderView, report: PassReport): Promise<void> {
-    const orderHash = hex(order.blockchainOrderId);
-    await filler.fillOne(order, report, (msg, level, extra = {}) => {
-      settledOrders.add(orderHash);
-      log[level]({ orderId: order.orderId, orderHash, ...extra }, msg);
-    });
-  }
+  /** What was last said of each order the bot still watches: a fill waiting for settlement is logged once. */
+  const watching = new Map<Hex, string>();
+  const fillOne = (order: OrderView, report: PassReport) =>
+    filler.fillOne(order, report, orderDone(order, { settledOrders, watching, log }));
 
   async function pass(): Promise<PassReport> {
     const report: PassReport = { quoted: [], filled: [], errors: [], retryAfterMs: null };
@@ -288,7 +328,7 @@ export function createLpBot(options: LpBotOptions): LpBot {
 
     if (chains.size === 0) {
       try {
-        chains = new Map((await api.chains()).map((c) => [c.name, c]));
+        await refreshChains();
       } catch (error) {
         failed('list chains', error);
       }
@@ -313,7 +353,7 @@ export function createLpBot(options: LpBotOptions): LpBot {
      * as one sentence, or null.
      */
     async checkSetup(): Promise<string | null> {
-      const checked = await checkLpSetup({ api, account, clientsFor });
+      const checked = await checkLpSetup({ api, account, pinned, clientsFor });
       if ('problem' in checked) return checked.problem;
       chains = new Map(checked.chains.map((c) => [c.name, c]));
       return null;

@@ -1,7 +1,6 @@
 import { getAddress, type Hex } from 'viem';
 import type { PrivateKeyAccount } from 'viem/accounts';
 import {
-  APPROVAL_FILLS,
   allowanceOf,
   approveData,
   balanceOf,
@@ -82,7 +81,11 @@ export function fillRefusal(
   return null;
 }
 
-/** Approves the fill contract for ~APPROVAL_FILLS fills when the allowance falls short; true once it covers. */
+/**
+ * Approves the fill contract for what the bot has promised on the token (its open quotes and orders, this one
+ * among them) when the allowance falls short of this fill; true once it covers. Never more: the spender is the
+ * API's, checked against the chains (and the chains file when given), and an approval is still money at risk.
+ */
 async function allowanceCovers(
   deps: FillerDeps,
   info: ChainInfo,
@@ -96,13 +99,12 @@ async function allowanceCovers(
   const subject = `${info.name}:${token}:${spender}`.toLowerCase();
   const previous = await journal.latestAction(subject, 'approve');
   if (previous?.status === 'recorded') return false;
+  const promised = await journal.reserved(info.name, token, Date.now());
   const sent = await transactions.submit({
     subject,
     kind: 'approve',
     seq: previous ? previous.seq + 1 : 0,
-    // Not unlimited: the fill contract's address comes from the Ferry API the bot is pointed at, and a wrong
-    // address must not be able to take the wallet's whole balance.
-    call: { chain: info.name, to: token, data: approveData(spender, amount * APPROVAL_FILLS) },
+    call: { chain: info.name, to: token, data: approveData(spender, promised > amount ? promised : amount) },
     account,
     guard: (trx) => journal.hasAction(trx, subject, 'approve', ['recorded']).then((open) => !open),
   });
@@ -222,6 +224,55 @@ async function fillBlocker(
   return { final: escrow === 'none' ? null : true, level: 'warn', msg, extra: { escrow } };
 }
 
+/**
+ * Logs why the bot is done with an order, or (`final` false) only for now: an order it filled is looked at again
+ * on every pass until its escrow settles it.
+ */
+export type Done = (msg: string, level: 'info' | 'warn' | 'error', extra?: object, final?: boolean) => void;
+
+/**
+ * A fill counted at depth is watched until the input chain's escrow settles the order: a reorg deeper than the
+ * confirmations may still take it off the output chain. Then, while the fill deadline leaves room, its action is
+ * opened again and the transaction pass broadcasts the same signed bytes (or, when the nonce went elsewhere, the
+ * next pass sends a fresh fill).
+ */
+async function watchConfirmed(
+  deps: FillerDeps,
+  target: { info: ChainInfo; inputInfo: ChainInfo; signed: SignedOrder; quoteId: string },
+  fill: TxAction,
+  done: Done,
+): Promise<void> {
+  const { info, inputInfo, signed, quoteId } = target;
+  const c = deps.clientsFor(info);
+  const [fillTime, escrow, outputTime] = await Promise.all([
+    fillTimeOf(c, hex(info.fill), signed.orderHash),
+    escrowStatus(deps.clientsFor(inputInfo), signed.escrow, signed.orderHash),
+    chainTime(c),
+  ]);
+  const extra = { txHash: fill.txHash, escrow };
+  if (escrow === 'settled' || escrow === 'refunded') {
+    await deps.journal.setQuoteStatus(quoteId, 'ended');
+    return done(`fill confirmed; the escrow holds the order as ${escrow}`, 'info', extra);
+  }
+  if (fillTime !== 0n) {
+    await deps.journal.setQuoteStatus(quoteId, 'filled');
+    return done('fill confirmed; waiting for settlement', 'info', extra, false);
+  }
+  const now = BigInt(Math.floor(Date.now() / 1000));
+  if ((outputTime > now ? outputTime : now) + deps.fillMargin > signed.order.fillDeadline) {
+    await deps.journal.setQuoteStatus(quoteId, 'ended');
+    return done(
+      'the confirmed fill left the canonical chain (reorg) too close to the fill deadline to send it again',
+      'error',
+      extra,
+    );
+  }
+  if (await deps.journal.reopenAction(fill.id, Date.now())) {
+    await deps.journal.setQuoteStatus(quoteId, 'ordered', Number(signed.order.fillDeadline) * 1000);
+  }
+  done('the confirmed fill left the canonical chain (reorg); sending it again', 'warn', extra, false);
+}
+
 /** The order's fill, from the journal check to a fill mined at depth, one pass at a time. */
 export function createFiller(deps: FillerDeps) {
   const { account, journal, log } = deps;
@@ -229,11 +280,7 @@ export function createFiller(deps: FillerDeps) {
   const settlers: Settlers = new Map();
 
   return {
-    async fillOne(
-      order: OrderView,
-      report: PassReport,
-      done: (msg: string, level: 'info' | 'warn' | 'error', extra?: object) => void,
-    ) {
+    async fillOne(order: OrderView, report: PassReport, done: Done) {
       const orderHash = hex(order.blockchainOrderId);
       const [info, inputInfo] = [
         await deps.chain(order.details.outputChain),
@@ -261,8 +308,7 @@ export function createFiller(deps: FillerDeps) {
       const previous = await journal.latestAction(orderHash, 'fill');
       if (previous?.status === 'recorded') return; // in flight: the transaction pass drives it
       if (previous?.status === 'confirmed') {
-        await journal.setQuoteStatus(quote.quoteId, 'filled');
-        return done('fill confirmed; waiting for settlement', 'info', { txHash: previous.txHash });
+        return watchConfirmed(deps, { info, inputInfo, signed, quoteId: quote.quoteId }, previous, done);
       }
       if (previous)
         log.warn(
@@ -299,7 +345,8 @@ export function createFiller(deps: FillerDeps) {
       if (outcome.status === 'success') {
         await journal.setQuoteStatus(quote.quoteId, 'filled');
         report.filled.push({ orderId: order.orderId, orderHash, txHash: outcome.txHash });
-        return done('filled', 'info', { txHash: outcome.txHash });
+        // Watched on: a reorg may still take it off the chain until the escrow settles it.
+        return done('filled', 'info', { txHash: outcome.txHash }, false);
       }
       log.info(
         { orderId: order.orderId, orderHash, txHash: outcome.txHash, status: outcome.status },

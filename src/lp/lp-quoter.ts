@@ -19,6 +19,41 @@ export interface Quoter {
   handled(quoteRequestId: string): boolean;
 }
 
+type QuoterDeps = Parameters<typeof createQuoter>[0];
+
+/**
+ * Why the fill wallet cannot take this quote now, or null: it quotes only what it can deliver, net of what its other
+ * quotes and orders promise, and one offerer's requests (however many accounts ask for that wallet) hold at most
+ * their share of it, so other money movers still get quotes.
+ */
+async function shortfall(
+  deps: QuoterDeps,
+  shareMillionths: bigint,
+  out: { info: ChainInfo; token: ChainInfo['tokens'][number] },
+  qr: QuoteRequestView,
+  outputAmount: bigint,
+): Promise<{ msg: string; extra: Record<string, string> } | null> {
+  const { info, token } = out;
+  const now = Date.now();
+  const [held, reserved, offererHolds] = await Promise.all([
+    balanceOf(deps.clientsFor(info), hex(token.address), deps.account.address),
+    deps.journal.reserved(info.name, token.address, now),
+    deps.journal.reserved(info.name, token.address, now, qr.offerer),
+  ]);
+  const cap = (held * shareMillionths) / 1_000_000n;
+  if (offererHolds + outputAmount > cap) {
+    return {
+      msg: "not quoting yet: this offerer's open quotes would hold more than its share of the fill wallet",
+      extra: { offerer: qr.offerer, offererHolds: `${offererHolds}`, cap: `${cap}`, token: token.symbol },
+    };
+  }
+  if (held - reserved >= outputAmount) return null;
+  return {
+    msg: 'not quoting yet: fill wallet holds too little of the output token',
+    extra: { held: `${held}`, reserved: `${reserved}`, token: token.symbol },
+  };
+}
+
 export function createQuoter(deps: {
   readonly api: FerryApi;
   readonly account: PrivateKeyAccount;
@@ -26,15 +61,18 @@ export function createQuoter(deps: {
   readonly log: BotLog;
   readonly spreadBps: number;
   readonly validForSeconds?: number;
+  /** Share of the wallet's balance of a token one offerer's open quotes and orders may hold (0-1]. */
+  readonly maxOffererShare: number;
   chain(name: string): Promise<ChainInfo | null>;
   clientsFor(info: ChainInfo): ChainClients;
 }): Quoter {
-  const { api, account, log, spreadBps, chain, clientsFor } = deps;
+  const { api, log, spreadBps, chain } = deps;
   /** quote request id → what happened (quote id, or the refusal). Never quoted twice. */
   const quoted = new Map<string, string>();
   /** Requests the bot cannot cover yet (balance), logged once each. */
   const shortWarned = new Set<string>();
   const options = { journal: deps.journal, validForSeconds: deps.validForSeconds };
+  const shareMillionths = BigInt(Math.round(deps.maxOffererShare * 1_000_000));
   // Read once: the fee is a setting of the Ferry the bot quotes on, fixed while it runs.
   let feeBps: Promise<number> | null = null;
   const protocolFeeBps = () => {
@@ -62,25 +100,18 @@ export function createQuoter(deps: {
     });
     if (outputAmount <= 0n) return skip('input too small for a non-zero output');
 
-    // Quote only what the fill wallet can deliver now, net of what its other quotes and orders already promise (an
-    // RPC error here is retried next pass).
-    const [held, reserved] = await Promise.all([
-      balanceOf(clientsFor(outChain), hex(outToken.address), account.address),
-      options.journal.reserved(outChain.name, outToken.address, Date.now()),
-    ]);
-    if (held - reserved < outputAmount) {
+    // An RPC error here is retried next pass.
+    const short = await shortfall(
+      deps,
+      shareMillionths,
+      { info: outChain, token: outToken },
+      qr,
+      outputAmount,
+    );
+    if (short) {
       if (!shortWarned.has(qr.id)) {
         shortWarned.add(qr.id);
-        log.warn(
-          {
-            quoteRequestId: qr.id,
-            needed: outputAmount.toString(),
-            held: held.toString(),
-            reserved: reserved.toString(),
-            token: outToken.symbol,
-          },
-          'not quoting yet: fill wallet holds too little of the output token',
-        );
+        log.warn({ quoteRequestId: qr.id, needed: outputAmount.toString(), ...short.extra }, short.msg);
       }
       return;
     }
@@ -101,6 +132,7 @@ export function createQuoter(deps: {
         outputChain: qr.outputChain,
         outputToken: qr.outputToken,
         outputAmount,
+        offerer: qr.offerer,
         spreadBps,
         status: 'active',
         reservedUntil: created.quote.endTime * 1000,

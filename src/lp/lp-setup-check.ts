@@ -1,16 +1,20 @@
 import type { PrivateKeyAccount } from 'viem/accounts';
+import type { ChainRegistry } from '../chains/chain-registry.ts';
 import type { ChainClients } from '../chains/lp-chain-clients.ts';
 import { type ChainInfo, type FerryApi, FerryApiError } from './ferry-api.ts';
+import { pinChains } from './lp-chain-pins.ts';
 
 /**
  * What would otherwise fail on every pass, checked once before the first: the API key is a liquidity
  * provider's, this private key's address is that account's fill address (the only wallet that may fill its
- * orders), and every chain's RPC answers with the right chain id. The first problem as one sentence, or the
+ * orders), every chain's RPC answers with the right chain id, and the contracts and tokens the API names are the
+ * ones the chains file pins and the chains confirm (lp-chain-pins.ts). The first problem as one sentence, or the
  * chains (with their RPCs checked).
  */
 export async function checkLpSetup(deps: {
   api: FerryApi;
   account: PrivateKeyAccount;
+  pinned: ChainRegistry | null;
   clientsFor(info: ChainInfo): ChainClients;
 }): Promise<{ problem: string } | { chains: ChainInfo[] }> {
   const { api, account, clientsFor } = deps;
@@ -29,7 +33,8 @@ export async function checkLpSetup(deps: {
       problem: `the private key's address ${account.address} is not the fill address of account ${me.id} (${me.address ?? 'none'})`,
     };
   }
-  const chains = await api.chains();
+  const listed = await api.chains();
+  const chains = deps.pinned ? listed.filter((info) => deps.pinned?.chain(info.name)) : listed;
   for (const info of chains) {
     try {
       const chainId = await clientsFor(info).public.getChainId();
@@ -45,5 +50,10 @@ export async function checkLpSetup(deps: {
       };
     }
   }
-  return { chains };
+  try {
+    return await pinChains(chains, deps.pinned, clientsFor);
+  } catch (error) {
+    const reason = (error as { shortMessage?: string }).shortMessage ?? (error as Error).message;
+    return { problem: `the contracts the API names could not be checked on chain (${reason})` };
+  }
 }

@@ -20,6 +20,8 @@ export interface JournalQuote {
   readonly outputChain: string;
   readonly outputToken: string;
   readonly outputAmount: bigint;
+  /** The wallet whose request it answers (lowercase; '' in a journal written before offerers were kept). */
+  readonly offerer: string;
   /** The spread the bot priced it at: its fill re-checks the order's price against it. */
   readonly spreadBps: number;
   /** active: may still be accepted; ordered: accepted, not yet filled; filled; ended: nothing more to deliver. */
@@ -37,6 +39,7 @@ interface LpQuotesTable {
   output_chain: string;
   output_token: string;
   output_amount: string;
+  offerer: string;
   spread_bps: number;
   status: string;
   reserved_until: number;
@@ -58,12 +61,21 @@ export interface LpJournal {
   ): Promise<boolean>;
   /** The newest action of `kind` for `subject` (the highest seq), if any. */
   latestAction(subject: string, kind: string): Promise<TxAction | null>;
+  /**
+   * A confirmed action whose transaction a reorg took off the canonical chain is open again (`recorded`, its mined
+   * transaction back to `mined`): the transaction client then broadcasts its signed bytes again, or, when its nonce
+   * went elsewhere, marks it a nonce conflict so the owner sends a fresh one. False when it was not confirmed.
+   */
+  reopenAction(actionId: string, now: number): Promise<boolean>;
   recordQuote(quote: JournalQuote): Promise<void>;
   findQuote(quoteId: string): Promise<JournalQuote | null>;
   /** Moves a quote on (active → ordered → filled, or → ended), keeping it reserved until `reservedUntil`. */
   setQuoteStatus(quoteId: string, status: JournalQuote['status'], reservedUntil?: number): Promise<void>;
-  /** The output still promised on `chain` in `token`: active and ordered quotes not yet past `reservedUntil`. */
-  reserved(chain: string, token: string, now: number): Promise<bigint>;
+  /**
+   * The output still promised on `chain` in `token`: active and ordered quotes not yet past `reservedUntil`; only
+   * those answering `offerer` when given.
+   */
+  reserved(chain: string, token: string, now: number, offerer?: string): Promise<bigint>;
   close(): Promise<void>;
 }
 
@@ -104,6 +116,7 @@ const toQuote = (row: LpQuotesTable): JournalQuote => ({
   outputChain: row.output_chain,
   outputToken: row.output_token,
   outputAmount: BigInt(row.output_amount),
+  offerer: row.offerer,
   spreadBps: Number(row.spread_bps),
   status: row.status as JournalQuote['status'],
   reservedUntil: Number(row.reserved_until),
@@ -122,6 +135,10 @@ export function openLpJournal(file: string): LpJournal {
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('foreign_keys = ON');
   for (const statement of SCHEMA) sqlite.exec(statement);
+  // Journals written before quotes kept their offerer gain the column; their quotes count for no offerer.
+  const columns = sqlite.prepare('pragma table_info(lp_quotes)').all() as { name: string }[];
+  if (!columns.some((c) => c.name === 'offerer'))
+    sqlite.exec("alter table lp_quotes add column offerer text not null default ''");
   const db = new Kysely<JournalTables>({ dialect: new SqliteDialect({ database: sqlite }) });
   const ledger = createStoreTxLedger<JournalTables>({
     db,
@@ -142,6 +159,23 @@ export function openLpJournal(file: string): LpJournal {
       return row !== undefined;
     },
     latestAction: (subject, kind) => latestLedgerAction(db, subject, kind),
+    reopenAction: (actionId, now) =>
+      db.transaction().execute(async (trx) => {
+        const reopened = await trx
+          .updateTable('chain_actions')
+          .set({ status: 'recorded', waiting_since: now, updated_at: now })
+          .where('id', '=', actionId)
+          .where('status', '=', 'confirmed')
+          .executeTakeFirst();
+        if (reopened.numUpdatedRows === 0n) return false;
+        await trx
+          .updateTable('chain_action_txs')
+          .set({ status: 'mined' })
+          .where('action_id', '=', actionId)
+          .where('status', '=', 'confirmed')
+          .execute();
+        return true;
+      }),
     async recordQuote(q) {
       await db
         .insertInto('lp_quotes')
@@ -154,6 +188,7 @@ export function openLpJournal(file: string): LpJournal {
           output_chain: q.outputChain,
           output_token: q.outputToken.toLowerCase(),
           output_amount: q.outputAmount.toString(),
+          offerer: q.offerer.toLowerCase(),
           spread_bps: q.spreadBps,
           status: q.status,
           reserved_until: q.reservedUntil,
@@ -176,12 +211,14 @@ export function openLpJournal(file: string): LpJournal {
         .where('quote_id', '=', quoteId)
         .execute();
     },
-    async reserved(chain, token, now) {
-      const rows = await db
+    async reserved(chain, token, now, offerer) {
+      let query = db
         .selectFrom('lp_quotes')
         .select('output_amount')
         .where('output_chain', '=', chain)
-        .where('output_token', '=', token.toLowerCase())
+        .where('output_token', '=', token.toLowerCase());
+      if (offerer !== undefined) query = query.where('offerer', '=', offerer.toLowerCase());
+      const rows = await query
         .where('status', 'in', ['active', 'ordered'])
         // An order refunded or failed while the bot looked away would otherwise hold its output for good.
         .where('reserved_until', '>', now)

@@ -62,6 +62,18 @@ export async function approveEscrow(
   await erc20Write(h, chainName, token, owner, { functionName: 'approve', args: [escrow, amount] });
 }
 
+/** `owner` sets its allowance of `spender` on `token` (e.g. back to zero). */
+export async function approveSpender(
+  h: Harness,
+  chainName: string,
+  token: Hex,
+  owner: PrivateKeyAccount,
+  spender: Hex,
+  amount: bigint,
+) {
+  await erc20Write(h, chainName, token, owner, { functionName: 'approve', args: [spender, amount] });
+}
+
 /**
  * The LP fills `order` on its output chain `chain` (approving the fill contract for it first). By default it does
  * what the reference bot does: on an order whose input chain settles through LayerZero, FerryApp's fillAndProve

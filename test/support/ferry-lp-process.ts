@@ -12,11 +12,20 @@ export interface FerryLpProcessOptions {
   journalFile: string;
   /** LP_FAULT_INJECT: where the bot kills itself (e.g. `after-record:fill`); empty for none. */
   faults?: string;
+  /** More flags, as an operator adds them (e.g. `--confirmations 1`). */
+  args?: readonly string[];
 }
 
 /** `ferry lp` as an operator runs it: its own process, its journal file, JSON logs on stdout. */
 export function spawnFerryLp(options: FerryLpProcessOptions): ChildProcess {
-  const args = ['lp', '--api-url', options.apiUrl, '--spread-bps', String(options.spreadBps)];
+  const args = [
+    'lp',
+    '--api-url',
+    options.apiUrl,
+    '--spread-bps',
+    String(options.spreadBps),
+    ...(options.args ?? []),
+  ];
   return spawn(process.execPath, [ferryBin, ...args, '--poll-ms', '300', '--journal', options.journalFile], {
     env: {
       ...process.env,

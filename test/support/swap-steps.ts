@@ -1,6 +1,9 @@
 import { expect } from 'vitest';
 import type { OrderTypedData } from '../../src/domain/order-typed-data.ts';
+import { approveEscrow } from './chain-actors.ts';
+import { createQuoteRequest } from './fixtures.ts';
 import type { Harness } from './harness.ts';
+import { until } from './polling.ts';
 
 /** Runs request → quote → accept → sign → swap over HTTP and returns the order's ids and typed data. */
 export async function executeSwap(
@@ -72,4 +75,26 @@ export async function waitForStatus(
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   throw new Error(`order ${orderId} did not reach ${status}; last: ${JSON.stringify(last?.body?.data)}`);
+}
+
+/**
+ * A new request of `input`, quoted by the liquidity provider `lp` (a bot running on its own), accepted and signed
+ * by the offerer, whose approval of the escrow is set first: the order waits for its deposit.
+ */
+export async function swapWithRunningLp(
+  h: Harness,
+  mm: { apiKey: string },
+  lp: { id: string },
+  input: bigint,
+) {
+  await approveEscrow(h, h.chainA, h.usdcA, h.offerer, input);
+  const qrId = await createQuoteRequest(h, mm.apiKey, { inputAmount: input.toString() });
+  const quote = await until('the bot to quote', async () => {
+    const res = await h.http('GET', `/api/v1/quotes?quoteRequestId=${qrId}&status=active`, {
+      apiKey: mm.apiKey,
+    });
+    return (res.body.data?.quotes as any[])?.find((q) => q.liquidityProviderId === lp.id);
+  });
+  const envelope = (await h.http('GET', `/api/v1/quotes/${quote.id}`, { apiKey: mm.apiKey })).body.data;
+  return { qrId, ...(await acceptAndSwap(h, mm.apiKey, envelope)) };
 }
