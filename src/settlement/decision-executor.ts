@@ -96,17 +96,20 @@ async function refuseWhileReverting(
   }
 }
 
+/** What writing on an order (its move, a note) needs. */
+type OrderWriteDeps = {
+  readonly database: FerryDatabase;
+  readonly clock: Clock;
+  readonly log: FastifyBaseLogger;
+  readonly metrics?: FerryMetrics;
+};
+
 /**
  * The relayer stopped sending an action that kept reverting on chain: the reason is written on the order once
  * (logged at error and counted); the order still follows the chains, and nothing more is sent for it.
  */
 async function noteGivenUp(
-  deps: {
-    readonly database: FerryDatabase;
-    readonly clock: Clock;
-    readonly log: FastifyBaseLogger;
-    readonly metrics?: FerryMetrics;
-  },
+  deps: OrderWriteDeps,
   order: Order,
   kind: ChainActionKind,
   reason: string,
@@ -305,12 +308,7 @@ function settlementMetrics(
  * order's event; false when another writer moved it first.
  */
 async function moveOrder(
-  deps: {
-    readonly database: FerryDatabase;
-    readonly clock: Clock;
-    readonly log: FastifyBaseLogger;
-    readonly metrics?: FerryMetrics;
-  },
+  deps: OrderWriteDeps,
   order: Order,
   change: OrderChange | null,
   settlement: OrderSettlement | null,
