@@ -120,7 +120,7 @@ export type paths = {
         put?: never;
         /**
          * Create a quote request
-         * @description Asks liquidity providers to quote a cross-chain swap. The offerer must hold inputAmount of inputToken on inputChain (422 INSUFFICIENT_BALANCE otherwise; a reading that covered an earlier request of the same offerer may answer for BALANCE_CACHE_MS, 1 s by default, and the deposit checks on chain again). The request stays open for 120 s by default. inputAmount below the input token's minAmount (GET /api/public/chains) is 400 AMOUNT_TOO_SMALL; a recipient that is the zero address, a Ferry contract or a registry token is 400 VALIDATION_ERROR.
+         * @description Asks liquidity providers to quote a cross-chain swap. outputChain must be one of inputChain's outputChains in GET /api/public/chains (a settlement path; 400 INVALID_CHAIN at body.outputChain otherwise). The offerer must hold inputAmount of inputToken on inputChain on top of what its other open quote requests in that token ask for (422 INSUFFICIENT_BALANCE at body.inputAmount otherwise, also for requests sent at once; a reading that covered an earlier request of the same offerer may answer for BALANCE_CACHE_MS, 1 s by default, and the deposit checks on chain again). The request stays open for 120 s by default. inputAmount below the input token's minAmount (GET /api/public/chains) is 400 AMOUNT_TOO_SMALL; a recipient that is the zero address, a Ferry contract or a registry token is 400 VALIDATION_ERROR.
          */
         post: operations["createQuoteRequest"];
         delete?: never;
@@ -4094,6 +4094,10 @@ export interface operations {
                                     messenger: string | null;
                                 };
                                 confirmations: number;
+                                /** @description How fills are proven to this chain's escrow: a LayerZero message from Ferry's app on the output chain, or the operator's attester */
+                                messenger: "layerzero" | "attester";
+                                /** @description The chains an order from this chain may be filled on (a settlement path exists): a quote request to any other chain is 400 INVALID_CHAIN at body.outputChain. A LayerZero chain settles only fills on LayerZero chains; an attester chain settles fills on any chain. */
+                                outputChains: string[];
                                 explorerUrl?: string;
                                 rpcUrl?: string;
                                 tokens: {
