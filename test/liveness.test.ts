@@ -9,7 +9,13 @@ import { createFerryApi } from '../src/lp/ferry-api.ts';
 import { type BotLog, createLpBot, type LpBot } from '../src/lp/lp-bot.ts';
 import type { LpJournal } from '../src/store/lp-journal.ts';
 import { type AnvilKnobs, anvilKnobs } from './support/anvil-knobs.ts';
-import { approveEscrow, depositAs, increaseChainTime, provenIn } from './support/chain-actors.ts';
+import {
+  approveEscrow,
+  approveSpender,
+  depositAs,
+  increaseChainTime,
+  provenIn,
+} from './support/chain-actors.ts';
 import { jamEscrowCredit } from './support/escrow-outage.ts';
 import { exitOf, spawnFerryLp, stopWithin } from './support/ferry-lp-process.ts';
 import { createQuoteRequest, WORKER_ON } from './support/fixtures.ts';
@@ -137,6 +143,16 @@ describe.each([{ messenger: 'attester' as const }, { messenger: 'layerzero' as c
     }, 180_000);
 
     it('a base-fee spike during the bot’s fill: the fill is replaced and mined during the spike', async () => {
+      // The bot approves the fill contract only for what it has promised, so this fill would first wait for an
+      // approval of its own: an allowance the operator set keeps this case about the fill's replacement.
+      await approveSpender(
+        h,
+        h.chainB,
+        h.usdcB,
+        lpWallet,
+        h.registry.chain(h.chainB)!.contracts.fill,
+        1_500_000n,
+      );
       // Blocks stop on the output chain, so the bot's fill waits in the mempool at the fees of the moment.
       await chainB.blockTime(0);
       const swap = await swapWithBot(1_500_000n);
