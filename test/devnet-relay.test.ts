@@ -18,7 +18,7 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RegistryFile } from '../src/chains/chain-registry.ts';
 import { loadArtifact } from '../src/chains/contract-artifacts.ts';
-import { ANVIL_KEYS, DEVNET_DEPLOYER_KEY, type Devnets, startDevnets } from '../src/chains/devnet.ts';
+import { ANVIL_KEYS, type Devnets, startDevnets } from '../src/chains/devnet.ts';
 import { devnetChain } from '../src/chains/devnet-chain.ts';
 import { loadLzArtifact } from '../src/chains/layerzero/lz-artifacts.ts';
 import type { LayerZeroDevnetError } from '../src/chains/layerzero/lz-chain-client.ts';

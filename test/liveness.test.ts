@@ -288,7 +288,7 @@ describe.each([{ messenger: 'attester' as const }, { messenger: 'layerzero' as c
     );
 
     onAttester(
-      'a settle that reverts once (the token paused for a moment while the filler credit is full) is sent again and completes',
+      'a settle that reverts once (token paused, filler credit full) is sent again and completes',
       async () => {
         // The devnets' USDC is Circle's: its pauser (the devnet deployer) pauses and unpauses it.
         const pauser = privateKeyToAccount(DEVNET_DEPLOYER_KEY);
@@ -304,23 +304,18 @@ describe.each([{ messenger: 'attester' as const }, { messenger: 'layerzero' as c
             maxFeePerGas: parseGwei('200'),
             gas: 100_000n,
           });
-        let unjam: (() => Promise<void>) | null = null;
         const swap = await swapWithBot(1_000_000n);
         await waitForStatus(h, mm.apiKey, swap.orderId, 'deposited', 60_000);
         // The input chain stops mining, so Ferry's settle waits in the mempool; then a pause lands just before it.
         await chainA.blockTime(0);
+        const unjam = await jamEscrowCredit(h, h.chainA, h.usdcA, lpWallet.address);
         try {
           const settle = await until('Ferry to send its settle', () => actionOf(swap.orderId, 'settle'));
           await send('pause', parseGwei('50'));
-          // A paused token alone no longer makes a settle revert (the escrow credits the filler); a credit that
-          // cannot grow any more does.
-          unjam = await jamEscrowCredit(chain.rpcUrl, chain.contracts.escrow, h.usdcA, lpWallet.address);
           await chainA.mine();
           const reverted = await chainA.client.getTransactionReceipt({ hash: settle.tx_hash as Hex });
           expect(reverted.status).toBe('reverted');
           await chainA.mine(3);
-          // While the token stays paused the retry would revert again: nothing is sent, the reason is on the order,
-          // and the revert is counted.
           const surfaced = await until('the revert to be surfaced on the order', async () => {
             await chainA.mine();
             const res = await h.http('GET', `/api/v1/orders/${swap.orderId}`, { apiKey: mm.apiKey });
@@ -329,19 +324,16 @@ describe.each([{ messenger: 'attester' as const }, { messenger: 'layerzero' as c
               : null;
           });
           expect(surfaced.status).toBe('filled');
-          // The credit's overflow: Solidity's arithmetic panic.
-          expect(surfaced.failureReason).toContain('(Panic(17))');
+          expect(surfaced.failureReason).toContain('(Panic(17))'); // the credit's overflow
           const metrics = await (await fetch(`${h.baseUrl}/metrics`)).text();
           expect(metrics).toMatch(
             new RegExp(`ferry_settlement_reverts_total\\{chain="${h.chainA}",kind="settle"\\} [1-9]`),
           );
-          await unjam();
-          unjam = null;
           await send('unpause', parseGwei('50'));
           await chainA.blockTime(2);
           await waitForStatus(h, mm.apiKey, swap.orderId, 'completed', 90_000);
         } finally {
-          if (unjam) await unjam();
+          await unjam();
           await chainA.blockTime(2);
         }
         // The fill index can see the Settled log before the sender marks its own transaction confirmed (two loops,

@@ -3,43 +3,40 @@ import {
   createPublicClient,
   createTestClient,
   encodeAbiParameters,
-  type Hex,
   http,
   keccak256,
   maxUint256,
   numberToHex,
 } from 'viem';
+import type { Harness } from './harness.ts';
 
 /** FerryEscrow's storage: `deposits` is slot 0, `owed[token][account]` (a mapping of mappings) slot 1. */
 const OWED_SLOT = 1n;
 
-function owedSlot(token: Address, account: Address): Hex {
-  const inner = keccak256(
-    encodeAbiParameters([{ type: 'address' }, { type: 'uint256' }], [token, OWED_SLOT]),
-  );
-  return keccak256(encodeAbiParameters([{ type: 'address' }, { type: 'bytes32' }], [account, inner]));
-}
-
 /**
- * Sets what the escrow owes `account` in `token` to 2^256 − 1 on an anvil chain (anvil_setStorageAt) and answers how
- * to put the old value back. A payout to `account` that the token refuses (a paused token) is credited, and that
- * credit now overflows, so the settlement reverts: the one way left to make a settle revert and then work again,
- * since a paused or blacklisting token alone no longer does (the escrow credits the payout).
+ * Sets what chain `chainName`'s escrow owes `account` in `token` to 2^256 − 1 (anvil_setStorageAt) and answers how to
+ * put the old value back. A payout to `account` the token refuses (a paused token) is credited, and that credit now
+ * overflows, so the settlement reverts: the way left to make a settle revert and then work again, since a paused or
+ * blacklisting token alone no longer does (the escrow credits the payout).
  */
 export async function jamEscrowCredit(
-  rpcUrl: string,
-  escrow: Address,
+  h: Harness,
+  chainName: string,
   token: Address,
   account: Address,
 ): Promise<() => Promise<void>> {
+  const chain = h.registry.chain(chainName)!;
+  const rpcUrl = h.devnets.chains.find((c) => c.name === chainName)?.rpcUrl ?? chain.rpcUrl;
   const test = createTestClient({ mode: 'anvil', transport: http(rpcUrl) });
-  const slot = owedSlot(token, account);
-  const before = await test.request({
-    method: 'eth_getStorageAt',
-    params: [escrow, slot, 'latest'],
-  } as never);
-  await test.setStorageAt({ address: escrow, index: slot, value: numberToHex(maxUint256, { size: 32 }) });
-  return () => test.setStorageAt({ address: escrow, index: slot, value: before as Hex });
+  const inner = keccak256(
+    encodeAbiParameters([{ type: 'address' }, { type: 'uint256' }], [token, OWED_SLOT]),
+  );
+  const slot = keccak256(encodeAbiParameters([{ type: 'address' }, { type: 'bytes32' }], [account, inner]));
+  const address = chain.contracts.escrow;
+  const pub = createPublicClient({ transport: http(rpcUrl) });
+  const before = (await pub.getStorageAt({ address, slot })) ?? numberToHex(0, { size: 32 });
+  await test.setStorageAt({ address, index: slot, value: numberToHex(maxUint256, { size: 32 }) });
+  return () => test.setStorageAt({ address, index: slot, value: before });
 }
 
 /**
