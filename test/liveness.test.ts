@@ -145,14 +145,8 @@ describe.each([{ messenger: 'attester' as const }, { messenger: 'layerzero' as c
     it('a base-fee spike during the bot’s fill: the fill is replaced and mined during the spike', async () => {
       // The bot approves the fill contract only for what it has promised, so this fill would first wait for an
       // approval of its own: an allowance the operator set keeps this case about the fill's replacement.
-      await approveSpender(
-        h,
-        h.chainB,
-        h.usdcB,
-        lpWallet,
-        h.registry.chain(h.chainB)!.contracts.fill,
-        1_500_000n,
-      );
+      const fillContract = h.registry.chain(h.chainB)!.contracts.fill;
+      await approveSpender(h, h.chainB, h.usdcB, lpWallet, fillContract, 1_500_000n);
       // Blocks stop on the output chain, so the bot's fill waits in the mempool at the fees of the moment.
       await chainB.blockTime(0);
       const swap = await swapWithBot(1_500_000n);

@@ -6,14 +6,13 @@ import { canonicalSignature } from '../domain/order-signature.ts';
 import type { Principal } from '../domain/principal.ts';
 import { publicOrderView } from '../domain/public-views.ts';
 import type { Order } from '../domain/records.ts';
-import { MONEY_MOVER_REVERT_KINDS, throttledUntil } from '../domain/relayer-reverts.ts';
 import type { SwapPermit } from '../domain/swap-permit.ts';
 import { lockOffererFunds } from '../store/offerer-lock.ts';
 import { findOrderByQuote, orderInsert } from '../store/orders-store.ts';
-import { moneyMoverRevertTimes } from '../store/settlement-store.ts';
 import { UniqueViolationError } from '../store/store-errors.ts';
 import { insertSwapPermit, pendingPermitOrder } from '../store/swap-permits-store.ts';
 import type { QuoteService } from './quote-service.ts';
+import { refuseWhileThrottled } from './relayer-revert-throttle.ts';
 import type { ServiceDeps } from './service-deps.ts';
 import { verifiedOrderSignature, verifiedPermit } from './swap-signatures.ts';
 
@@ -77,29 +76,6 @@ export function createSwapService(
     });
   }
 
-  /**
-   * A money mover whose orders made the relayer's transactions revert on chain too often swaps no more until the
-   * oldest counted revert leaves the window: the relayer's gas is not its to burn.
-   */
-  async function refuseWhileThrottled(accountId: string, now: Date): Promise<void> {
-    const rule = deps.config.relayerReverts;
-    const times = await moneyMoverRevertTimes(database.db, {
-      accountId,
-      kinds: MONEY_MOVER_REVERT_KINDS,
-      since: now.getTime() - rule.windowSeconds * 1000,
-      limit: rule.limit,
-    });
-    const until = throttledUntil(times, now.getTime(), rule);
-    if (until === null) return;
-    const seconds = Math.max(1, Math.ceil((until - now.getTime()) / 1000));
-    const message =
-      `${times.length} of this account's orders made the relayer's transactions revert on chain within ` +
-      `${rule.windowSeconds} s (the limit is ${rule.limit}); new swaps are refused for ${seconds} s`;
-    throw new AppError('RATE_LIMITED', message, [{ path: 'account', message }], {
-      'retry-after': String(seconds),
-    });
-  }
-
   return {
     /** Verifies the offerer's signature over the accepted quote and creates the order. */
     async execute(principal: Principal, input: SwapInput): Promise<{ order: Order; created: boolean }> {
@@ -118,7 +94,7 @@ export function createSwapService(
       if (existing) return sameSwapOrConflict(existing, input);
 
       const now = clock.now();
-      await refuseWhileThrottled(principal.accountId, now);
+      await refuseWhileThrottled(deps, principal.accountId, now);
       const refusal = executeRefusal(quote, now);
       if (refusal?.code === 'QUOTE_EXPIRED') {
         throw fieldError('QUOTE_EXPIRED', 'body.quoteId', 'the quote has expired');
