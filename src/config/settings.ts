@@ -116,7 +116,7 @@ export const SETTINGS = {
     3,
     1,
     1_000_000,
-    "reverted relayer transactions (deposits, refunds) of one money mover's orders within the window before its new swaps are refused (429)",
+    "reverted relayer deposits of one money mover's undeposited orders within the window before its new swaps are refused (429)",
   ),
   RELAYER_REVERT_WINDOW_SECONDS: int(
     86_400,

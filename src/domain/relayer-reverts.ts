@@ -31,8 +31,13 @@ export interface RevertThrottle {
   readonly windowSeconds: number;
 }
 
-/** The chain action kinds whose reverts the order's money mover causes (its signature, its funds, its token). */
-export const MONEY_MOVER_REVERT_KINDS = ['deposit', 'refund'] as const;
+/**
+ * The chain action kinds whose reverts the order's money mover causes (its signature, its funds). Not a refund: since
+ * the escrow credits a refund the token refuses, a refund reverts only when someone else released the deposit first.
+ * And only deposits of orders that never got deposited (see moneyMoverRevertTimes): a deposit that reverted because
+ * someone else submitted the same signed order first is no doing of the money mover's.
+ */
+export const MONEY_MOVER_REVERT_KINDS = ['deposit'] as const;
 
 /**
  * When a money mover may swap again: null while fewer than `limit` of its reverts (unix ms, any order) fall in the
@@ -49,17 +54,17 @@ export function throttledUntil(
   return oldestCounted === undefined ? null : oldestCounted + windowMs;
 }
 
-type RetryKind = 'attest-and-settle' | 'refund' | 'prove' | 'commit' | 'execute';
+/** Every relayer action but the attester's settle, which is never given up (see decideOpen). */
+type RetryKind = 'refund' | 'prove' | 'commit' | 'execute';
 
 /**
  * The next send of an action whose last one reverted (`retryOf`), unless the order's actions of the kind reverted
  * on chain MAX_REVERTED_SENDS times already: then the relayer gives up on it.
  */
 export function retryOrGiveUp(kind: RetryKind, last: RecordedAction): SettlementDecision {
-  const action = kind === 'attest-and-settle' ? 'settle' : kind;
   const reverted = last.reverted ?? 0;
   if (revertsExhausted(reverted)) {
-    return { kind: 'give-up', action, reason: gaveUpReason(action, reverted, last.txHash) };
+    return { kind: 'give-up', action: kind, reason: gaveUpReason(kind, reverted, last.txHash) };
   }
   return { kind, retryOf: last.txHash };
 }

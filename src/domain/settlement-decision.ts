@@ -317,7 +317,10 @@ function decideOpen(obs: SettlementObservation): SettlementDecision {
   if (fill) {
     if (obs.status === 'deposited') return { kind: 'follow', to: 'filled', dstChainTxHash: fill.txHash };
     if (obs.route.method === 'layerzero') return decideProof(obs, fill, obs.route);
-    return settle ? retryOrGiveUp('attest-and-settle', settle) : { kind: 'attest-and-settle' };
+    // Never given up: on an attester chain only Ferry's attester can settle, so giving up would hand a filler who
+    // already paid to the offerer's refund. Each retry is simulated first, and no outsider can make a settle revert
+    // (the escrow credits a payout its token refuses), so this spends no gas an outsider chose.
+    return settle ? { kind: 'attest-and-settle', retryOf: settle.txHash } : { kind: 'attest-and-settle' };
   }
   if (refundIsDue(obs)) return refund ? retryOrGiveUp('refund', refund) : { kind: 'refund' };
   return { kind: 'wait', reason: 'waiting for a valid fill at depth or the refund time' };

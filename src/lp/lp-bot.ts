@@ -308,7 +308,9 @@ export function createLpBot(options: LpBotOptions): LpBot {
   function clientsFor(info: ChainInfo): ChainClients {
     let c = clients.get(info.name);
     if (!c) {
-      const rpcUrl = options.rpcUrls?.[info.name] ?? info.rpcUrl;
+      // A pinned chain is read through its own RPC: the API's could answer the pinning checks and show deposits
+      // that do not exist.
+      const rpcUrl = options.rpcUrls?.[info.name] ?? pinned?.chain(info.name)?.rpcUrl ?? info.rpcUrl;
       if (!rpcUrl)
         throw new Error(`chain ${info.name} has no public rpcUrl; pass --rpc-url ${info.name}=URL`);
       c = chainClients({ name: info.name, chainId: info.chainId, rpcUrl }, account);

@@ -118,14 +118,13 @@ describe(`order transitions on ${backend}`, () => {
     expect(await database.transaction((trx) => mayRecord(trx, database.dialect, retry))).toBe(true);
   });
 
-  it("lists when a money mover's deposits and refunds reverted, newest first, in the window", async () => {
-    const id = await seedOrderRow(database, 'deposited');
+  it("lists when a money mover's undeposited orders' deposits reverted, newest first, in the window", async () => {
+    const id = await seedOrderRow(database, 'created');
     const account = (await findOrder(database.db, id))!.moneyMoverAccountId;
     await recordAction(id, 'deposit', 'reverted', 0);
-    await recordAction(id, 'refund', 'reverted', 0);
     await recordAction(id, 'settle', 'reverted', 0);
-    await recordAction(id, 'refund', 'confirmed', 1);
-    const query = { accountId: account, kinds: ['deposit', 'refund'], limit: 10 };
+    await recordAction(id, 'deposit', 'reverted', 1);
+    const query = { accountId: account, kinds: ['deposit'], limit: 10 };
     const times = await moneyMoverRevertTimes(database.db, { ...query, since: now.getTime() - 1 });
     expect(times).toEqual([now.getTime(), now.getTime()]);
     expect(await moneyMoverRevertTimes(database.db, { ...query, since: now.getTime() })).toEqual([]);
@@ -133,6 +132,13 @@ describe(`order transitions on ${backend}`, () => {
     // Another account's orders are not its.
     const stranger = { ...query, accountId: 'acc_nobody', since: 0 };
     expect(await moneyMoverRevertTimes(database.db, stranger)).toEqual([]);
+    // An order deposited anyway (someone else's deposit of the signed order won the race) is not its doing.
+    const raced = await seedOrderRow(database, 'deposited');
+    await recordAction(raced, 'deposit', 'reverted', 0);
+    const racedAccount = (await findOrder(database.db, raced))!.moneyMoverAccountId;
+    expect(await moneyMoverRevertTimes(database.db, { ...query, accountId: racedAccount, since: 0 })).toEqual(
+      [],
+    );
   });
 
   it('sends a prove again or the next older commit after one that took effect, but never two in flight', async () => {

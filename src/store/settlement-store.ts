@@ -181,6 +181,8 @@ export async function moneyMoverRevertTimes(
     .innerJoin('orders', 'orders.id', 'chain_actions.order_id')
     .select('chain_actions.updated_at as at')
     .where('orders.money_mover_account_id', '=', input.accountId)
+    // An order that was deposited anyway (someone else's deposit of the same signed order won) is not its doing.
+    .where('orders.status', 'in', ['created', 'failed'])
     .where('chain_actions.status', '=', 'reverted')
     .where('chain_actions.kind', 'in', [...input.kinds])
     .where('chain_actions.updated_at', '>', input.since)
@@ -241,7 +243,8 @@ export async function mayRecord(
     if (!finished) return false;
     // The bound holds where actions are written down, whatever decided to send this one.
     const reverted = (await revertedActionCounts(trx, orderId))[kind] ?? 0;
-    if (revertsExhausted(reverted)) return false;
+    // An attester settle is the exception: nobody else can settle there (see decideOpen).
+    if (kind !== 'settle' && revertsExhausted(reverted)) return false;
   }
   if (kind === 'deposit') return true;
   return !(await hasLiveAction(trx, orderId, kind === 'refund' ? RELEASE_ACTIONS : ['refund']));
