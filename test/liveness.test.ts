@@ -364,12 +364,9 @@ describe.each([{ messenger: 'attester' as const }, { messenger: 'layerzero' as c
         const funded = 10n ** 20n;
         await chainA.setBalance(relayer.address, 0n);
         const stuck = await swapWithBot(1_000_000n);
-        const deposit = await until('the deposit to be written down', () =>
-          actionOf(stuck.orderId, 'deposit'),
-        );
         const client = createPublicClient({ transport: http(h.registry.chain(h.chainA)!.rpcUrl) });
-        await expect(client.getTransaction({ hash: deposit.tx_hash as Hex })).rejects.toThrow();
-        // The openDeadline passes on the input chain with nothing deposited: the order fails.
+        // The openDeadline passes on the input chain with nothing deposited: the order fails. (The deposit is
+        // simulated from the relayer at the fees it would carry, so a relayer that cannot pay sends nothing.)
         const openDeadline = BigInt(stuck.typedData.message.openDeadline);
         const now = (await client.getBlock()).timestamp;
         await increaseChainTime(h, h.chainA, Number(openDeadline - now) + 10);
@@ -378,19 +375,10 @@ describe.each([{ messenger: 'attester' as const }, { messenger: 'layerzero' as c
 
         await chainA.setBalance(relayer.address, funded);
         const next = await swapWithBot(1_000_000n);
-        // Before, this order stayed `created` for good, queued behind the stranded nonce.
+        // Whatever the broke relayer wrote down for the failed order never holds the next one back.
         await waitForStatus(h, mm.apiKey, next.orderId, 'deposited', 60_000);
-        const actions = await h.app.database.db
-          .selectFrom('chain_actions')
-          .select(['id', 'status', 'nonce', 'order_id'])
-          .where('order_id', 'in', [stuck.orderId, next.orderId])
-          .where('kind', '=', 'deposit')
-          .execute();
-        const stranded = actions.find((a) => a.id === deposit.id)!;
-        const taken = actions.find((a) => a.order_id === next.orderId)!;
-        // The stranded nonce was spent on a cancel, and the next deposit took the nonce after it.
-        expect(stranded.status).toBe('cancelled');
-        expect(Number(taken.nonce)).toBe(Number(stranded.nonce) + 1);
+        const stuckDeposit = await actionOf(stuck.orderId, 'deposit');
+        expect(stuckDeposit?.status ?? 'none').not.toBe('confirmed');
         await waitForStatus(h, mm.apiKey, next.orderId, 'completed', 90_000);
       },
       180_000,
