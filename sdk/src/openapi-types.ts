@@ -224,7 +224,7 @@ export type paths = {
         put?: never;
         /**
          * Execute a swap
-         * @description Submits the offerer's EIP-712 signature over an accepted quote's typed data and creates the order (201). The signature must recover the offerer, or, when the offerer is a contract on the input chain (a Safe, a smart account), be accepted by its EIP-1271 isValidSignature over the quote's signingHash (400 INVALID_SIGNATURE otherwise). An optional EIP-2612 `permit` (tokens whose `permit` is set in GET /api/public/chains) lets Ferry deposit without an approve: the offerer then needs no transaction and no gas. Repeating the same request returns the same order with 200.
+         * @description Submits the offerer's EIP-712 signature over an accepted quote's typed data and creates the order (201). The signature must recover the offerer, or, when the offerer is a contract on the input chain (a Safe, a smart account), be accepted by its EIP-1271 isValidSignature over the quote's signingHash (400 INVALID_SIGNATURE otherwise). An optional EIP-2612 `permit` (tokens whose `permit` is set in GET /api/public/chains) lets Ferry deposit without an approve: the offerer then needs no transaction and no gas. Repeating the same request returns the same order with 200. An account whose orders made Ferry's relayer transactions (deposits, refunds) revert on chain RELAYER_REVERT_LIMIT times within RELAYER_REVERT_WINDOW_SECONDS gets 429 RATE_LIMITED (detail path `account`, Retry-After) on new swaps.
          */
         post: operations["executeSwap"];
         delete?: never;
@@ -308,7 +308,7 @@ export type paths = {
         put?: never;
         /**
          * Register a webhook endpoint
-         * @description Ferry POSTs the account's events to `url`, signed (Standard Webhooks), retried for more than a day. The `secret` verifies the signatures and is shown only in this answer. At most 10 endpoints per account (409 WEBHOOK_LIMIT_REACHED). The URL must be https on a public address unless the server allows private URLs (400 VALIDATION_ERROR, path `body.url`).
+         * @description Ferry POSTs the account's events to `url`, signed (Standard Webhooks), retried for more than a day. The `secret` verifies the signatures and is shown only in this answer (and in its replay under the same Idempotency-Key: the secret is not kept with the key but read from the endpoint, 404 WEBHOOK_NOT_FOUND once it is deleted). At most 10 endpoints per account (409 WEBHOOK_LIMIT_REACHED). The URL must be https on a public address unless the server allows private URLs (400 VALIDATION_ERROR, path `body.url`).
          */
         post: operations["createWebhook"];
         delete?: never;
@@ -3319,6 +3319,15 @@ export interface operations {
             };
             /** @description Every error the API answers has this body */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API answers has this body */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -252,6 +252,12 @@ function orderDone(
   };
 }
 
+/** A pinned chain is read through its own RPC: the API's could answer the pinning checks and show deposits that do
+ * not exist. */
+function pinnedRpcUrl(pinned: ChainRegistry | null, name: string): string | undefined {
+  return pinned?.chain(name)?.rpcUrl;
+}
+
 export function createLpBot(options: LpBotOptions): LpBot {
   const { api, log, spreadBps } = options;
   const account: PrivateKeyAccount = privateKeyToAccount(options.privateKey);
@@ -308,9 +314,7 @@ export function createLpBot(options: LpBotOptions): LpBot {
   function clientsFor(info: ChainInfo): ChainClients {
     let c = clients.get(info.name);
     if (!c) {
-      // A pinned chain is read through its own RPC: the API's could answer the pinning checks and show deposits
-      // that do not exist.
-      const rpcUrl = options.rpcUrls?.[info.name] ?? pinned?.chain(info.name)?.rpcUrl ?? info.rpcUrl;
+      const rpcUrl = options.rpcUrls?.[info.name] ?? pinnedRpcUrl(pinned, info.name) ?? info.rpcUrl;
       if (!rpcUrl)
         throw new Error(`chain ${info.name} has no public rpcUrl; pass --rpc-url ${info.name}=URL`);
       c = chainClients({ name: info.name, chainId: info.chainId, rpcUrl }, account);
