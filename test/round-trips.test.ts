@@ -69,14 +69,16 @@ describe.skipIf(!process.env.FERRY_TEST_PG)('round trips per hot endpoint (Postg
     const mm = await h.createAccount('moneyMover');
     const lp = await h.createAccount('liquidityProvider');
     expect(await swapFlow(mm, lp)).toEqual({
-      // key lookup + the insert and its event as one statement (database.write)
+      // key lookup + one statement: the offerer's lock, its open requests summed after it, the insert if the
+      // balance covers them, and its event (insertCoveredQuoteRequest; the balance reading was cached)
       quoteRequest: 2,
       // key + request + account, begin + stale quotes + the LP's row lock + its promises on that chain and token
       // (active and accepted quotes, unfilled orders, one statement) + insert + events + commit
       quote: 10,
       // key + quote + request, begin + request CAS + quote CAS + decline the others (one statement) + events + commit
       accept: 9,
-      // key + quote + request + existing order, then the insert and its event as one statement
+      // key + quote + request + existing order with the revert throttle's count (one query), then the insert and
+      // its event as one statement
       swap: 5,
     });
   });

@@ -6,12 +6,10 @@ import { type Page, type PageRequest, toPage } from '../domain/pagination.ts';
 import type { Principal } from '../domain/principal.ts';
 import { publicQuoteRequestView } from '../domain/public-views.ts';
 import type { QuoteRequest } from '../domain/records.ts';
-import { lockOffererFunds } from '../store/offerer-lock.ts';
 import {
   findQuoteRequest,
+  insertCoveredQuoteRequest,
   listQuoteRequests,
-  openRequestedInput,
-  quoteRequestInsert,
 } from '../store/quote-requests-store.ts';
 import { type QuoteRequestInput, validateQuoteRequestTerms } from './quote-request-terms.ts';
 import type { ServiceDeps } from './service-deps.ts';
@@ -45,15 +43,14 @@ export function createQuoteRequestService(deps: ServiceDeps): QuoteRequestServic
       if (principal.sessionAddress !== null && !sameAddress(principal.sessionAddress, terms.offerer)) {
         throw fieldError('FORBIDDEN', 'body.offerer', 'must be the signed-in wallet address');
       }
-      const funds = { chain: terms.inputChain, token: terms.inputToken, offerer: terms.offerer };
       const now = clock.now();
-      // Read before the transaction (no RPC inside one), for the balance reading to cover; judged again inside.
-      const asked = await openRequestedInput(database.db, funds, now);
-      const balance = await chains.balanceOf(
+      // A reading that covers this request alone, often cached: the common case then needs no read before the
+      // statement that judges the offerer's open requests together and inserts (RPC never runs in a transaction).
+      let balance = await chains.balanceOf(
         terms.inputChain,
         terms.inputToken,
         terms.offerer,
-        asked + terms.inputAmount,
+        terms.inputAmount,
       );
       if (balance < terms.inputAmount) {
         throw fieldError(
@@ -72,25 +69,28 @@ export function createQuoteRequestService(deps: ServiceDeps): QuoteRequestServic
         updatedAt: now,
         expiresAt: quoteRequestExpiresAt(now, config.quoteRequestTtlSeconds),
       };
-      await database.transaction(async (trx, uow) => {
-        await lockOffererFunds(trx, database.dialect, funds);
-        const open = await openRequestedInput(trx, funds, now);
-        if (balance < open + terms.inputAmount) {
-          throw fieldError(
-            'INSUFFICIENT_BALANCE',
-            'body.inputAmount',
-            `offerer holds ${balance} base units of the input token; its open quote requests already ask for ` +
-              `${open} of it, which leaves less than ${terms.inputAmount}`,
-          );
-        }
-        await trx.executeQuery(quoteRequestInsert(qr)(trx));
-        uow.emit({
-          type: 'quoteRequest.created',
-          occurredAt: now,
-          data: publicQuoteRequestView(qr),
-          accountIds: [principal.accountId],
-        });
-      });
+      const created = {
+        type: 'quoteRequest.created' as const,
+        occurredAt: now,
+        data: publicQuoteRequestView(qr),
+        accountIds: [principal.accountId],
+      };
+      let open = await insertCoveredQuoteRequest(database, qr, balance, created);
+      if (open !== null) {
+        // The reading did not cover the open requests too: read the chain unless a younger reading covers them
+        // all (a short reading is never trusted), and judge once more.
+        const needed = open + terms.inputAmount;
+        balance = await chains.balanceOf(terms.inputChain, terms.inputToken, terms.offerer, needed);
+        if (balance >= needed) open = await insertCoveredQuoteRequest(database, qr, balance, created);
+      }
+      if (open !== null) {
+        throw fieldError(
+          'INSUFFICIENT_BALANCE',
+          'body.inputAmount',
+          `offerer holds ${balance} base units of the input token; its open quote requests already ask for ` +
+            `${open} of it, which leaves less than ${terms.inputAmount}`,
+        );
+      }
       return qr;
     },
 

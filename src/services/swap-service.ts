@@ -9,10 +9,11 @@ import type { Order } from '../domain/records.ts';
 import type { SwapPermit } from '../domain/swap-permit.ts';
 import { lockOffererFunds } from '../store/offerer-lock.ts';
 import { findOrderByQuote, orderInsert } from '../store/orders-store.ts';
+import { orderOfQuoteAndRevertTimes } from '../store/settlement-store.ts';
 import { UniqueViolationError } from '../store/store-errors.ts';
 import { insertSwapPermit, pendingPermitOrder } from '../store/swap-permits-store.ts';
 import type { QuoteService } from './quote-service.ts';
-import { refuseWhileThrottled } from './relayer-revert-throttle.ts';
+import { refuseWhileThrottled, throttleReverts } from './relayer-revert-throttle.ts';
 import type { ServiceDeps } from './service-deps.ts';
 import { verifiedOrderSignature, verifiedPermit } from './swap-signatures.ts';
 
@@ -90,11 +91,15 @@ export function createSwapService(
       if (quote.orderId !== input.orderId) {
         throw fieldError('VALIDATION_ERROR', 'body.orderId', 'does not match the orderId of the quote');
       }
-      const existing = await findOrderByQuote(database.db, quote.id);
-      if (existing) return sameSwapOrConflict(existing, input);
-
       const now = clock.now();
-      await refuseWhileThrottled(deps, principal.accountId, now);
+      const reverts = throttleReverts(deps, principal.accountId, now);
+      const { order: existing, revertTimes } = await orderOfQuoteAndRevertTimes(
+        database.db,
+        quote.id,
+        reverts,
+      );
+      if (existing) return sameSwapOrConflict(existing, input);
+      refuseWhileThrottled(deps, revertTimes, now);
       const refusal = executeRefusal(quote, now);
       if (refusal?.code === 'QUOTE_EXPIRED') {
         throw fieldError('QUOTE_EXPIRED', 'body.quoteId', 'the quote has expired');

@@ -43,6 +43,11 @@ export interface FerryDatabase {
    */
   write(change: (db: Executor) => CompiledQuery, events: readonly NewEvent[]): Promise<void>;
   /**
+   * `write` for an insert that may insert nothing (`insert … select … where …`, returning its rows): the events are
+   * appended only when it inserted, and the answer says whether it did. One statement on PostgreSQL too.
+   */
+  writeIfInserted(change: (db: Executor) => CompiledQuery, events: readonly NewEvent[]): Promise<boolean>;
+  /**
    * Called after each commit that appended events, with the types appended: wakes the local tailer, tells other
    * instances, and wakes the settlement worker on a new order.
    */
@@ -151,6 +156,25 @@ function withUnitOfWork(
       });
       const appended = new Set(events.map((event) => event.type));
       for (const listener of listeners) listener(appended);
+    },
+    async writeIfInserted(change, events) {
+      if (dialect !== 'postgres' || events.length === 0) {
+        return database.transaction(async (trx, uow) => {
+          const result = await trx.executeQuery(change(trx));
+          const inserted = result.rows.length > 0 || (result.numAffectedRows ?? 0n) > 0n;
+          if (inserted) for (const event of events) uow.emit(event);
+          return inserted;
+        });
+      }
+      const result = await db
+        .executeQuery(changeWithEvents(change(db), events, { onlyIfChanged: true }))
+        .catch((error: unknown) => {
+          throw storeError(error);
+        });
+      if ((result.numAffectedRows ?? 0n) === 0n) return false;
+      const appended = new Set(events.map((event) => event.type));
+      for (const listener of listeners) listener(appended);
+      return true;
     },
     onCommitted(listener) {
       listeners.add(listener);

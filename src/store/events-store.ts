@@ -45,16 +45,23 @@ function appendAfter(offset: number): string {
 /**
  * PostgreSQL only: `change` and the append of `events` as one statement (`with change as (…) insert into events
  * …`), so the row change and its events commit together without a transaction block. The CTE runs whether or not
- * it is referenced, in the same statement, hence under the same xid the event ids are made from.
+ * it is referenced, in the same statement, hence under the same xid the event ids are made from. With
+ * `onlyIfChanged`, `change` must return its rows (`returning`): the events are appended only when it wrote one.
  */
-export function changeWithEvents(change: CompiledQuery, events: readonly NewEvent[]): CompiledQuery {
+export function changeWithEvents(
+  change: CompiledQuery,
+  events: readonly NewEvent[],
+  options: { onlyIfChanged?: boolean } = {},
+): CompiledQuery {
   if (events.length > EVENTS_PER_TRANSACTION) {
     throw new Error(`a transaction may append at most ${EVENTS_PER_TRANSACTION} events`);
   }
-  return CompiledQuery.raw(`with change as (${change.sql}) ${appendAfter(change.parameters.length)}`, [
-    ...change.parameters,
-    ...appendParameters(events),
-  ]);
+  // A change that may write nothing returns its rows, and the events follow only a change that wrote one.
+  const condition = options.onlyIfChanged ? ' where exists (select 1 from change)' : '';
+  return CompiledQuery.raw(
+    `with change as (${change.sql}) ${appendAfter(change.parameters.length)}${condition}`,
+    [...change.parameters, ...appendParameters(events)],
+  );
 }
 
 /**

@@ -26,7 +26,10 @@ export function expiredQuote(eb: QuotesEb, nowSeconds: number) {
   return eb.or([eb('quotes.status', '=', 'expired'), lapsedQuote(eb, nowSeconds)]);
 }
 
-/** Stored `open` and before its expiresAt (lifecycle.ts quoteRequestExpired). */
+/**
+ * Stored `open` and before its expiresAt (lifecycle.ts quoteRequestExpired). PostgreSQL's ferry_offerer_open_input
+ * (migration 0020) says the same in SQL of its own: a change here needs a migration replacing that function.
+ */
 export function openQuoteRequest(eb: QuoteRequestsEb, nowMs: number) {
   return eb.and([eb('quote_requests.status', '=', 'open'), eb('quote_requests.expires_at', '>', nowMs)]);
 }

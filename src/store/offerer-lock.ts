@@ -18,6 +18,10 @@ export interface OffererFunds {
  */
 export async function lockOffererFunds(trx: StoreTransaction, dialect: Dialect, funds: OffererFunds) {
   if (dialect !== 'postgres') return;
-  const key = `offerer:${funds.chain}:${funds.token.toLowerCase()}:${funds.offerer.toLowerCase()}`;
-  await sql`select pg_advisory_xact_lock(hashtextextended(${key}, 0))`.execute(trx);
+  await sql`select pg_advisory_xact_lock(hashtextextended(${offererLockKey(funds)}, 0))`.execute(trx);
+}
+
+/** The text the offerer's advisory lock is hashed from (also taken inside ferry_offerer_open_input, migration 0020). */
+export function offererLockKey(funds: OffererFunds): string {
+  return `offerer:${funds.chain}:${funds.token.toLowerCase()}:${funds.offerer.toLowerCase()}`;
 }

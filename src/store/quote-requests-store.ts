@@ -1,11 +1,14 @@
+import { CompiledQuery } from 'kysely';
 import type { Address } from '../domain/address.ts';
+import type { NewEvent } from '../domain/events.ts';
 import type { QuoteRequestStatus } from '../domain/lifecycle.ts';
 import type { PageRequest } from '../domain/pagination.ts';
 import type { QuoteRequest } from '../domain/records.ts';
 import { compiledQuery } from './compiled-query.ts';
+import type { FerryDatabase } from './database.ts';
 import type { Executor } from './db-types.ts';
 import { expiredQuoteRequest, lapsedQuoteRequest, openQuoteRequest } from './lifecycle-sql.ts';
-import type { OffererFunds } from './offerer-lock.ts';
+import { type OffererFunds, offererLockKey } from './offerer-lock.ts';
 import { pageOf } from './page-query.ts';
 import type { QuoteRequestsTable } from './schema.ts';
 
@@ -148,8 +151,7 @@ export async function expireDueQuoteRequests(
 
 /**
  * The input the offerer's open requests (stored `open`, not expired) ask for in one token on one chain: what its
- * balance must cover besides a new request. Summed as bigint (uint256 amounts, beyond the database's SUM); run
- * after lockOffererFunds when the answer decides an insert.
+ * balance must cover besides a new request. Summed as bigint (uint256 amounts, beyond the database's SUM).
  */
 export async function openRequestedInput(db: Executor, funds: OffererFunds, now: Date): Promise<bigint> {
   const rows = await db
@@ -161,4 +163,57 @@ export async function openRequestedInput(db: Executor, funds: OffererFunds, now:
     .where((eb) => openQuoteRequest(eb, now.getTime()))
     .execute();
   return rows.reduce((sum, row) => sum + BigInt(row.input_amount), 0n);
+}
+
+// The insert, only if the offerer's open requests (summed under its lock by ferry_offerer_open_input, migration
+// 0020) leave the balance room for it. Every parameter is cast: a parameter's type is taken from its first use.
+const INSERT_COVERED_PG = `insert into quote_requests (id, account_id, offerer, recipient, input_token, output_token,
+  input_amount, input_chain, output_chain, status, accepted_quote_id, created_at, updated_at, expires_at)
+select $1::text, $2::text, $3::text, $4::text, $5::text, $6::text, $7::text, $8::text, $9::text, $10::text,
+  $11::text, $12::bigint, $13::bigint, $14::bigint
+where ferry_offerer_open_input($15::text, $3::text, $8::text, $5::text, $12::bigint) + $16::numeric <= $17::numeric
+returning id`;
+
+/**
+ * Inserts `qr` with its event when `balance` covers it on top of what the offerer's open requests in that token
+ * already ask for; otherwise writes nothing and answers what they ask for (null: inserted). PostgreSQL judges and
+ * inserts in one statement, under the offerer's lock; SQLite in one unit of work (one writer at a time).
+ */
+export async function insertCoveredQuoteRequest(
+  database: FerryDatabase,
+  qr: QuoteRequest,
+  balance: bigint,
+  event: NewEvent,
+): Promise<bigint | null> {
+  const funds = { chain: qr.inputChain, token: qr.inputToken, offerer: qr.offerer };
+  if (database.dialect === 'postgres') {
+    const amount = qr.inputAmount.toString();
+    const parameters = [
+      ...[
+        qr.id,
+        qr.accountId,
+        qr.offerer,
+        qr.recipient,
+        qr.inputToken,
+        qr.outputToken,
+        amount,
+        qr.inputChain,
+      ],
+      ...[qr.outputChain, qr.status, qr.acceptedQuoteId, qr.createdAt.getTime(), qr.updatedAt.getTime()],
+      ...[qr.expiresAt.getTime(), offererLockKey(funds), amount, balance.toString()],
+    ];
+    const inserted = await database.writeIfInserted(
+      () => CompiledQuery.raw(INSERT_COVERED_PG, parameters),
+      [event],
+    );
+    // Refused (rare): what the open requests ask for now, outside the lock, for the message and a fresher reading.
+    return inserted ? null : openRequestedInput(database.db, funds, qr.createdAt);
+  }
+  return database.transaction(async (trx, uow) => {
+    const open = await openRequestedInput(trx, funds, qr.createdAt);
+    if (balance < open + qr.inputAmount) return open;
+    await trx.executeQuery(quoteRequestInsert(qr)(trx));
+    uow.emit(event);
+    return null;
+  });
 }

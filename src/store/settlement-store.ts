@@ -1,4 +1,4 @@
-import type { ExpressionBuilder } from 'kysely';
+import { type ExpressionBuilder, type Selectable, sql } from 'kysely';
 import type { TxAction } from '../chains/tx-ledger.ts';
 import {
   canTransitionOrder,
@@ -15,7 +15,7 @@ import {
 } from '../domain/settlement-decision.ts';
 import type { Executor } from './db-types.ts';
 import { toOrder } from './orders-store.ts';
-import type { Database } from './schema.ts';
+import type { Database, OrdersTable } from './schema.ts';
 import { latestLedgerAction } from './tx-ledger-store.ts';
 
 /**
@@ -168,28 +168,61 @@ export async function revertedActionCounts(
   return Object.fromEntries(rows.map((r) => [r.kind, Number(r.reverted)]));
 }
 
+/** Which reverts a money mover's throttle counts (moneyMoverRevertTimes). */
+export interface RevertTimesQuery {
+  readonly accountId: string;
+  readonly kinds: readonly string[];
+  readonly since: number;
+  readonly limit: number;
+}
+
+function revertTimes(db: Executor, input: RevertTimesQuery) {
+  return (
+    db
+      .selectFrom('chain_actions')
+      .innerJoin('orders', 'orders.id', 'chain_actions.order_id')
+      .select('chain_actions.updated_at as at')
+      .where('orders.money_mover_account_id', '=', input.accountId)
+      // An order that was deposited anyway (someone else's deposit of the same signed order won) is not its doing.
+      .where('orders.status', 'in', ['created', 'failed'])
+      .where('chain_actions.status', '=', 'reverted')
+      .where('chain_actions.kind', 'in', [...input.kinds])
+      .where('chain_actions.updated_at', '>', input.since)
+      .orderBy('chain_actions.updated_at', 'desc')
+      .limit(input.limit)
+  );
+}
+
 /**
  * When (unix ms) chain actions of `kinds` for the orders of money mover `accountId` reverted on chain since `since`,
  * newest first, at most `limit`: what the account's revert throttle counts.
  */
-export async function moneyMoverRevertTimes(
-  db: Executor,
-  input: { accountId: string; kinds: readonly string[]; since: number; limit: number },
-): Promise<number[]> {
-  const rows = await db
-    .selectFrom('chain_actions')
-    .innerJoin('orders', 'orders.id', 'chain_actions.order_id')
-    .select('chain_actions.updated_at as at')
-    .where('orders.money_mover_account_id', '=', input.accountId)
-    // An order that was deposited anyway (someone else's deposit of the same signed order won) is not its doing.
-    .where('orders.status', 'in', ['created', 'failed'])
-    .where('chain_actions.status', '=', 'reverted')
-    .where('chain_actions.kind', 'in', [...input.kinds])
-    .where('chain_actions.updated_at', '>', input.since)
-    .orderBy('chain_actions.updated_at', 'desc')
-    .limit(input.limit)
-    .execute();
+export async function moneyMoverRevertTimes(db: Executor, input: RevertTimesQuery): Promise<number[]> {
+  const rows = await revertTimes(db, input).execute();
   return rows.map((r) => Number(r.at));
+}
+
+/**
+ * What a swap reads before it writes, in one round trip: the order already made from quote `quoteId` (null when
+ * none) and the money mover's revert times (moneyMoverRevertTimes). A row per revert time, at least one, each
+ * carrying the order's columns (null without an order).
+ */
+export async function orderOfQuoteAndRevertTimes(
+  db: Executor,
+  quoteId: string,
+  reverts: RevertTimesQuery,
+): Promise<{ order: Order | null; revertTimes: number[] }> {
+  const rows = await db
+    .selectFrom(sql<{ quote_id: string }>`(select ${quoteId} as quote_id)`.as('k'))
+    .leftJoin('orders', 'orders.quote_id', 'k.quote_id')
+    .leftJoin(revertTimes(db, reverts).as('r'), (join) => join.onTrue())
+    .selectAll('orders')
+    .select('r.at as revert_at')
+    .execute();
+  const first = rows[0];
+  const order = first && first.id !== null ? toOrder(first as Selectable<OrdersTable>) : null;
+  const times = rows.flatMap((r) => (r.revert_at === null ? [] : [Number(r.revert_at)]));
+  return { order, revertTimes: times };
 }
 
 /** The status of each order among `ids` (the transaction pass cancels the actions of ended orders). */
