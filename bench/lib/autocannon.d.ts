@@ -35,6 +35,10 @@ declare module 'autocannon' {
     '2xx': number;
     statusCodeStats: Record<string, { count: number }>;
   }
-  function autocannon(options: Options): Promise<Result>;
+  /** The run: awaited for its result; emits `response` as each response arrives. */
+  interface Instance extends Promise<Result> {
+    on(event: 'response', listener: (...args: unknown[]) => void): Instance;
+  }
+  function autocannon(options: Options): Instance;
   export default autocannon;
 }
