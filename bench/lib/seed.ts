@@ -7,7 +7,7 @@ import type { Address } from '../../src/domain/address.ts';
 import { createAccountService } from '../../src/services/account-service.ts';
 import { createDatabase, type FerryDatabase } from '../../src/store/database.ts';
 import { migrateToLatest } from '../../src/store/migrator.ts';
-import type { QuotesTable } from '../../src/store/schema.ts';
+import type { QuoteRequestsTable, QuotesTable } from '../../src/store/schema.ts';
 import { Batch } from './seed-batch.ts';
 import { type ChainInfo, pick, randomAddress, SeedRows } from './seed-rows.ts';
 
@@ -43,6 +43,24 @@ export function signDigest(digest: `0x${string}`, privateKey: `0x${string}` = OF
   out.set(signature, 0);
   out[65 - 1] = 27 + recid;
   return toHex(out);
+}
+
+/** The chains and tokens a scenario's requests ask for. */
+export interface SeedRoute {
+  readonly inputChain: string;
+  readonly outputChain: string;
+  readonly inputToken: string;
+  readonly outputToken: string;
+}
+
+function onRoute(qr: QuoteRequestsTable, route: SeedRoute): QuoteRequestsTable {
+  return {
+    ...qr,
+    input_chain: route.inputChain,
+    output_chain: route.outputChain,
+    input_token: route.inputToken,
+    output_token: route.outputToken,
+  };
 }
 
 export class Seeder {
@@ -180,15 +198,15 @@ export class Seeder {
     };
   }
 
-  /** Open requests of the bench money mover that liquidity providers can quote (scenario 5), valid for 2 h. */
-  async seedOpenRequests(count: number): Promise<string[]> {
+  /** Open requests of the bench money mover on `route` that liquidity providers can quote (scenario 5), valid 2 h. */
+  async seedOpenRequests(count: number, route: SeedRoute): Promise<string[]> {
     const accounts = this.accounts;
     if (!accounts) throw new Error('createAccounts first');
     const ids: string[] = [];
     let batch = new Batch(this.database);
     const now = Date.now();
     for (let i = 0; i < count; i++) {
-      const qr = this.rows.quoteRequest(accounts.moneyMover.id, now, 'open', OFFERER);
+      const qr = onRoute(this.rows.quoteRequest(accounts.moneyMover.id, now, 'open', OFFERER), route);
       qr.expires_at = now + 2 * 60 * MINUTE;
       // Scenario 5 quotes 249.5 tokens on each: within MAX_QUOTE_PREMIUM_BPS of 250, so every quote is a 201.
       qr.input_amount = '250000000';
@@ -201,6 +219,36 @@ export class Seeder {
     }
     await batch.flush();
     return ids;
+  }
+
+  /**
+   * What each bench LP has promised before scenario 5b: `perLp` open requests of the bench offerer on `route`
+   * (1 token each, open for 2 h) and an active quote of every bench LP on each, ending in 2 h: the rows the request
+   * and quote services write (status, amounts within the premium bound, EIP-712 typed data; the signing hash is
+   * random, as in the history, since these quotes are never executed), without their events. Their output (about
+   * `perLp` tokens per LP) stays far within the LPs' fill balance, so the scenario's own quotes still succeed.
+   */
+  async seedLiveQuotes(perLp: number, route: SeedRoute): Promise<number> {
+    const accounts = this.accounts;
+    if (!accounts) throw new Error('createAccounts first');
+    const lpAddress = new Map(accounts.liquidityProviders.map((lp) => [lp.id, lp.address]));
+    let batch = new Batch(this.database);
+    const now = Date.now();
+    for (let i = 0; i < perLp; i++) {
+      const qr = onRoute(this.rows.quoteRequest(accounts.moneyMover.id, now, 'open', OFFERER), route);
+      qr.input_amount = '1000000';
+      qr.expires_at = now + 2 * 60 * MINUTE;
+      batch.qrs.push(qr);
+      for (const lp of accounts.liquidityProviders) {
+        batch.quotes.push(this.rows.quote(qr, lp.id, lpAddress, now, 'active', 2 * 60 * 60));
+      }
+      if (batch.size() >= 100) {
+        await batch.flush();
+        batch = new Batch(this.database);
+      }
+    }
+    await batch.flush();
+    return perLp * accounts.liquidityProviders.length;
   }
 
   /**
