@@ -6,12 +6,12 @@ import type { QuoteRequest } from '../domain/records.ts';
 import { insertAccount } from './accounts-store.ts';
 import type { FerryDatabase } from './database.ts';
 import { latestEventId, readFinalEventsAfter } from './events-store.ts';
-import { findQuoteRequest, quoteRequestInsert } from './quote-requests-store.ts';
+import { findQuoteRequest, insertCoveredQuoteRequest, quoteRequestInsert } from './quote-requests-store.ts';
 import { UniqueViolationError } from './store-errors.ts';
 
 const backend = process.env.FERRY_TEST_PG ? 'PostgreSQL' : 'SQLite';
 
-/** database.write: one row change and its events as one unit (on PostgreSQL a single statement). */
+/** database.write and writeIfInserted: one row change and its events as one unit (on PostgreSQL a single statement). */
 describe(`database.write on ${backend}`, () => {
   let database: FerryDatabase;
   let close: () => Promise<void>;
@@ -81,5 +81,19 @@ describe(`database.write on ${backend}`, () => {
       /^(23505|SQLITE_CONSTRAINT_(UNIQUE|PRIMARYKEY))$/,
     );
     expect((await readFinalEventsAfter(database.db, before, 10)).events).toEqual([]);
+  });
+
+  it('a covered request: inserted with its event when the balance covers the open ones too, else neither', async () => {
+    // Its own offerer: only qr_uow_1 (123 tokens) of the earlier tests is open for this one.
+    const before = await latestEventId(database.db);
+    const fits = { ...request('qr_uow_2'), inputAmount: 77_000_000n };
+    expect(await insertCoveredQuoteRequest(database, fits, 200_000_000n, event('qr_uow_2'))).toBeNull();
+    const short = { ...request('qr_uow_3'), inputAmount: 1n };
+    expect(await insertCoveredQuoteRequest(database, short, 200_000_000n, event('qr_uow_3'))).toBe(
+      200_000_000n,
+    );
+    expect(await findQuoteRequest(database.db, 'qr_uow_3')).toBeNull();
+    const { events } = await readFinalEventsAfter(database.db, before, 10);
+    expect(events.map((e) => e.data)).toEqual([{ id: 'qr_uow_2' }]);
   });
 });
