@@ -9,13 +9,16 @@ import {
 } from '../chains/transaction-client.ts';
 import type { LpJournal } from '../store/lp-journal.ts';
 import { type ChainInfo, type FerryApi, FerryApiError, type OrderView } from './ferry-api.ts';
+import { MAX_PROOFS_PER_MESSAGE } from '../chains/prove-options.ts';
 import { DEFAULT_FILL_MARGIN_SECONDS } from './fill-margin.ts';
 import { pinChains } from './lp-chain-pins.ts';
 import { createFiller, type Done } from './lp-filler.ts';
-import { createPollLoop } from './lp-poll-loop.ts';
+import { createPollLoop, watchStream } from './lp-poll-loop.ts';
+import { createProver } from './lp-prover.ts';
 import { createQuoter, type Quoter } from './lp-quoter.ts';
 import { checkLpSetup } from './lp-setup-check.ts';
 import { quoteOutputAmount } from './pricing.ts';
+import { DEFAULT_PROVE_AFTER_SECONDS, DEFAULT_PROVE_BATCH } from './prove-batch-defaults.ts';
 
 const hex = (value: string) => value as Hex;
 
@@ -67,6 +70,13 @@ export interface LpBotOptions {
    * wallet's requests cannot take every quote the bot can give.
    */
   maxOffererShare?: number;
+  /**
+   * Fills per proof message on LayerZero routes (default DEFAULT_PROVE_BATCH, at most MAX_PROOFS_PER_MESSAGE); 1:
+   * each fill proves itself in its own transaction (fillAndProve), as before batching (prove-batch-defaults.ts).
+   */
+  proveBatch?: number;
+  /** Seconds after the oldest unproven fill of a route its batch goes out anyway (default DEFAULT_PROVE_AFTER_SECONDS). */
+  proveAfterSeconds?: number;
   /** Test-only crash points of the transaction client (LP_FAULT_INJECT). */
   faults?: { at(point: TxCrashPoint): void };
 }
@@ -74,9 +84,13 @@ export interface LpBotOptions {
 export interface PassReport {
   quoted: { quoteRequestId: string; quoteId: string; outputAmount: string }[];
   filled: { orderId: string; orderHash: Hex; txHash: Hex }[];
+  /** Batch proofs mined at depth in this pass (lp-prover.ts). */
+  proved: { batchId: string; orderHashes: Hex[]; txHash: Hex }[];
   errors: { subject: string; message: string }[];
   /** Set when Ferry answered 429: wait at least this long before the next pass. */
   retryAfterMs: number | null;
+  /** When (unix ms) the next proof batch falls due, if a fill waits for one: the next pass runs then at the latest. */
+  proveDueAt: number | null;
 }
 
 /**
@@ -95,34 +109,6 @@ export interface LpBot {
   start(pollMs: number): void;
   /** Stops polling and waits for the pass in progress, at most STOP_GRACE_MS. */
   stop(): Promise<void>;
-}
-
-/** Nudges the bot on a new quote request or a deposited order of its own, over the WebSocket. */
-function watchStream(api: FerryApi, log: BotLog, nudge: () => void): { close(): void } {
-  let streaming = false;
-  return api.watch({
-    onQuoteRequest(event) {
-      log.debug({ quoteRequestId: (event.data as { id: string }).id }, 'quote request streamed');
-      nudge();
-    },
-    onOrderUpdate(event) {
-      if ((event.data as { status: string }).status === 'deposited') nudge();
-    },
-    onStatus(status) {
-      if (status === 'subscribed' && !streaming) {
-        log.info(
-          {},
-          'streaming quote requests and order updates over WebSocket; polling stays as the fallback',
-        );
-      }
-      streaming = status === 'subscribed';
-    },
-    onError(error) {
-      const fatal = error.status === 401 || error.code === 'UNAUTHORIZED' || error.code === 'FORBIDDEN';
-      if (fatal) log.warn({ err: error.message }, 'WebSocket stream refused; polling only');
-      else log.debug({ err: error.message }, 'WebSocket stream interrupted; reconnecting');
-    },
-  });
 }
 
 /**
@@ -229,6 +215,13 @@ function txSettings(options: LpBotOptions, name: string, info: ChainInfo | undef
   };
 }
 
+function proveBatchOf(options: LpBotOptions): number {
+  const batch = options.proveBatch ?? DEFAULT_PROVE_BATCH;
+  if (!Number.isInteger(batch) || batch < 1 || batch > MAX_PROOFS_PER_MESSAGE)
+    throw new Error(`proveBatch must be an integer from 1 to ${MAX_PROOFS_PER_MESSAGE}, got ${batch}`);
+  return batch;
+}
+
 function offererShareOf(options: LpBotOptions): number {
   const share = options.maxOffererShare ?? 0.5;
   if (!(share > 0 && share <= 1))
@@ -291,15 +284,11 @@ export function createLpBot(options: LpBotOptions): LpBot {
     chain,
     clientsFor,
   });
-  const filler = createFiller({
-    account,
-    journal: options.journal,
-    transactions,
-    log,
-    fillMargin,
-    chain,
-    clientsFor,
-  });
+  const proveBatch = proveBatchOf(options);
+  const parts = { account, journal: options.journal, transactions, log, chain, clientsFor };
+  const filler = createFiller({ ...parts, fillMargin, proveBatch });
+  const proveAfterMs = (options.proveAfterSeconds ?? DEFAULT_PROVE_AFTER_SECONDS) * 1000;
+  const prover = createProver({ ...parts, proveBatch, proveAfterMs });
   const pinned = options.pinnedChains ?? null;
   /** The API's chains, taken only once pinned (lp-chain-pins.ts); a disagreement fails the pass instead. */
   async function refreshChains(): Promise<void> {
@@ -329,7 +318,14 @@ export function createLpBot(options: LpBotOptions): LpBot {
     filler.fillOne(order, report, orderDone(order, { settledOrders, watching, log }));
 
   async function pass(): Promise<PassReport> {
-    const report: PassReport = { quoted: [], filled: [], errors: [], retryAfterMs: null };
+    const report: PassReport = {
+      quoted: [],
+      filled: [],
+      proved: [],
+      errors: [],
+      retryAfterMs: null,
+      proveDueAt: null,
+    };
     const failed = recordFailure(report, log);
 
     if (chains.size === 0) {
@@ -342,6 +338,11 @@ export function createLpBot(options: LpBotOptions): LpBot {
     await driveTransactions(transactions, chains.keys(), account, log, report);
     // Fills first: an accepted order is money waiting, a quote is only an offer.
     await fillDeposited(api, settledOrders, (order) => fillOne(order, report), report, failed);
+    // Then proofs: the LP's repayment, which batching delays by at most the window.
+    report.proveDueAt = await prover.provePass(report, failed).catch((error) => {
+      failed('prove', error);
+      return null;
+    });
 
     if (report.retryAfterMs === null) await quoteOpen(api, quoter, timeWindow, report, failed);
     return report;
