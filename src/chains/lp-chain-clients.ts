@@ -194,7 +194,12 @@ export async function minedBlockOf(c: ChainClients, txHash: Hex): Promise<bigint
  * proved them (lowercase).
  */
 export async function provenSince(c: ChainClients, app: Address, fromBlock: bigint): Promise<Set<string>> {
-  const logs = await c.public.getContractEvents({ address: app, abi: appAbi, eventName: 'ProofSent', fromBlock });
+  const logs = await c.public.getContractEvents({
+    address: app,
+    abi: appAbi,
+    eventName: 'ProofSent',
+    fromBlock,
+  });
   const proven = new Set<string>();
   for (const log of logs as unknown as { args: { orderHashes?: readonly Hex[] } }[]) {
     for (const hash of log.args.orderHashes ?? []) proven.add(hash.toLowerCase());

@@ -2,6 +2,7 @@ import type { Hex } from 'viem';
 import { type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts';
 import { type ChainRegistry, DEFAULT_MAX_FEE_PER_GAS_GWEI } from '../chains/chain-registry.ts';
 import { type ChainClients, chainClients } from '../chains/lp-chain-clients.ts';
+import { MAX_PROOFS_PER_MESSAGE } from '../chains/prove-options.ts';
 import {
   createTransactionClient,
   type TransactionClient,
@@ -9,7 +10,6 @@ import {
 } from '../chains/transaction-client.ts';
 import type { LpJournal } from '../store/lp-journal.ts';
 import { type ChainInfo, type FerryApi, FerryApiError, type OrderView } from './ferry-api.ts';
-import { MAX_PROOFS_PER_MESSAGE } from '../chains/prove-options.ts';
 import { DEFAULT_FILL_MARGIN_SECONDS } from './fill-margin.ts';
 import { pinChains } from './lp-chain-pins.ts';
 import { createFiller, type Done } from './lp-filler.ts';

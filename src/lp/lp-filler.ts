@@ -127,7 +127,8 @@ const batched = (deps: FillerDeps, signed: SignedOrder) =>
 async function fillCall(deps: FillerDeps, c: ChainClients, info: ChainInfo, signed: SignedOrder) {
   const { order, escrow, settlement } = signed;
   const to = hex(info.fill);
-  if (settlement === 'attester' || batched(deps, signed)) return { to, data: fillData(order, escrow), value: 0n };
+  if (settlement === 'attester' || batched(deps, signed))
+    return { to, data: fillData(order, escrow), value: 0n };
   const options = proveOptions(1);
   const value = await quoteProve(c, to, [order], escrow, options);
   const native = await c.public.getBalance({ address: deps.account.address });

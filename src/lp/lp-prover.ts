@@ -6,8 +6,8 @@ import {
   escrowStatus,
   fillTimeOf,
   minedBlockOf,
-  provenSince,
   proveData,
+  provenSince,
   quoteProve,
 } from '../chains/lp-chain-clients.ts';
 import { MAX_PROOFS_PER_MESSAGE, proveOptions, tokenRunsOf } from '../chains/prove-options.ts';
@@ -30,8 +30,7 @@ export interface ProverDeps {
   clientsFor(info: ChainInfo): ChainClients;
 }
 
-const routeOf = (fill: JournalFill) =>
-  `${fill.outputChain}|${fill.inputChain}|${fill.escrow.toLowerCase()}`;
+const routeOf = (fill: JournalFill) => `${fill.outputChain}|${fill.inputChain}|${fill.escrow.toLowerCase()}`;
 const FAILED_FILL = new Set(['reverted', 'cancelled', 'nonce-conflict']);
 
 /**
@@ -54,7 +53,11 @@ export function createProver(deps: ProverDeps) {
       await proofs.closeBatch(batch.batchId, outcome);
       const extra = { batchId: batch.batchId, fills: batch.orderHashes.length, txHash: action?.txHash };
       if (outcome === 'proven') log.info(extra, 'batch proof mined');
-      else log.warn({ ...extra, status: action?.status }, 'batch proof did not take effect; proving its fills again');
+      else
+        log.warn(
+          { ...extra, status: action?.status },
+          'batch proof did not take effect; proving its fills again',
+        );
     }
   }
 
@@ -87,14 +90,17 @@ export function createProver(deps: ProverDeps) {
    */
   async function stillUnproven(info: ChainInfo, inputInfo: ChainInfo, candidates: JournalFill[]) {
     const c = deps.clientsFor(info);
-    const from = candidates.reduce((min, f) => (f.fillBlock !== null && f.fillBlock < min ? f.fillBlock : min), 2n ** 63n);
+    const from = candidates.reduce(
+      (min, f) => (f.fillBlock !== null && f.fillBlock < min ? f.fillBlock : min),
+      2n ** 63n,
+    );
     const [proven, escrows, fillTimes] = await Promise.all([
       provenSince(c, info.fill as Hex, from),
       Promise.all(candidates.map((f) => escrowStatus(deps.clientsFor(inputInfo), f.escrow, f.orderHash))),
       Promise.all(candidates.map((f) => fillTimeOf(c, info.fill as Hex, f.orderHash))),
     ]);
     const done = candidates.filter((_, i) => escrows[i] === 'settled' || escrows[i] === 'refunded');
-    const byOthers = candidates.filter((f, i) => !done.includes(f) && proven.has(f.orderHash.toLowerCase()));
+    const byOthers = candidates.filter((f) => !done.includes(f) && proven.has(f.orderHash.toLowerCase()));
     await proofs.setStatus(
       done.map((f) => f.orderHash),
       'done',
@@ -104,7 +110,10 @@ export function createProver(deps: ProverDeps) {
       'proven',
     );
     if (byOthers.length > 0)
-      log.info({ orderHashes: byOthers.map((f) => f.orderHash) }, 'fills proven by someone else; not proving them');
+      log.info(
+        { orderHashes: byOthers.map((f) => f.orderHash) },
+        'fills proven by someone else; not proving them',
+      );
     return candidates.filter((f, i) => !done.includes(f) && !byOthers.includes(f) && fillTimes[i] !== 0n);
   }
 
@@ -112,7 +121,8 @@ export function createProver(deps: ProverDeps) {
   async function sendBatch(candidates: JournalFill[], report: PassReport): Promise<void> {
     const first = candidates[0] as JournalFill;
     const [info, inputInfo] = [await deps.chain(first.outputChain), await deps.chain(first.inputChain)];
-    if (!info || !inputInfo) throw new Error(`not proving: unknown chain ${first.outputChain} or ${first.inputChain}`);
+    if (!info || !inputInfo)
+      throw new Error(`not proving: unknown chain ${first.outputChain} or ${first.inputChain}`);
     // Equal input tokens next to each other: the escrow pays one transfer per run (prove-options.ts).
     const fills = (await stillUnproven(info, inputInfo, candidates)).sort((a, b) =>
       a.order.inputToken.toLowerCase().localeCompare(b.order.inputToken.toLowerCase()),
@@ -149,7 +159,10 @@ export function createProver(deps: ProverDeps) {
      * One pass: reconcile, then send every batch that is due. Returns when the next batch falls due (unix ms), or
      * null when no fill waits.
      */
-    async provePass(report: PassReport, failed: (subject: string, error: unknown) => void): Promise<number | null> {
+    async provePass(
+      report: PassReport,
+      failed: (subject: string, error: unknown) => void,
+    ): Promise<number | null> {
       await reconcile();
       const now = Date.now();
       const waiting = (await proofs.unproven()).filter((f) => f.batchId === null);

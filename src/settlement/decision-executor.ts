@@ -17,6 +17,7 @@ import type { FerryDatabase } from '../store/database.ts';
 import { findOrder } from '../store/orders-store.ts';
 import {
   type ChainActionKind,
+  messageActionOfAnother,
   noteOrderProblem,
   recordOrderSettlement,
   transitionOrder,
@@ -184,6 +185,20 @@ export function createDecisionExecutor(deps: {
     }
   }
 
+  /**
+   * One message proves a batch of orders: another order's commit or execute of it, in flight or mined, serves this
+   * one too, which then follows the message as the chains show it next pass.
+   */
+  async function sentForAnother(order: Order, kind: 'commit' | 'execute', obs: SettlementObservation) {
+    const proof = obs.route.method === 'layerzero' ? obs.route.proof : null;
+    if (!proof || !(await messageActionOfAnother(database.db, order.id, proof.guid, kind))) return false;
+    log.debug(
+      { orderId: order.id, kind, messageId: proof.guid },
+      `${kind} of the message sent for another order`,
+    );
+    return true;
+  }
+
   /** Carries out one decision. Chain actions only send; the next decision follows what they did on chain. */
   async function act(
     order: Order,
@@ -214,6 +229,7 @@ export function createDecisionExecutor(deps: {
         return send(order, 'commit-gap', await gapCommitCall(chain, order, decision), undefined, 'repeat');
       case 'commit':
       case 'execute':
+        if (await sentForAnother(order, decision.kind, obs)) return { again: 'soon' };
         return send(
           order,
           decision.kind,

@@ -4,12 +4,17 @@ import SQLite from 'better-sqlite3';
 import { Kysely, SqliteDialect, sql } from 'kysely';
 import type { TxAction, TxActionStatus, TxLedger } from '../chains/tx-ledger.ts';
 import {
+  createLpProofJournal,
+  type LpProofJournal,
+  PROOF_SCHEMA,
+  type ProofTables,
+} from './lp-proof-journal.ts';
+import {
   createStoreTxLedger,
   type LedgerGuard,
   type LedgerTables,
   latestLedgerAction,
 } from './tx-ledger-store.ts';
-import { createLpProofJournal, type LpProofJournal, PROOF_SCHEMA, type ProofTables } from './lp-proof-journal.ts';
 
 /** A quote the bot made: the only orders it fills are those of quotes in here, on exactly these terms. */
 export interface JournalQuote {

@@ -71,7 +71,10 @@ export const PROOF_SCHEMA = [
 /** The bot's fills on LayerZero routes and the batches proving them (kept in the LP journal's file). */
 export interface LpProofJournal {
   /** Inside the fill's ledger write: the fill to prove, unless the journal has it already. */
-  recordFill(trx: unknown, fill: Omit<JournalFill, 'status' | 'filledAt' | 'fillBlock' | 'batchId'>): Promise<void>;
+  recordFill(
+    trx: unknown,
+    fill: Omit<JournalFill, 'status' | 'filledAt' | 'fillBlock' | 'batchId'>,
+  ): Promise<void>;
   /** Fills not yet proven (outside an open batch or in one), oldest first. */
   unproven(): Promise<JournalFill[]>;
   /** The fill was seen at depth in `block` at `at` (unix ms): its batch window may start. */
@@ -82,7 +85,13 @@ export interface LpProofJournal {
    * Inside the prove transaction's ledger write: the batch and its fills, only if none of them is in another open
    * batch or proven meanwhile (false, and nothing is written or sent).
    */
-  claim(trx: unknown, batchId: string, outputChain: string, orderHashes: readonly Hex[], now: number): Promise<boolean>;
+  claim(
+    trx: unknown,
+    batchId: string,
+    outputChain: string,
+    orderHashes: readonly Hex[],
+    now: number,
+  ): Promise<boolean>;
   openBatches(): Promise<JournalBatch[]>;
   /** A batch's prove is mined at depth (its fills proven) or failed (its fills wait for the next batch). */
   closeBatch(batchId: string, outcome: 'proven' | 'failed'): Promise<void>;
@@ -180,7 +189,11 @@ export function createLpProofJournal<DB extends ProofTables>(database: Kysely<DB
       return true;
     },
     async openBatches() {
-      const batches = await db.selectFrom('lp_prove_batches').selectAll().where('status', '=', 'open').execute();
+      const batches = await db
+        .selectFrom('lp_prove_batches')
+        .selectAll()
+        .where('status', '=', 'open')
+        .execute();
       const out: JournalBatch[] = [];
       for (const b of batches) {
         const fills = await db
@@ -199,7 +212,11 @@ export function createLpProofJournal<DB extends ProofTables>(database: Kysely<DB
     },
     async closeBatch(batchId, outcome) {
       await db.transaction().execute(async (trx) => {
-        await trx.updateTable('lp_prove_batches').set({ status: outcome }).where('batch_id', '=', batchId).execute();
+        await trx
+          .updateTable('lp_prove_batches')
+          .set({ status: outcome })
+          .where('batch_id', '=', batchId)
+          .execute();
         await trx
           .updateTable('lp_fills')
           .set(outcome === 'proven' ? { status: 'proven', batch_id: null } : { batch_id: null })
