@@ -176,34 +176,6 @@ describe('LP bot: batched proofs', () => {
     expect(await restarted.journal.proofs.unproven()).toEqual([]);
   });
 
-  it("when the bot proves nothing, the worker's fallback completes every order and the bot does not prove them again", async () => {
-    const { bot } = newBot({ proveBatch: 51, proveAfterSeconds: 3600 });
-    const swaps = [await swapQuotedBy(bot, 1_100_000n, h.usdcA), await swapQuotedBy(bot, 1_200_000n, usdtA)];
-    const filled = await bot.runOnce();
-    expect(filled.errors).toEqual([]);
-    expect([...swaps.map((s) => s.report), filled].flatMap((r) => r.proved)).toEqual([]);
-    // Past the output chain's proveAfterSeconds on the worker's clock: it proves the fills itself.
-    await catchUpClock(h);
-    h.clock.advance(120);
-    for (const s of swaps) await waitForStatus(h, mm.apiKey, s.orderId, 'completed', 30_000);
-
-    // Restarted with no window: the batch is due at once, and the chains say there is nothing left to prove.
-    const { bot: late, lines, journal } = newBot({ proveBatch: 51, proveAfterSeconds: 0 });
-    const report = await late.runOnce();
-    expect(report.errors).toEqual([]);
-    expect(report.proved).toEqual([]);
-    expect(lines.map((l) => l.msg)).not.toContain('batch proof sent');
-    expect(await journal.proofs.unproven()).toEqual([]);
-    for (const s of swaps) {
-      const messages = await messagesProving(s.orderHash);
-      expect(messages.length).toBeGreaterThanOrEqual(1);
-      for (const m of messages) {
-        const tx = await devnetClient(h, h.chainB).getTransaction({ hash: m.txHash });
-        expect(tx.from.toLowerCase()).not.toBe(lpWallet.address.toLowerCase());
-      }
-    }
-  });
-
   it('the worker commits and executes a batch message once, not once per order in it', async () => {
     await h.devnets.relay?.stop();
     try {
@@ -235,6 +207,34 @@ describe('LP bot: batched proofs', () => {
       expect(actions.filter((a) => a.kind === 'prove')).toEqual([]);
     } finally {
       h.devnets.startRelay();
+    }
+  });
+
+  it("when the bot proves nothing, the worker's fallback completes every order and the bot does not prove them again", async () => {
+    const { bot } = newBot({ proveBatch: 51, proveAfterSeconds: 3600 });
+    const swaps = [await swapQuotedBy(bot, 1_100_000n, h.usdcA), await swapQuotedBy(bot, 1_200_000n, usdtA)];
+    const filled = await bot.runOnce();
+    expect(filled.errors).toEqual([]);
+    expect([...swaps.map((s) => s.report), filled].flatMap((r) => r.proved)).toEqual([]);
+    // Past the output chain's proveAfterSeconds on the worker's clock: it proves the fills itself.
+    await catchUpClock(h);
+    h.clock.advance(120);
+    for (const s of swaps) await waitForStatus(h, mm.apiKey, s.orderId, 'completed', 30_000);
+
+    // Restarted with no window: the batch is due at once, and the chains say there is nothing left to prove.
+    const { bot: late, lines, journal } = newBot({ proveBatch: 51, proveAfterSeconds: 0 });
+    const report = await late.runOnce();
+    expect(report.errors).toEqual([]);
+    expect(report.proved).toEqual([]);
+    expect(lines.map((l) => l.msg)).not.toContain('batch proof sent');
+    expect(await journal.proofs.unproven()).toEqual([]);
+    for (const s of swaps) {
+      const messages = await messagesProving(s.orderHash);
+      expect(messages.length).toBeGreaterThanOrEqual(1);
+      for (const m of messages) {
+        const tx = await devnetClient(h, h.chainB).getTransaction({ hash: m.txHash });
+        expect(tx.from.toLowerCase()).not.toBe(lpWallet.address.toLowerCase());
+      }
     }
   });
 });
