@@ -14,7 +14,7 @@ import { DEFAULT_FILL_MARGIN_SECONDS } from './fill-margin.ts';
 import { pinChains } from './lp-chain-pins.ts';
 import { createFiller, type Done } from './lp-filler.ts';
 import { createPollLoop, watchStream } from './lp-poll-loop.ts';
-import { createProver } from './lp-prover.ts';
+import { createProver, type ProverDeps } from './lp-prover.ts';
 import { createQuoter, type Quoter } from './lp-quoter.ts';
 import { checkLpSetup } from './lp-setup-check.ts';
 import { quoteOutputAmount } from './pricing.ts';
@@ -215,11 +215,21 @@ function txSettings(options: LpBotOptions, name: string, info: ChainInfo | undef
   };
 }
 
-function proveBatchOf(options: LpBotOptions): number {
-  const batch = options.proveBatch ?? DEFAULT_PROVE_BATCH;
-  if (!Number.isInteger(batch) || batch < 1 || batch > MAX_PROOFS_PER_MESSAGE)
-    throw new Error(`proveBatch must be an integer from 1 to ${MAX_PROOFS_PER_MESSAGE}, got ${batch}`);
-  return batch;
+function emptyReport(): PassReport {
+  return { quoted: [], filled: [], proved: [], errors: [], retryAfterMs: null, proveDueAt: null };
+}
+
+/** The filler and the prover, with the bot's batch settings (prove-batch-defaults.ts). */
+function fillerAndProver(options: LpBotOptions, parts: Omit<ProverDeps, 'proveBatch' | 'proveAfterMs'>) {
+  const proveBatch = options.proveBatch ?? DEFAULT_PROVE_BATCH;
+  if (!Number.isInteger(proveBatch) || proveBatch < 1 || proveBatch > MAX_PROOFS_PER_MESSAGE)
+    throw new Error(`proveBatch must be an integer from 1 to ${MAX_PROOFS_PER_MESSAGE}, got ${proveBatch}`);
+  const fillMargin = BigInt(options.fillMarginSeconds ?? DEFAULT_FILL_MARGIN_SECONDS);
+  const proveAfterMs = (options.proveAfterSeconds ?? DEFAULT_PROVE_AFTER_SECONDS) * 1000;
+  return {
+    filler: createFiller({ ...parts, fillMargin, proveBatch }),
+    prover: createProver({ ...parts, proveBatch, proveAfterMs }),
+  };
 }
 
 function offererShareOf(options: LpBotOptions): number {
@@ -255,7 +265,6 @@ export function createLpBot(options: LpBotOptions): LpBot {
   const { api, log, spreadBps } = options;
   const account: PrivateKeyAccount = privateKeyToAccount(options.privateKey);
   const timeWindow = options.timeWindowSeconds ?? 600;
-  const fillMargin = BigInt(options.fillMarginSeconds ?? DEFAULT_FILL_MARGIN_SECONDS);
   // Validates the spread once, up front.
   quoteOutputAmount(1n, spreadBps, { input: 0, output: 0 });
   const maxOffererShare = offererShareOf(options);
@@ -284,11 +293,14 @@ export function createLpBot(options: LpBotOptions): LpBot {
     chain,
     clientsFor,
   });
-  const proveBatch = proveBatchOf(options);
-  const parts = { account, journal: options.journal, transactions, log, chain, clientsFor };
-  const filler = createFiller({ ...parts, fillMargin, proveBatch });
-  const proveAfterMs = (options.proveAfterSeconds ?? DEFAULT_PROVE_AFTER_SECONDS) * 1000;
-  const prover = createProver({ ...parts, proveBatch, proveAfterMs });
+  const { filler, prover } = fillerAndProver(options, {
+    account,
+    journal: options.journal,
+    transactions,
+    log,
+    chain,
+    clientsFor,
+  });
   const pinned = options.pinnedChains ?? null;
   /** The API's chains, taken only once pinned (lp-chain-pins.ts); a disagreement fails the pass instead. */
   async function refreshChains(): Promise<void> {
@@ -318,14 +330,7 @@ export function createLpBot(options: LpBotOptions): LpBot {
     filler.fillOne(order, report, orderDone(order, { settledOrders, watching, log }));
 
   async function pass(): Promise<PassReport> {
-    const report: PassReport = {
-      quoted: [],
-      filled: [],
-      proved: [],
-      errors: [],
-      retryAfterMs: null,
-      proveDueAt: null,
-    };
+    const report = emptyReport();
     const failed = recordFailure(report, log);
 
     if (chains.size === 0) {
@@ -339,10 +344,7 @@ export function createLpBot(options: LpBotOptions): LpBot {
     // Fills first: an accepted order is money waiting, a quote is only an offer.
     await fillDeposited(api, settledOrders, (order) => fillOne(order, report), report, failed);
     // Then proofs: the LP's repayment, which batching delays by at most the window.
-    report.proveDueAt = await prover.provePass(report, failed).catch((error) => {
-      failed('prove', error);
-      return null;
-    });
+    report.proveDueAt = await prover.provePass(report, failed);
 
     if (report.retryAfterMs === null) await quoteOpen(api, quoter, timeWindow, report, failed);
     return report;

@@ -40,82 +40,92 @@ const FAILED_FILL = new Set(['reverted', 'cancelled', 'nonce-conflict']);
  * reconciles the open batches with the ledger (a mined batch is never sent again, a failed one frees its fills) and
  * drops, just before sending, the fills someone else proved (Ferry's worker) or the input chain already settled.
  */
-export function createProver(deps: ProverDeps) {
+/** Open batches whose transaction ended: proven when mined at depth, otherwise their fills wait for the next. */
+async function reconcile(deps: ProverDeps): Promise<void> {
   const { journal, log } = deps;
   const proofs = journal.proofs;
-
-  /** Open batches whose transaction ended: proven when mined at depth, otherwise their fills wait for the next. */
-  async function reconcile(): Promise<void> {
-    for (const batch of await proofs.openBatches()) {
-      const action = await journal.latestAction(batch.batchId, 'prove');
-      if (action?.status === 'recorded') continue;
-      const outcome = action?.status === 'confirmed' ? 'proven' : 'failed';
-      await proofs.closeBatch(batch.batchId, outcome);
-      const extra = { batchId: batch.batchId, fills: batch.orderHashes.length, txHash: action?.txHash };
-      if (outcome === 'proven') log.info(extra, 'batch proof mined');
-      else
-        log.warn(
-          { ...extra, status: action?.status },
-          'batch proof did not take effect; proving its fills again',
-        );
-    }
-  }
-
-  /** Starts the batch window of fills now at depth; drops fills that failed for good. */
-  async function noteDepth(fills: JournalFill[], now: number): Promise<JournalFill[]> {
-    const ready: JournalFill[] = [];
-    for (const fill of fills) {
-      if (fill.filledAt !== null) {
-        ready.push(fill);
-        continue;
-      }
-      const action = await journal.latestAction(fill.orderHash, 'fill');
-      if (action && FAILED_FILL.has(action.status) && fill.order.fillDeadline * 1000n < BigInt(now)) {
-        await proofs.setStatus([fill.orderHash], 'done');
-      }
-      if (action?.status !== 'confirmed') continue;
-      const info = await deps.chain(fill.outputChain);
-      const block = info && (await minedBlockOf(deps.clientsFor(info), action.txHash));
-      if (!block) continue;
-      await proofs.noteFilled(fill.orderHash, now, block);
-      ready.push({ ...fill, filledAt: now, fillBlock: block });
-    }
-    return ready;
-  }
-
-  /**
-   * The fills of `candidates` still to prove, read from both chains: one settled or refunded on the input chain is
-   * done, one in a proof message since its fill (anyone's) is proven, one no longer on the output chain (a reorg)
-   * waits for its fill to be sent again.
-   */
-  async function stillUnproven(info: ChainInfo, inputInfo: ChainInfo, candidates: JournalFill[]) {
-    const c = deps.clientsFor(info);
-    const from = candidates.reduce(
-      (min, f) => (f.fillBlock !== null && f.fillBlock < min ? f.fillBlock : min),
-      2n ** 63n,
-    );
-    const [proven, escrows, fillTimes] = await Promise.all([
-      provenSince(c, info.fill as Hex, from),
-      Promise.all(candidates.map((f) => escrowStatus(deps.clientsFor(inputInfo), f.escrow, f.orderHash))),
-      Promise.all(candidates.map((f) => fillTimeOf(c, info.fill as Hex, f.orderHash))),
-    ]);
-    const done = candidates.filter((_, i) => escrows[i] === 'settled' || escrows[i] === 'refunded');
-    const byOthers = candidates.filter((f) => !done.includes(f) && proven.has(f.orderHash.toLowerCase()));
-    await proofs.setStatus(
-      done.map((f) => f.orderHash),
-      'done',
-    );
-    await proofs.setStatus(
-      byOthers.map((f) => f.orderHash),
-      'proven',
-    );
-    if (byOthers.length > 0)
-      log.info(
-        { orderHashes: byOthers.map((f) => f.orderHash) },
-        'fills proven by someone else; not proving them',
+  for (const batch of await proofs.openBatches()) {
+    const action = await journal.latestAction(batch.batchId, 'prove');
+    if (action?.status === 'recorded') continue;
+    const outcome = action?.status === 'confirmed' ? 'proven' : 'failed';
+    await proofs.closeBatch(batch.batchId, outcome);
+    const extra = { batchId: batch.batchId, fills: batch.orderHashes.length, txHash: action?.txHash };
+    if (outcome === 'proven') log.info(extra, 'batch proof mined');
+    else
+      log.warn(
+        { ...extra, status: action?.status },
+        'batch proof did not take effect; proving its fills again',
       );
-    return candidates.filter((f, i) => !done.includes(f) && !byOthers.includes(f) && fillTimes[i] !== 0n);
   }
+}
+
+/** Starts the batch window of fills now at depth; drops fills that failed for good. */
+async function noteDepth(deps: ProverDeps, fills: JournalFill[], now: number): Promise<JournalFill[]> {
+  const { journal } = deps;
+  const proofs = journal.proofs;
+  const ready: JournalFill[] = [];
+  for (const fill of fills) {
+    if (fill.filledAt !== null) {
+      ready.push(fill);
+      continue;
+    }
+    const action = await journal.latestAction(fill.orderHash, 'fill');
+    if (action && FAILED_FILL.has(action.status) && fill.order.fillDeadline * 1000n < BigInt(now)) {
+      await proofs.setStatus([fill.orderHash], 'done');
+    }
+    if (action?.status !== 'confirmed') continue;
+    const info = await deps.chain(fill.outputChain);
+    const block = info && (await minedBlockOf(deps.clientsFor(info), action.txHash));
+    if (!block) continue;
+    await proofs.noteFilled(fill.orderHash, now, block);
+    ready.push({ ...fill, filledAt: now, fillBlock: block });
+  }
+  return ready;
+}
+
+/**
+ * The fills of `candidates` still to prove, read from both chains: one settled or refunded on the input chain is
+ * done, one in a proof message since its fill (anyone's) is proven, one no longer on the output chain (a reorg)
+ * waits for its fill to be sent again.
+ */
+async function stillUnproven(
+  deps: ProverDeps,
+  info: ChainInfo,
+  inputInfo: ChainInfo,
+  candidates: JournalFill[],
+) {
+  const proofs = deps.journal.proofs;
+  const c = deps.clientsFor(info);
+  const from = candidates.reduce(
+    (min, f) => (f.fillBlock !== null && f.fillBlock < min ? f.fillBlock : min),
+    2n ** 63n,
+  );
+  const [proven, escrows, fillTimes] = await Promise.all([
+    provenSince(c, info.fill as Hex, from),
+    Promise.all(candidates.map((f) => escrowStatus(deps.clientsFor(inputInfo), f.escrow, f.orderHash))),
+    Promise.all(candidates.map((f) => fillTimeOf(c, info.fill as Hex, f.orderHash))),
+  ]);
+  const done = candidates.filter((_, i) => escrows[i] === 'settled' || escrows[i] === 'refunded');
+  const byOthers = candidates.filter((f) => !done.includes(f) && proven.has(f.orderHash.toLowerCase()));
+  await proofs.setStatus(
+    done.map((f) => f.orderHash),
+    'done',
+  );
+  await proofs.setStatus(
+    byOthers.map((f) => f.orderHash),
+    'proven',
+  );
+  if (byOthers.length > 0)
+    deps.log.info(
+      { orderHashes: byOthers.map((f) => f.orderHash) },
+      'fills proven by someone else; not proving them',
+    );
+  return candidates.filter((f, i) => !done.includes(f) && !byOthers.includes(f) && fillTimes[i] !== 0n);
+}
+
+export function createProver(deps: ProverDeps) {
+  const { log } = deps;
+  const proofs = deps.journal.proofs;
 
   /** One prove(orders) for `candidates` (one route), written down with its batch before it is broadcast. */
   async function sendBatch(candidates: JournalFill[], report: PassReport): Promise<void> {
@@ -124,7 +134,7 @@ export function createProver(deps: ProverDeps) {
     if (!info || !inputInfo)
       throw new Error(`not proving: unknown chain ${first.outputChain} or ${first.inputChain}`);
     // Equal input tokens next to each other: the escrow pays one transfer per run (prove-options.ts).
-    const fills = (await stillUnproven(info, inputInfo, candidates)).sort((a, b) =>
+    const fills = (await stillUnproven(deps, info, inputInfo, candidates)).sort((a, b) =>
       a.order.inputToken.toLowerCase().localeCompare(b.order.inputToken.toLowerCase()),
     );
     if (fills.length === 0) return;
@@ -163,10 +173,10 @@ export function createProver(deps: ProverDeps) {
       report: PassReport,
       failed: (subject: string, error: unknown) => void,
     ): Promise<number | null> {
-      await reconcile();
+      await reconcile(deps);
       const now = Date.now();
       const waiting = (await proofs.unproven()).filter((f) => f.batchId === null);
-      const ready = await noteDepth(waiting, now);
+      const ready = await noteDepth(deps, waiting, now);
       const routes = new Map<string, JournalFill[]>();
       for (const fill of ready) routes.set(routeOf(fill), [...(routes.get(routeOf(fill)) ?? []), fill]);
       let dueAt: number | null = null;
