@@ -36,13 +36,40 @@ async function gasSince(rpcUrl: string, from: bigint): Promise<{ gas: bigint; bl
   return { gas, blocks: Number(head - from), txs };
 }
 
+/**
+ * 13 with the bot's defaults, then 13b with `--prove-batch 1` (each fill proves itself, as before batching) on fresh
+ * devnets: the same stream, so the two rows compare gas per order and the recipient's wait side by side.
+ */
 export async function runBatchSettlement(
   say: (line: string) => void,
   nodeFlags: readonly string[],
 ): Promise<BackendRun> {
   say(
-    `\n== batched proofs (13): ${SWAPS} swaps ~1/s on 1 s blocks, operator registry, LP bot defaults (batch ${DEFAULT_PROVE_BATCH}, ${DEFAULT_PROVE_AFTER_SECONDS} s)`,
+    `\n== batched proofs (13): ${SWAPS} swaps ~1/s on 1 s blocks, operator registry, LP bot defaults (batch ${DEFAULT_PROVE_BATCH}, ${DEFAULT_PROVE_AFTER_SECONDS} s); 13b --prove-batch 1`,
   );
+  const scenarios: ScenarioRow[] = [];
+  for (const [id, batch] of [
+    ['13', null],
+    ['13b', '1'],
+  ] as const) {
+    // The bot (`ferry lp`) reads LP_PROVE_BATCH from the environment it inherits.
+    if (batch) process.env.LP_PROVE_BATCH = batch;
+    try {
+      const row = await runOnce(id, nodeFlags);
+      say(`  ${row.id}  ${row.notes.slice(0, 400)}`);
+      scenarios.push(row);
+    } finally {
+      delete process.env.LP_PROVE_BATCH;
+    }
+  }
+  return {
+    backend: 'batched proofs (embedded, worker on, operator registry, 1 s blocks)',
+    seed: {},
+    scenarios,
+  };
+}
+
+async function runOnce(id: string, nodeFlags: readonly string[]): Promise<ScenarioRow> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ferry-bench-batch-'));
   const databaseUrl = `sqlite:${path.join(dataDir, 'ferry.sqlite')}`;
   const devnets = await startDevnets({
@@ -61,7 +88,7 @@ export async function runBatchSettlement(
   }));
   const registryFile = path.join(dataDir, 'chains.json');
   fs.writeFileSync(registryFile, JSON.stringify({ chains }));
-  const scenarios: ScenarioRow[] = [];
+  let row: ScenarioRow | null = null;
   try {
     const server = await startFerry({
       dataDir,
@@ -86,9 +113,9 @@ export async function runBatchSettlement(
         const total = gas.reduce((sum, g) => sum + g.gas, 0n);
         const perOrder = r.completed > 0 ? Number(total / BigInt(r.completed)) : 0;
         const repaidOk = r.p99Ms - r.filledP50Ms < 60_000;
-        scenarios.push({
-          id: '13',
-          name: `batched proofs: ${SWAPS} swaps ~1/s on 1 s blocks, LP bot defaults (swap → completed)`,
+        row = {
+          id,
+          name: `batched proofs: ${SWAPS} swaps ~1/s on 1 s blocks, LP bot ${id === '13' ? 'defaults' : '--prove-batch 1'} (swap → completed)`,
           unit: 'swaps',
           rate: r.completed,
           p50Ms: r.p50Ms,
@@ -105,7 +132,7 @@ export async function runBatchSettlement(
             `${r.p50Ms.toFixed(0)} ms, p99 ${r.p99Ms.toFixed(0)} ms; ${r.completed}/${r.swaps} completed in ${r.seconds.toFixed(0)} s.` +
             `${r.failures.length ? ` Failures: ${r.failures.join('; ')}` : ''}${r.botOutput ? ` LP bot said: ${r.botOutput}` : ''}`,
           raw: { ...r, gas: gas.map((g) => ({ ...g, gas: g.gas.toString() })), gasPerOrder: perOrder },
-        });
+        };
       } finally {
         await parties.close();
       }
@@ -116,9 +143,6 @@ export async function runBatchSettlement(
     await devnets.stop();
     fs.rmSync(dataDir, { recursive: true, force: true });
   }
-  return {
-    backend: 'batched proofs (embedded, worker on, operator registry, 1 s blocks)',
-    seed: {},
-    scenarios,
-  };
+  if (!row) throw new Error(`scenario ${id} measured nothing`);
+  return row;
 }
