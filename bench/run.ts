@@ -29,6 +29,7 @@ import {
   type ScenarioContext,
   swapFlow,
 } from './lib/backend-scenarios.ts';
+import { runBatchSettlement } from './lib/batch-settlement.ts';
 import {
   CONNECTIONS,
   DURATION,
@@ -259,6 +260,7 @@ async function main() {
     if (embedded) runs.push(embedded);
     if (wants('11')) runs.push(await runSettlement());
     if (wants('12')) runs.push(await runLzGas());
+    if (wants('13')) runs.push(await runBatchSettlement(say, nodeFlags));
     const pgUrl = process.env.BENCH_DATABASE_URL;
     const redisUrl = process.env.BENCH_REDIS_URL;
     if (pgUrl && (wants('8') || wants('9') || BACKEND_SCENARIOS.some(wants))) {

@@ -66,7 +66,7 @@ describe('reference LP bot against a running Ferry', () => {
   const journals: LpJournal[] = [];
   let journalFile: string;
   /** A bot process: each one opens the LP's journal anew, as a restarted `ferry lp` does. */
-  const newBot = (rpcUrls?: Record<string, string>, fillMarginSeconds?: number) => {
+  const newBot = (rpcUrls?: Record<string, string>, fillMarginSeconds?: number, proveBatch?: number) => {
     const rec = recordingLog();
     const journal = openLpJournal(journalFile);
     journals.push(journal);
@@ -78,6 +78,7 @@ describe('reference LP bot against a running Ferry', () => {
       rpcUrls,
       journal,
       ...(fillMarginSeconds === undefined ? {} : { fillMarginSeconds }),
+      ...(proveBatch === undefined ? {} : { proveBatch }),
     });
     return { bot, lines: rec.lines, journal };
   };
@@ -126,7 +127,14 @@ describe('reference LP bot against a running Ferry', () => {
     expect(quotes[0].typedData.message.filler).toBe(lpWallet.address);
 
     const second = await bot.runOnce();
-    expect(second).toEqual({ quoted: [], filled: [], errors: [], retryAfterMs: null });
+    expect(second).toEqual({
+      quoted: [],
+      filled: [],
+      proved: [],
+      errors: [],
+      retryAfterMs: null,
+      proveDueAt: null,
+    });
 
     // A fresh bot (no memory) is refused with 409 CONFLICT, records it and carries on.
     const restarted = newBot();
@@ -137,11 +145,12 @@ describe('reference LP bot against a running Ferry', () => {
     expect((await quotesOf(qrId)).map((q) => q.id)).toEqual([first.quoted[0]!.quoteId]);
   });
 
-  it('fills its accepted order exactly once, and the order completes', async () => {
+  it('with --prove-batch 1, fills its accepted order exactly once, proving it in the fill, and the order completes', async () => {
     const input = 3_000_000n;
     const output = 2_992_500n;
     const escrow = h.registry.chain(h.chainA)!.contracts.escrow;
-    const { bot } = newBot();
+    // Batches of one: the fill proves itself (fillAndProve), as before batching (test/lp-batch-proofs.test.ts).
+    const { bot } = newBot(undefined, undefined, 1);
     await approveEscrow(h, h.chainA, h.usdcA, h.offerer, input);
     const before = {
       offerer: await balanceOf(h, h.chainA, h.usdcA, h.offerer.address),
@@ -173,7 +182,7 @@ describe('reference LP bot against a running Ferry', () => {
 
       // Same bot: it remembers its fill. Restarted bot: its journal holds the fill, mined.
       expect((await bot.runOnce()).filled).toEqual([]);
-      const restarted = newBot();
+      const restarted = newBot(undefined, undefined, 1);
       const again = await restarted.bot.runOnce();
       expect(again.filled).toEqual([]);
       expect(again.errors).toEqual([]);

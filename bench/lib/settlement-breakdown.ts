@@ -42,6 +42,9 @@ export interface SettlementResult {
   readonly failures: readonly string[];
   readonly p50Ms: number;
   readonly p99Ms: number;
+  /** Swap sent → Ferry's `filled` event: what the recipient waits (a batched proof does not delay it). */
+  readonly filledP50Ms: number;
+  readonly filledP99Ms: number;
   /** Σ over the three transactions of (block seen − pending seen), over the total, summed over swaps. */
   readonly chainShare: number;
   /** The same for the LP bot's part (deposited event → fill pending) and Ferry's (every other actor and observe part). */
@@ -112,6 +115,13 @@ function tally(measured: readonly MeasuredSwap[]) {
 }
 
 /** The batch's result; `confirmations` are the registry's, of the input and of the output chain. */
+/** Each swap's time from being sent to Ferry's `filled` event (swaps whose event was missed are left out). */
+function filledTimes(measured: readonly MeasuredSwap[]): number[] {
+  return measured.flatMap(({ swap }) =>
+    swap.events.filled === undefined ? [] : [swap.events.filled - swap.sentAt],
+  );
+}
+
 export function settlementResult(
   run: { label: string; count: number; seconds: number; blockSeconds: number | null },
   measured: readonly MeasuredSwap[],
@@ -134,6 +144,8 @@ export function settlementResult(
     failures: failures.slice(0, 5),
     p50Ms: percentile(totals, 50),
     p99Ms: percentile(totals, 99),
+    filledP50Ms: p(filledTimes(measured), 50),
+    filledP99Ms: p(filledTimes(measured), 99),
     chainShare: totalSum > 0 ? chainSum / totalSum : 0,
     lpShare: totalSum > 0 ? lpSum / totalSum : 0,
     ferryShare: totalSum > 0 ? ferrySum / totalSum : 0,

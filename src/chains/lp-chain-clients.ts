@@ -178,6 +178,35 @@ export function fillAndProveData(order: OrderTerms, escrow: Address, options: He
   return encodeFunctionData({ abi: appAbi, functionName: 'fillAndProve', args: [order, escrow, options] });
 }
 
+/** The calldata of FerryApp's `prove(orders, escrow, options)`: one proof message for fills already made. */
+export function proveData(orders: readonly OrderTerms[], escrow: Address, options: Hex): Hex {
+  return encodeFunctionData({ abi: appAbi, functionName: 'prove', args: [orders, escrow, options] });
+}
+
+/** The block a mined transaction is in, or null when no receipt is known (dropped, or reorged away). */
+export async function minedBlockOf(c: ChainClients, txHash: Hex): Promise<bigint | null> {
+  const receipt = await c.public.getTransactionReceipt({ hash: txHash }).catch(() => null);
+  return receipt ? receipt.blockNumber : null;
+}
+
+/**
+ * The order hashes FerryApp `app` sent a proof message for (its ProofSent events) from `fromBlock` on, whoever
+ * proved them (lowercase).
+ */
+export async function provenSince(c: ChainClients, app: Address, fromBlock: bigint): Promise<Set<string>> {
+  const logs = await c.public.getContractEvents({
+    address: app,
+    abi: appAbi,
+    eventName: 'ProofSent',
+    fromBlock,
+  });
+  const proven = new Set<string>();
+  for (const log of logs as unknown as { args: { orderHashes?: readonly Hex[] } }[]) {
+    for (const hash of log.args.orderHashes ?? []) proven.add(hash.toLowerCase());
+  }
+  return proven;
+}
+
 /** The token's own `decimals()`. */
 export async function tokenDecimals(c: ChainClients, token: Address): Promise<number> {
   return Number(await c.public.readContract({ address: token, abi: erc20Abi, functionName: 'decimals' }));

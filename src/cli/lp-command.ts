@@ -2,6 +2,7 @@ import path from 'node:path';
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { DEFAULT_FILL_MARGIN_SECONDS } from '../lp/fill-margin.ts';
 import { MAX_SPREAD_BPS } from '../lp/pricing.ts';
+import { DEFAULT_PROVE_AFTER_SECONDS, DEFAULT_PROVE_BATCH } from '../lp/prove-batch-defaults.ts';
 import { isLogFormatSetting, LOG_FORMATS } from '../process/log-format.ts';
 
 const intIn = (name: string, min: number, max: number) => (value: string) => {
@@ -52,6 +53,8 @@ interface LpFlags {
   replaceAfterSeconds: number;
   chains?: string;
   maxOffererShare: number;
+  proveBatch: number;
+  proveAfterSeconds: number;
 }
 
 export function registerLpCommand(program: Command): void {
@@ -147,6 +150,27 @@ function withLpOptions(command: Command): Command {
           .argParser(parseShare)
           .default(0.5),
       )
+      .addOption(
+        new Option(
+          '--prove-batch <n>',
+          'LayerZero routes: fills proven per message (one prove per output chain and escrow); fewer messages cost less gas, ' +
+            'a bigger batch repays the LP later under light traffic. 1: each fill proves itself (fillAndProve)',
+        )
+          .env('LP_PROVE_BATCH')
+          // At most MAX_PROOFS_PER_MESSAGE (src/chains/prove-options.ts): the devnets' executor takes 10,000 bytes.
+          .argParser(intIn('prove-batch', 1, 51))
+          .default(DEFAULT_PROVE_BATCH),
+      )
+      .addOption(
+        new Option(
+          '--prove-after-seconds <n>',
+          "LayerZero routes: send a route's batch this long after its oldest unproven fill even if not full: the most " +
+            "the LP's repayment waits for batching; keep it below Ferry's proveAfterSeconds (60 s by default)",
+        )
+          .env('LP_PROVE_AFTER_SECONDS')
+          .argParser(intIn('prove-after-seconds', 0, 3600))
+          .default(DEFAULT_PROVE_AFTER_SECONDS),
+      )
       .option('--once', 'run one pass and exit (non-zero if anything failed)')
       .option('--no-stream', 'poll only: do not listen for new quote requests on the WebSocket')
   );
@@ -216,6 +240,8 @@ async function runLpBot(flags: LpFlags): Promise<void> {
     fillMarginSeconds: flags.fillMarginSeconds,
     pinnedChains,
     maxOffererShare: flags.maxOffererShare,
+    proveBatch: flags.proveBatch,
+    proveAfterSeconds: flags.proveAfterSeconds,
   });
   const problem = await bot.checkSetup();
   if (problem) {
@@ -229,6 +255,8 @@ async function runLpBot(flags: LpFlags): Promise<void> {
       spreadBps,
       pollMs,
       stream: flags.stream,
+      proveBatch: flags.proveBatch,
+      proveAfterSeconds: flags.proveAfterSeconds,
       journal: journalFile,
     },
     'liquidity provider bot started',

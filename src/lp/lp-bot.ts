@@ -2,6 +2,7 @@ import type { Hex } from 'viem';
 import { type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts';
 import { type ChainRegistry, DEFAULT_MAX_FEE_PER_GAS_GWEI } from '../chains/chain-registry.ts';
 import { type ChainClients, chainClients } from '../chains/lp-chain-clients.ts';
+import { MAX_PROOFS_PER_MESSAGE } from '../chains/prove-options.ts';
 import {
   createTransactionClient,
   type TransactionClient,
@@ -12,10 +13,12 @@ import { type ChainInfo, type FerryApi, FerryApiError, type OrderView } from './
 import { DEFAULT_FILL_MARGIN_SECONDS } from './fill-margin.ts';
 import { pinChains } from './lp-chain-pins.ts';
 import { createFiller, type Done } from './lp-filler.ts';
-import { createPollLoop } from './lp-poll-loop.ts';
+import { createPollLoop, watchStream } from './lp-poll-loop.ts';
+import { createProver, type ProverDeps } from './lp-prover.ts';
 import { createQuoter, type Quoter } from './lp-quoter.ts';
 import { checkLpSetup } from './lp-setup-check.ts';
 import { quoteOutputAmount } from './pricing.ts';
+import { DEFAULT_PROVE_AFTER_SECONDS, DEFAULT_PROVE_BATCH } from './prove-batch-defaults.ts';
 
 const hex = (value: string) => value as Hex;
 
@@ -67,6 +70,13 @@ export interface LpBotOptions {
    * wallet's requests cannot take every quote the bot can give.
    */
   maxOffererShare?: number;
+  /**
+   * Fills per proof message on LayerZero routes (default DEFAULT_PROVE_BATCH, at most MAX_PROOFS_PER_MESSAGE); 1:
+   * each fill proves itself in its own transaction (fillAndProve), as before batching (prove-batch-defaults.ts).
+   */
+  proveBatch?: number;
+  /** Seconds after the oldest unproven fill of a route its batch goes out anyway (default DEFAULT_PROVE_AFTER_SECONDS). */
+  proveAfterSeconds?: number;
   /** Test-only crash points of the transaction client (LP_FAULT_INJECT). */
   faults?: { at(point: TxCrashPoint): void };
 }
@@ -74,9 +84,13 @@ export interface LpBotOptions {
 export interface PassReport {
   quoted: { quoteRequestId: string; quoteId: string; outputAmount: string }[];
   filled: { orderId: string; orderHash: Hex; txHash: Hex }[];
+  /** Batch proofs mined at depth in this pass (lp-prover.ts). */
+  proved: { batchId: string; orderHashes: Hex[]; txHash: Hex }[];
   errors: { subject: string; message: string }[];
   /** Set when Ferry answered 429: wait at least this long before the next pass. */
   retryAfterMs: number | null;
+  /** When (unix ms) the next proof batch falls due, if a fill waits for one: the next pass runs then at the latest. */
+  proveDueAt: number | null;
 }
 
 /**
@@ -95,34 +109,6 @@ export interface LpBot {
   start(pollMs: number): void;
   /** Stops polling and waits for the pass in progress, at most STOP_GRACE_MS. */
   stop(): Promise<void>;
-}
-
-/** Nudges the bot on a new quote request or a deposited order of its own, over the WebSocket. */
-function watchStream(api: FerryApi, log: BotLog, nudge: () => void): { close(): void } {
-  let streaming = false;
-  return api.watch({
-    onQuoteRequest(event) {
-      log.debug({ quoteRequestId: (event.data as { id: string }).id }, 'quote request streamed');
-      nudge();
-    },
-    onOrderUpdate(event) {
-      if ((event.data as { status: string }).status === 'deposited') nudge();
-    },
-    onStatus(status) {
-      if (status === 'subscribed' && !streaming) {
-        log.info(
-          {},
-          'streaming quote requests and order updates over WebSocket; polling stays as the fallback',
-        );
-      }
-      streaming = status === 'subscribed';
-    },
-    onError(error) {
-      const fatal = error.status === 401 || error.code === 'UNAUTHORIZED' || error.code === 'FORBIDDEN';
-      if (fatal) log.warn({ err: error.message }, 'WebSocket stream refused; polling only');
-      else log.debug({ err: error.message }, 'WebSocket stream interrupted; reconnecting');
-    },
-  });
 }
 
 /**
@@ -229,6 +215,23 @@ function txSettings(options: LpBotOptions, name: string, info: ChainInfo | undef
   };
 }
 
+function emptyReport(): PassReport {
+  return { quoted: [], filled: [], proved: [], errors: [], retryAfterMs: null, proveDueAt: null };
+}
+
+/** The filler and the prover, with the bot's batch settings (prove-batch-defaults.ts). */
+function fillerAndProver(options: LpBotOptions, parts: Omit<ProverDeps, 'proveBatch' | 'proveAfterMs'>) {
+  const proveBatch = options.proveBatch ?? DEFAULT_PROVE_BATCH;
+  if (!Number.isInteger(proveBatch) || proveBatch < 1 || proveBatch > MAX_PROOFS_PER_MESSAGE)
+    throw new Error(`proveBatch must be an integer from 1 to ${MAX_PROOFS_PER_MESSAGE}, got ${proveBatch}`);
+  const fillMargin = BigInt(options.fillMarginSeconds ?? DEFAULT_FILL_MARGIN_SECONDS);
+  const proveAfterMs = (options.proveAfterSeconds ?? DEFAULT_PROVE_AFTER_SECONDS) * 1000;
+  return {
+    filler: createFiller({ ...parts, fillMargin, proveBatch }),
+    prover: createProver({ ...parts, proveBatch, proveAfterMs }),
+  };
+}
+
 function offererShareOf(options: LpBotOptions): number {
   const share = options.maxOffererShare ?? 0.5;
   if (!(share > 0 && share <= 1))
@@ -262,7 +265,6 @@ export function createLpBot(options: LpBotOptions): LpBot {
   const { api, log, spreadBps } = options;
   const account: PrivateKeyAccount = privateKeyToAccount(options.privateKey);
   const timeWindow = options.timeWindowSeconds ?? 600;
-  const fillMargin = BigInt(options.fillMarginSeconds ?? DEFAULT_FILL_MARGIN_SECONDS);
   // Validates the spread once, up front.
   quoteOutputAmount(1n, spreadBps, { input: 0, output: 0 });
   const maxOffererShare = offererShareOf(options);
@@ -291,12 +293,11 @@ export function createLpBot(options: LpBotOptions): LpBot {
     chain,
     clientsFor,
   });
-  const filler = createFiller({
+  const { filler, prover } = fillerAndProver(options, {
     account,
     journal: options.journal,
     transactions,
     log,
-    fillMargin,
     chain,
     clientsFor,
   });
@@ -329,7 +330,7 @@ export function createLpBot(options: LpBotOptions): LpBot {
     filler.fillOne(order, report, orderDone(order, { settledOrders, watching, log }));
 
   async function pass(): Promise<PassReport> {
-    const report: PassReport = { quoted: [], filled: [], errors: [], retryAfterMs: null };
+    const report = emptyReport();
     const failed = recordFailure(report, log);
 
     if (chains.size === 0) {
@@ -342,6 +343,8 @@ export function createLpBot(options: LpBotOptions): LpBot {
     await driveTransactions(transactions, chains.keys(), account, log, report);
     // Fills first: an accepted order is money waiting, a quote is only an offer.
     await fillDeposited(api, settledOrders, (order) => fillOne(order, report), report, failed);
+    // Then proofs: the LP's repayment, which batching delays by at most the window.
+    report.proveDueAt = await prover.provePass(report, failed);
 
     if (report.retryAfterMs === null) await quoteOpen(api, quoter, timeWindow, report, failed);
     return report;

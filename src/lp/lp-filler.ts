@@ -33,6 +33,8 @@ export interface FillerDeps {
   readonly log: BotLog;
   /** Seconds before fillDeadline after which the bot no longer fills. */
   readonly fillMargin: bigint;
+  /** Fills per proof message (lp-prover.ts); 1: each fill proves itself (fillAndProve). */
+  readonly proveBatch: number;
   chain(name: string): Promise<ChainInfo | null>;
   clientsFor(info: ChainInfo): ChainClients;
 }
@@ -112,15 +114,21 @@ async function allowanceCovers(
   return sent?.outcome.status === 'success';
 }
 
+/** Whether the fill is proven later in a batch (lp-prover.ts) instead of in its own transaction. */
+const batched = (deps: FillerDeps, signed: SignedOrder) =>
+  signed.settlement === 'layerzero' && deps.proveBatch > 1;
+
 /**
- * The fill's call: on a chain settled through LayerZero, FerryApp's fillAndProve (the fill and the message proving it
- * to the input chain in one transaction, `value` the messaging fee quoted just now); on an attester chain, the plain
- * fill (Ferry's attester proves it).
+ * The fill's call: the plain fill on an attester chain (Ferry's attester proves it) and on a LayerZero chain while
+ * the bot proves in batches (the recipient is paid now; the proof, and so the LP's repayment, follows with the
+ * batch). With batches of one, FerryApp's fillAndProve: the fill and the message proving it to the input chain in
+ * one transaction, `value` the messaging fee quoted just now.
  */
 async function fillCall(deps: FillerDeps, c: ChainClients, info: ChainInfo, signed: SignedOrder) {
   const { order, escrow, settlement } = signed;
   const to = hex(info.fill);
-  if (settlement === 'attester') return { to, data: fillData(order, escrow), value: 0n };
+  if (settlement === 'attester' || batched(deps, signed))
+    return { to, data: fillData(order, escrow), value: 0n };
   const options = proveOptions(1);
   const value = await quoteProve(c, to, [order], escrow, options);
   const native = await c.public.getBalance({ address: deps.account.address });
@@ -137,6 +145,7 @@ async function sendFill(
   info: ChainInfo,
   signed: SignedOrder,
   previous: TxAction | null,
+  of: { orderId: string; inputChain: string },
 ): Promise<TxOutcome | null> {
   const { account, journal, transactions } = deps;
   const orderHash = signed.orderHash;
@@ -149,9 +158,22 @@ async function sendFill(
     // Fee bumps re-sign the same call with the same value: the fee quoted here (any excess is refunded).
     ...(value > 0n ? { value } : {}),
     account,
-    // Never a second fill of one order: not while one is in flight, not after one took effect.
-    guard: (trx) =>
-      journal.hasAction(trx, orderHash, 'fill', ['recorded', 'confirmed']).then((found) => !found),
+    // Never a second fill of one order: not while one is in flight, not after one took effect. A fill proven in a
+    // batch is written down to prove in the same write, before it is broadcast.
+    guard: async (trx) => {
+      if (await journal.hasAction(trx, orderHash, 'fill', ['recorded', 'confirmed'])) return false;
+      if (batched(deps, signed)) {
+        await journal.proofs.recordFill(trx, {
+          orderHash,
+          orderId: of.orderId,
+          outputChain: info.name,
+          inputChain: of.inputChain,
+          escrow: signed.escrow,
+          order: signed.order,
+        });
+      }
+      return true;
+    },
   });
   return sent?.outcome ?? null;
 }
@@ -340,7 +362,8 @@ export function createFiller(deps: FillerDeps) {
         },
         'filling',
       );
-      const outcome = await sendFill(deps, c, info, signed, previous);
+      const of = { orderId: order.orderId, inputChain: inputInfo.name };
+      const outcome = await sendFill(deps, c, info, signed, previous, of);
       if (!outcome) return;
       if (outcome.status === 'success') {
         await journal.setQuoteStatus(quote.quoteId, 'filled');

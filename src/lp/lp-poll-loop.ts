@@ -1,4 +1,5 @@
-import type { PassReport } from './lp-bot.ts';
+import type { FerryApi } from './ferry-api.ts';
+import type { BotLog, PassReport } from './lp-bot.ts';
 
 /** The most stop() waits for the pass in progress: everything the bot sends is in its journal already. */
 const STOP_GRACE_MS = 3_000;
@@ -44,8 +45,10 @@ export function createPollLoop(parts: {
           nudged = false;
           const report = await parts.runOnce();
           if (stopped) break;
-          const waitMs = Math.max(pollMs, report.retryAfterMs ?? 0);
           backingOff = report.retryAfterMs !== null;
+          // A proof batch falling due before the next poll runs its pass on time (not while backing off).
+          const due = backingOff || report.proveDueAt === null ? pollMs : report.proveDueAt - Date.now();
+          const waitMs = Math.max(Math.min(pollMs, due), report.retryAfterMs ?? 0, 50);
           if (nudged && !backingOff) continue;
           await new Promise<void>((resolve) => {
             wake = resolve;
@@ -74,4 +77,32 @@ export function createPollLoop(parts: {
       clearTimeout(grace);
     },
   };
+}
+
+/** Nudges the bot on a new quote request or a deposited order of its own, over the WebSocket. */
+export function watchStream(api: FerryApi, log: BotLog, nudge: () => void): { close(): void } {
+  let streaming = false;
+  return api.watch({
+    onQuoteRequest(event) {
+      log.debug({ quoteRequestId: (event.data as { id: string }).id }, 'quote request streamed');
+      nudge();
+    },
+    onOrderUpdate(event) {
+      if ((event.data as { status: string }).status === 'deposited') nudge();
+    },
+    onStatus(status) {
+      if (status === 'subscribed' && !streaming) {
+        log.info(
+          {},
+          'streaming quote requests and order updates over WebSocket; polling stays as the fallback',
+        );
+      }
+      streaming = status === 'subscribed';
+    },
+    onError(error) {
+      const fatal = error.status === 401 || error.code === 'UNAUTHORIZED' || error.code === 'FORBIDDEN';
+      if (fatal) log.warn({ err: error.message }, 'WebSocket stream refused; polling only');
+      else log.debug({ err: error.message }, 'WebSocket stream interrupted; reconnecting');
+    },
+  });
 }

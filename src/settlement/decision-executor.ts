@@ -17,6 +17,7 @@ import type { FerryDatabase } from '../store/database.ts';
 import { findOrder } from '../store/orders-store.ts';
 import {
   type ChainActionKind,
+  messageActionOfAnother,
   noteOrderProblem,
   recordOrderSettlement,
   transitionOrder,
@@ -119,6 +120,28 @@ async function noteGivenUp(
   }
 }
 
+/** What moving an order takes (moveOrder, after its deps). */
+type MoveArgs = [Order, OrderChange | null, OrderSettlement | null, SettlementObservation];
+
+/**
+ * One message proves a batch of orders: another order's commit or execute of it, in flight or mined, serves this one
+ * too, which then follows the message as the chains show it next pass.
+ */
+async function sentForAnother(
+  deps: { readonly database: FerryDatabase; readonly log: FastifyBaseLogger },
+  order: Order,
+  kind: 'commit' | 'execute',
+  obs: SettlementObservation,
+): Promise<boolean> {
+  const proof = obs.route.method === 'layerzero' ? obs.route.proof : null;
+  if (!proof || !(await messageActionOfAnother(deps.database.db, order.id, proof.guid, kind))) return false;
+  deps.log.debug(
+    { orderId: order.id, kind, messageId: proof.guid },
+    `${kind} of the message sent for another order`,
+  );
+  return true;
+}
+
 /**
  * Chain actions only send; the next decision follows what they did on chain. Every status change goes through
  * `move`: one database transaction together with its event.
@@ -136,12 +159,7 @@ export function createDecisionExecutor(deps: {
 }): DecisionExecutor {
   const { database, chain, actions, log, relayer } = deps;
 
-  const move = (
-    order: Order,
-    change: OrderChange | null,
-    settlement: OrderSettlement | null,
-    obs: SettlementObservation,
-  ) => moveOrder(deps, order, change, settlement, obs);
+  const move = (...args: MoveArgs) => moveOrder(deps, ...args);
 
   const attesting = createAttesting({ ...deps, actor: ACTOR });
 
@@ -214,6 +232,7 @@ export function createDecisionExecutor(deps: {
         return send(order, 'commit-gap', await gapCommitCall(chain, order, decision), undefined, 'repeat');
       case 'commit':
       case 'execute':
+        if (await sentForAnother(deps, order, decision.kind, obs)) return { again: 'soon' };
         return send(
           order,
           decision.kind,

@@ -4,6 +4,12 @@ import SQLite from 'better-sqlite3';
 import { Kysely, SqliteDialect, sql } from 'kysely';
 import type { TxAction, TxActionStatus, TxLedger } from '../chains/tx-ledger.ts';
 import {
+  createLpProofJournal,
+  type LpProofJournal,
+  PROOF_SCHEMA,
+  type ProofTables,
+} from './lp-proof-journal.ts';
+import {
   createStoreTxLedger,
   type LedgerGuard,
   type LedgerTables,
@@ -45,7 +51,7 @@ interface LpQuotesTable {
   reserved_until: number;
 }
 
-export interface JournalTables extends LedgerTables {
+export interface JournalTables extends LedgerTables, ProofTables {
   lp_quotes: LpQuotesTable;
 }
 
@@ -76,6 +82,8 @@ export interface LpJournal {
    * those answering `offerer` when given.
    */
   reserved(chain: string, token: string, now: number, offerer?: string): Promise<bigint>;
+  /** The fills on LayerZero routes and the batches proving them (lp-proof-journal.ts). */
+  readonly proofs: LpProofJournal;
   close(): Promise<void>;
 }
 
@@ -134,7 +142,7 @@ export function openLpJournal(file: string): LpJournal {
   sqlite.pragma('synchronous = FULL');
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('foreign_keys = ON');
-  for (const statement of SCHEMA) sqlite.exec(statement);
+  for (const statement of [...SCHEMA, ...PROOF_SCHEMA]) sqlite.exec(statement);
   // Journals written before quotes kept their offerer gain the column; their quotes count for no offerer.
   const columns = sqlite.prepare('pragma table_info(lp_quotes)').all() as { name: string }[];
   if (!columns.some((c) => c.name === 'offerer'))
@@ -148,6 +156,7 @@ export function openLpJournal(file: string): LpJournal {
 
   return {
     ledger,
+    proofs: createLpProofJournal(db),
     async hasAction(trx, subject, kind, statuses) {
       const row = await (trx as Kysely<JournalTables>)
         .selectFrom('chain_actions')

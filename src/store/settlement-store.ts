@@ -362,3 +362,26 @@ export async function recordFillAttestation(
     .executeTakeFirst();
   return result.numUpdatedRows > 0n;
 }
+
+/**
+ * Whether another order's `kind` action (commit or execute) for the proof message `messageId` is in flight or took
+ * effect: one message proves several orders (a filler's batch), and it is committed and executed once, not once per
+ * order.
+ */
+export async function messageActionOfAnother(
+  db: Executor,
+  orderId: string,
+  messageId: string,
+  kind: 'commit' | 'execute',
+): Promise<boolean> {
+  const row = await db
+    .selectFrom('chain_actions')
+    .innerJoin('orders', 'orders.id', 'chain_actions.order_id')
+    .select('chain_actions.id')
+    .where('orders.settlement_message_id', '=', messageId)
+    .where('orders.id', '!=', orderId)
+    .where('chain_actions.kind', '=', kind)
+    .where('chain_actions.status', 'in', ['recorded', 'confirmed'])
+    .executeTakeFirst();
+  return row !== undefined;
+}

@@ -1,0 +1,202 @@
+import { randomUUID } from 'node:crypto';
+import type { Hex } from 'viem';
+import type { PrivateKeyAccount } from 'viem/accounts';
+import {
+  type ChainClients,
+  escrowStatus,
+  fillTimeOf,
+  minedBlockOf,
+  proveData,
+  provenSince,
+  quoteProve,
+} from '../chains/lp-chain-clients.ts';
+import { MAX_PROOFS_PER_MESSAGE, proveOptions, tokenRunsOf } from '../chains/prove-options.ts';
+import type { LpJournal } from '../store/lp-journal.ts';
+import type { JournalFill } from '../store/lp-proof-journal.ts';
+import type { ChainInfo } from './ferry-api.ts';
+import type { BotLog, PassReport } from './lp-bot.ts';
+import type { BotTransactions } from './lp-filler.ts';
+
+export interface ProverDeps {
+  readonly account: PrivateKeyAccount;
+  readonly journal: LpJournal;
+  readonly transactions: BotTransactions;
+  readonly log: BotLog;
+  /** The most fills one proof message carries (lp-command's --prove-batch). */
+  readonly proveBatch: number;
+  /** How long after the oldest unproven fill of a route its batch goes out anyway (ms). */
+  readonly proveAfterMs: number;
+  chain(name: string): Promise<ChainInfo | null>;
+  clientsFor(info: ChainInfo): ChainClients;
+}
+
+const routeOf = (fill: JournalFill) => `${fill.outputChain}|${fill.inputChain}|${fill.escrow.toLowerCase()}`;
+const FAILED_FILL = new Set(['reverted', 'cancelled', 'nonce-conflict']);
+
+/**
+ * The bot's proofs on LayerZero routes: its fills (written down with each fill, lp-proof-journal.ts) go out in one
+ * FerryApp.prove(orders) per output chain, input chain and escrow, once `proveBatch` of them wait or `proveAfterMs`
+ * after the oldest. Each batch is written down with its transaction before it is broadcast; every pass first
+ * reconciles the open batches with the ledger (a mined batch is never sent again, a failed one frees its fills) and
+ * drops, just before sending, the fills someone else proved (Ferry's worker) or the input chain already settled.
+ */
+/** Open batches whose transaction ended: proven when mined at depth, otherwise their fills wait for the next. */
+async function reconcile(deps: ProverDeps): Promise<void> {
+  const { journal, log } = deps;
+  const proofs = journal.proofs;
+  for (const batch of await proofs.openBatches()) {
+    const action = await journal.latestAction(batch.batchId, 'prove');
+    if (action?.status === 'recorded') continue;
+    const outcome = action?.status === 'confirmed' ? 'proven' : 'failed';
+    await proofs.closeBatch(batch.batchId, outcome);
+    const extra = { batchId: batch.batchId, fills: batch.orderHashes.length, txHash: action?.txHash };
+    if (outcome === 'proven') log.info(extra, 'batch proof mined');
+    else
+      log.warn(
+        { ...extra, status: action?.status },
+        'batch proof did not take effect; proving its fills again',
+      );
+  }
+}
+
+/** Starts the batch window of fills now at depth; drops fills that failed for good. */
+async function noteDepth(deps: ProverDeps, fills: JournalFill[], now: number): Promise<JournalFill[]> {
+  const { journal } = deps;
+  const proofs = journal.proofs;
+  const ready: JournalFill[] = [];
+  for (const fill of fills) {
+    if (fill.filledAt !== null) {
+      ready.push(fill);
+      continue;
+    }
+    const action = await journal.latestAction(fill.orderHash, 'fill');
+    if (action && FAILED_FILL.has(action.status) && fill.order.fillDeadline * 1000n < BigInt(now)) {
+      await proofs.setStatus([fill.orderHash], 'done');
+    }
+    if (action?.status !== 'confirmed') continue;
+    const info = await deps.chain(fill.outputChain);
+    const block = info && (await minedBlockOf(deps.clientsFor(info), action.txHash));
+    if (!block) continue;
+    await proofs.noteFilled(fill.orderHash, now, block);
+    ready.push({ ...fill, filledAt: now, fillBlock: block });
+  }
+  return ready;
+}
+
+/**
+ * The fills of `candidates` still to prove, read from both chains: one settled or refunded on the input chain is
+ * done, one in a proof message since its fill (anyone's) is proven, one no longer on the output chain (a reorg)
+ * waits for its fill to be sent again.
+ */
+async function stillUnproven(
+  deps: ProverDeps,
+  info: ChainInfo,
+  inputInfo: ChainInfo,
+  candidates: JournalFill[],
+) {
+  const proofs = deps.journal.proofs;
+  const c = deps.clientsFor(info);
+  const from = candidates.reduce(
+    (min, f) => (f.fillBlock !== null && f.fillBlock < min ? f.fillBlock : min),
+    2n ** 63n,
+  );
+  const [proven, escrows, fillTimes] = await Promise.all([
+    provenSince(c, info.fill as Hex, from),
+    Promise.all(candidates.map((f) => escrowStatus(deps.clientsFor(inputInfo), f.escrow, f.orderHash))),
+    Promise.all(candidates.map((f) => fillTimeOf(c, info.fill as Hex, f.orderHash))),
+  ]);
+  const done = candidates.filter((_, i) => escrows[i] === 'settled' || escrows[i] === 'refunded');
+  const byOthers = candidates.filter((f) => !done.includes(f) && proven.has(f.orderHash.toLowerCase()));
+  await proofs.setStatus(
+    done.map((f) => f.orderHash),
+    'done',
+  );
+  await proofs.setStatus(
+    byOthers.map((f) => f.orderHash),
+    'proven',
+  );
+  if (byOthers.length > 0)
+    deps.log.info(
+      { orderHashes: byOthers.map((f) => f.orderHash) },
+      'fills proven by someone else; not proving them',
+    );
+  return candidates.filter((f, i) => !done.includes(f) && !byOthers.includes(f) && fillTimes[i] !== 0n);
+}
+
+export function createProver(deps: ProverDeps) {
+  const { log } = deps;
+  const proofs = deps.journal.proofs;
+
+  /** One prove(orders) for `candidates` (one route), written down with its batch before it is broadcast. */
+  async function sendBatch(candidates: JournalFill[], report: PassReport): Promise<void> {
+    const first = candidates[0] as JournalFill;
+    const [info, inputInfo] = [await deps.chain(first.outputChain), await deps.chain(first.inputChain)];
+    if (!info || !inputInfo)
+      throw new Error(`not proving: unknown chain ${first.outputChain} or ${first.inputChain}`);
+    // Equal input tokens next to each other: the escrow pays one transfer per run (prove-options.ts).
+    const fills = (await stillUnproven(deps, info, inputInfo, candidates)).sort((a, b) =>
+      a.order.inputToken.toLowerCase().localeCompare(b.order.inputToken.toLowerCase()),
+    );
+    if (fills.length === 0) return;
+    const c = deps.clientsFor(info);
+    const orders = fills.map((f) => f.order);
+    const options = proveOptions(orders.length, tokenRunsOf(orders));
+    const value = await quoteProve(c, info.fill as Hex, orders, first.escrow, options);
+    const native = await c.public.getBalance({ address: deps.account.address });
+    if (native < value)
+      throw new Error(`fill wallet holds ${native} wei on ${info.name}, the batch proof's fee is ${value}`);
+    const batchId = `prove-${randomUUID()}`;
+    const hashes = fills.map((f) => f.orderHash);
+    const sent = await deps.transactions.submit({
+      subject: batchId,
+      kind: 'prove',
+      call: { chain: info.name, to: info.fill as Hex, data: proveData(orders, first.escrow, options) },
+      value,
+      account: deps.account,
+      guard: (trx) => proofs.claim(trx, batchId, info.name, hashes, Date.now()),
+    });
+    if (!sent) return;
+    const extra = { batchId, chain: info.name, fills: hashes.length, txHash: sent.outcome.txHash };
+    log.info(extra, 'batch proof sent');
+    if (sent.outcome.status === 'success') {
+      await proofs.closeBatch(batchId, 'proven');
+      report.proved.push({ batchId, orderHashes: hashes, txHash: sent.outcome.txHash });
+    }
+  }
+
+  return {
+    /**
+     * One pass: reconcile, then send every batch that is due. Returns when the next batch falls due (unix ms), or
+     * null when no fill waits.
+     */
+    async provePass(
+      report: PassReport,
+      failed: (subject: string, error: unknown) => void,
+    ): Promise<number | null> {
+      await reconcile(deps);
+      const now = Date.now();
+      const waiting = (await proofs.unproven()).filter((f) => f.batchId === null);
+      const ready = await noteDepth(deps, waiting, now);
+      const routes = new Map<string, JournalFill[]>();
+      for (const fill of ready) routes.set(routeOf(fill), [...(routes.get(routeOf(fill)) ?? []), fill]);
+      let dueAt: number | null = null;
+      const size = Math.min(deps.proveBatch, MAX_PROOFS_PER_MESSAGE);
+      for (const [route, fills] of routes) {
+        const oldest = Math.min(...fills.map((f) => f.filledAt ?? now));
+        if (fills.length < size && now < oldest + deps.proveAfterMs) {
+          dueAt = Math.min(dueAt ?? Number.POSITIVE_INFINITY, oldest + deps.proveAfterMs);
+          continue;
+        }
+        try {
+          await sendBatch(fills.slice(0, size), report);
+          // More than one batch's worth waits: the next goes out in the next pass, at once.
+          if (fills.length > size) dueAt = now;
+        } catch (error) {
+          failed(`prove ${route}`, error);
+        }
+      }
+      if (waiting.length > ready.length) dueAt = Math.min(dueAt ?? Number.POSITIVE_INFINITY, now + 1_000);
+      return dueAt;
+    },
+  };
+}

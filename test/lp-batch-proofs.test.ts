@@ -1,0 +1,240 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { type Address, type Hex, parseEventLogs } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadArtifact } from '../src/chains/contract-artifacts.ts';
+import { ANVIL_KEYS, DEVNET_FEE_RECIPIENT } from '../src/chains/devnet.ts';
+import { readEscrowCredits } from '../src/chains/escrow-credits.ts';
+import { createFerryApi } from '../src/lp/ferry-api.ts';
+import { type BotLog, createLpBot, type LpBotOptions, type PassReport } from '../src/lp/lp-bot.ts';
+import { type LpJournal, openLpJournal } from '../src/store/lp-journal.ts';
+import { approveEscrow, balanceOf, catchUpClock } from './support/chain-actors.ts';
+import { createQuoteRequest, WORKER_ON } from './support/fixtures.ts';
+import { type Harness, startHarness } from './support/harness.ts';
+import { devnetClient, packetOf, verifyByDvns } from './support/lz-messages.ts';
+import { acceptAndSwap, waitForStatus } from './support/swap-steps.ts';
+
+const lpWallet = privateKeyToAccount(ANVIL_KEYS[4]);
+const appAbi = loadArtifact('FerryApp').abi;
+const FEE_BPS = 10n;
+
+/**
+ * The reference bot's batched proofs on real chains (LayerZero V2's contracts, the devnet relay as DVNs and
+ * executor, Ferry's worker): fills go out at once, their proofs in one prove(orders) per route.
+ */
+describe('LP bot: batched proofs', () => {
+  let h: Harness;
+  let mm: { id: string; apiKey: string };
+  let lp: { id: string; apiKey: string };
+  const journals: LpJournal[] = [];
+  let journalFile: string;
+  let usdtA: Address;
+
+  /** A bot process on the LP's journal (a restarted `ferry lp` opens it anew). */
+  const newBot = (options: Partial<LpBotOptions>) => {
+    const lines: { level: string; msg: string; obj: any }[] = [];
+    const at = (level: string) => (obj: object, msg: string) => void lines.push({ level, msg, obj });
+    const log: BotLog = { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
+    const journal = openLpJournal(journalFile);
+    journals.push(journal);
+    const bot = createLpBot({
+      api: createFerryApi({ baseUrl: h.baseUrl, apiKey: lp.apiKey }),
+      privateKey: ANVIL_KEYS[4],
+      spreadBps: 25,
+      log,
+      journal,
+      ...options,
+    });
+    return { bot, lines, journal };
+  };
+
+  /** A swap of `input` of `token` the bot quotes (one pass, which also fills what is deposited), deposited. */
+  const swapQuotedBy = async (bot: { runOnce(): Promise<PassReport> }, input: bigint, token: Address) => {
+    await approveEscrow(h, h.chainA, token, h.offerer, input);
+    const qrId = await createQuoteRequest(h, mm.apiKey, { inputAmount: input.toString(), inputToken: token });
+    const report = await bot.runOnce();
+    const mine = report.quoted.find((q) => q.quoteRequestId === qrId);
+    expect(mine, JSON.stringify(report.errors)).toBeDefined();
+    const q = (await h.http('GET', `/api/v1/quotes/${mine!.quoteId}`, { apiKey: mm.apiKey })).body.data;
+    const { orderHash } = await acceptAndSwap(h, mm.apiKey, q);
+    await waitForStatus(h, mm.apiKey, q.orderId, 'deposited');
+    return { orderId: q.orderId as string, orderHash: orderHash as Hex, input, token, report };
+  };
+
+  /** Every ProofSent of chain B's FerryApp: the order hashes of each message. */
+  const proofMessages = async () => {
+    const app = h.registry.chain(h.chainB)!.contracts.fill;
+    const logs = await devnetClient(h, h.chainB).getLogs({ address: app, fromBlock: 0n });
+    return parseEventLogs({ abi: appAbi, eventName: 'ProofSent', logs }).map((l) => ({
+      txHash: l.transactionHash,
+      hashes: (l.args as { orderHashes: readonly Hex[] }).orderHashes.map((x) => x.toLowerCase()),
+    }));
+  };
+  const messagesProving = async (orderHash: Hex) =>
+    (await proofMessages()).filter((m) => m.hashes.includes(orderHash.toLowerCase()));
+  const owedOnA = async (token: Address, account: Address) =>
+    (await readEscrowCredits(h.registry, account)).find((c) => c.chain === h.chainA && c.token === token)
+      ?.owed ?? 0n;
+
+  beforeAll(async () => {
+    h = await startHarness(
+      {
+        worker: WORKER_ON,
+        protocolFeeBps: Number(FEE_BPS),
+        rateLimits: { apiKey: 100_000, session: 60, ip: 100_000 },
+      },
+      // The worker's fallbacks wait on its clock, which only the tests move past them.
+      { chains: { proveAfterSeconds: 60, executeAfterSeconds: 600 } },
+    );
+    mm = await h.createAccount('moneyMover');
+    lp = await h.createAccount('liquidityProvider', 'batching bot', lpWallet.address);
+    journalFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'ferry-lp-batch-')), 'journal.sqlite');
+    usdtA = h.registry.chain(h.chainA)!.tokens.find((t) => t.symbol === 'USDT')!.address;
+  });
+  afterAll(async () => {
+    for (const journal of journals) await journal.close();
+    await h?.close();
+  });
+
+  it('proves three fills of two input tokens and three fees in one message, which pays the filler and fees exactly', async () => {
+    const { bot } = newBot({ proveBatch: 3, proveAfterSeconds: 3600 });
+    const before = {
+      usdc: await balanceOf(h, h.chainA, h.usdcA, lpWallet.address),
+      usdt: await balanceOf(h, h.chainA, usdtA, lpWallet.address),
+      feeUsdc: await owedOnA(h.usdcA, DEVNET_FEE_RECIPIENT),
+      feeUsdt: await owedOnA(usdtA, DEVNET_FEE_RECIPIENT),
+    };
+    const swaps = [
+      await swapQuotedBy(bot, 3_000_000n, h.usdcA),
+      await swapQuotedBy(bot, 5_432_100n, usdtA),
+      await swapQuotedBy(bot, 7_654_321n, h.usdcA),
+    ];
+    const last = await bot.runOnce();
+    expect(last.errors).toEqual([]);
+    const reports = [...swaps.map((s) => s.report), last];
+    // Each fill went out in its own pass, without a proof: the recipient does not wait for the batch.
+    expect(reports.flatMap((r) => r.filled.map((f) => f.orderHash))).toEqual(swaps.map((s) => s.orderHash));
+    for (const fill of reports.flatMap((r) => r.filled)) {
+      const receipt = await devnetClient(h, h.chainB).getTransactionReceipt({ hash: fill.txHash });
+      expect(parseEventLogs({ abi: appAbi, eventName: 'ProofSent', logs: receipt.logs })).toEqual([]);
+    }
+    const proved = reports.flatMap((r) => r.proved);
+    expect(proved).toHaveLength(1);
+    expect(new Set(proved[0]!.orderHashes)).toEqual(new Set(swaps.map((s) => s.orderHash)));
+    const messages = (await proofMessages()).filter((m) => m.txHash === proved[0]!.txHash);
+    expect(messages).toHaveLength(1);
+    expect(new Set(messages[0]!.hashes)).toEqual(new Set(swaps.map((s) => s.orderHash.toLowerCase())));
+
+    for (const s of swaps) await waitForStatus(h, mm.apiKey, s.orderId, 'completed', 30_000);
+    const fee = (input: bigint) => (input * FEE_BPS) / 10_000n;
+    const paid = (token: Address) =>
+      swaps.filter((s) => s.token === token).reduce((sum, s) => sum + s.input - fee(s.input), 0n);
+    const fees = (token: Address) =>
+      swaps.filter((s) => s.token === token).reduce((sum, s) => sum + fee(s.input), 0n);
+    expect((await balanceOf(h, h.chainA, h.usdcA, lpWallet.address)) - before.usdc).toBe(paid(h.usdcA));
+    expect((await balanceOf(h, h.chainA, usdtA, lpWallet.address)) - before.usdt).toBe(paid(usdtA));
+    expect((await owedOnA(h.usdcA, DEVNET_FEE_RECIPIENT)) - before.feeUsdc).toBe(fees(h.usdcA));
+    expect((await owedOnA(usdtA, DEVNET_FEE_RECIPIENT)) - before.feeUsdt).toBe(fees(usdtA));
+    // Nothing more to prove.
+    expect((await bot.runOnce()).proved).toEqual([]);
+  });
+
+  it('a restart between a fill and its batch still proves it, once; a batch sent before a crash is not sent again', async () => {
+    const first = newBot({ proveBatch: 2, proveAfterSeconds: 3600 });
+    const x = await swapQuotedBy(first.bot, 2_000_000n, h.usdcA);
+    const filledX = await first.bot.runOnce();
+    expect(filledX.filled.map((f) => f.orderHash)).toEqual([x.orderHash]);
+    expect(filledX.proved).toEqual([]);
+
+    // Restarted; it crashes right after broadcasting the batch proof (before it learns the outcome).
+    const crashing = newBot({
+      proveBatch: 2,
+      proveAfterSeconds: 3600,
+      faults: {
+        at(point) {
+          if (point === 'after-send:prove') throw new Error('crash after sending the batch proof');
+        },
+      },
+    });
+    const y = await swapQuotedBy(crashing.bot, 2_500_000n, h.usdcA);
+    const crashed = await crashing.bot.runOnce();
+    expect(crashed.filled.map((f) => f.orderHash)).toEqual([y.orderHash]);
+    expect(crashed.errors.map((e) => e.message)).toContain('crash after sending the batch proof');
+
+    const restarted = newBot({ proveBatch: 2, proveAfterSeconds: 0 });
+    const after = await restarted.bot.runOnce();
+    expect(after.errors).toEqual([]);
+    expect(after.proved).toEqual([]);
+    expect(restarted.lines.map((l) => l.msg)).toContain('batch proof mined');
+    expect(restarted.lines.map((l) => l.msg)).not.toContain('batch proof sent');
+    for (const s of [x, y]) await waitForStatus(h, mm.apiKey, s.orderId, 'completed', 30_000);
+    const [mx, my] = [await messagesProving(x.orderHash), await messagesProving(y.orderHash)];
+    expect(mx).toHaveLength(1);
+    expect(my.map((m) => m.txHash)).toEqual(mx.map((m) => m.txHash));
+    expect(await restarted.journal.proofs.unproven()).toEqual([]);
+  });
+
+  it('the worker commits and executes a batch message once, not once per order in it', async () => {
+    await h.devnets.relay?.stop();
+    try {
+      const { bot } = newBot({ proveBatch: 2, proveAfterSeconds: 3600 });
+      const swaps = [
+        await swapQuotedBy(bot, 1_300_000n, h.usdcA),
+        await swapQuotedBy(bot, 1_400_000n, h.usdcA),
+      ];
+      const last = await bot.runOnce();
+      const proved = [...swaps.map((s) => s.report), last].flatMap((r) => r.proved);
+      expect(proved).toHaveLength(1);
+      // Only the DVNs' part: the executor is down, so the worker commits and executes after executeAfterSeconds.
+      await verifyByDvns(h, await packetOf(h, proved[0]!.txHash));
+      await catchUpClock(h);
+      h.clock.advance(700);
+      for (const s of swaps) await waitForStatus(h, mm.apiKey, s.orderId, 'completed', 30_000);
+      const actions = await h.app.database.db
+        .selectFrom('chain_actions')
+        .select(['kind', 'status'])
+        .where(
+          'order_id',
+          'in',
+          swaps.map((s) => s.orderId),
+        )
+        .where('kind', 'in', ['commit', 'execute', 'prove'])
+        .execute();
+      expect(actions.filter((a) => a.kind === 'commit')).toEqual([{ kind: 'commit', status: 'confirmed' }]);
+      expect(actions.filter((a) => a.kind === 'execute')).toEqual([{ kind: 'execute', status: 'confirmed' }]);
+      expect(actions.filter((a) => a.kind === 'prove')).toEqual([]);
+    } finally {
+      h.devnets.startRelay();
+    }
+  });
+
+  it("when the bot proves nothing, the worker's fallback completes every order and the bot does not prove them again", async () => {
+    const { bot } = newBot({ proveBatch: 51, proveAfterSeconds: 3600 });
+    const swaps = [await swapQuotedBy(bot, 1_100_000n, h.usdcA), await swapQuotedBy(bot, 1_200_000n, usdtA)];
+    const filled = await bot.runOnce();
+    expect(filled.errors).toEqual([]);
+    expect([...swaps.map((s) => s.report), filled].flatMap((r) => r.proved)).toEqual([]);
+    // Past the output chain's proveAfterSeconds on the worker's clock: it proves the fills itself.
+    await catchUpClock(h);
+    h.clock.advance(120);
+    for (const s of swaps) await waitForStatus(h, mm.apiKey, s.orderId, 'completed', 30_000);
+
+    // Restarted with no window: the batch is due at once, and the chains say there is nothing left to prove.
+    const { bot: late, lines, journal } = newBot({ proveBatch: 51, proveAfterSeconds: 0 });
+    const report = await late.runOnce();
+    expect(report.errors).toEqual([]);
+    expect(report.proved).toEqual([]);
+    expect(lines.map((l) => l.msg)).not.toContain('batch proof sent');
+    expect(await journal.proofs.unproven()).toEqual([]);
+    for (const s of swaps) {
+      const messages = await messagesProving(s.orderHash);
+      expect(messages.length).toBeGreaterThanOrEqual(1);
+      for (const m of messages) {
+        const tx = await devnetClient(h, h.chainB).getTransaction({ hash: m.txHash });
+        expect(tx.from.toLowerCase()).not.toBe(lpWallet.address.toLowerCase());
+      }
+    }
+  });
+});
