@@ -12,6 +12,7 @@ import {
 import { requireMetricsAccess } from '../config/metrics-access.ts';
 import { AppError } from '../domain/app-error.ts';
 import { ACCOUNT_TYPES, type AccountType } from '../domain/principal.ts';
+import { stopWithNpmParent } from '../process/npm-parent.ts';
 import type { AccountService } from '../services/account-service.ts';
 import { CliError } from './cli-error.ts';
 import { registerDemoCommand } from './demo-command.ts';
@@ -283,6 +284,8 @@ registerDemoCommand(program);
 registerDeployCommand(program);
 registerFeesCommand(program);
 
+// `npx ferry lp … &` stopped by its pid: npm does not pass SIGTERM on (src/process/npm-parent.ts).
+stopWithNpmParent();
 program.parseAsync().catch((error: unknown) => {
   if (error instanceof ConfigError || error instanceof AppError || error instanceof CliError)
     console.error(`ferry: ${error.message}`);
