@@ -1,14 +1,11 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ANVIL_KEYS } from '../src/chains/devnet.ts';
 import { type Harness, startHarness } from './support/harness.ts';
 import { sleep } from './support/polling.ts';
 import { alive } from './support/processes.ts';
-
-const repoRoot = path.resolve(import.meta.dirname, '..');
+import { createReaderFolders, type ReaderFolders } from './support/reader-folders.ts';
 
 /** The live members of a process group, by pid, read from /proc. */
 function groupMembers(group: number): number[] {
@@ -35,16 +32,17 @@ const commandLine = (pid: number) => {
 /**
  * docs/liquidity-provider-bot.md: `npx ferry lp --spread-bps 30` in the Ferry folder, stopped with SIGTERM. The
  * reader has the pid of what they started, `npx` (npm), which runs ferry under `sh -c` and does not pass the signal
- * on: the real npx runs here, and every process it started must be gone after the signal.
+ * on: the real npx runs here, in a stand-in clone (test/support/reader-folders.ts), and every process it started
+ * must be gone after the signal.
  */
 describe('npx ferry lp stopped by its pid', () => {
   let h: Harness;
-  let npmCache: string;
+  let reader: ReaderFolders;
   const started: number[] = [];
 
   beforeAll(async () => {
     h = await startHarness();
-    npmCache = fs.mkdtempSync(path.join(os.tmpdir(), 'ferry-npm-cache-'));
+    reader = createReaderFolders();
   }, 120_000);
   afterAll(async () => {
     for (const group of started) {
@@ -55,7 +53,7 @@ describe('npx ferry lp stopped by its pid', () => {
       }
     }
     await h?.close();
-    if (npmCache) fs.rmSync(npmCache, { recursive: true, force: true });
+    reader?.remove();
   });
 
   it('exits with every process of its tree, after the bot says it stops', async () => {
@@ -66,14 +64,15 @@ describe('npx ferry lp stopped by its pid', () => {
       '0x90F79bf6EB2c4f870365E785982E1f101E93b906',
     );
     const npx = spawn('npx', ['ferry', 'lp', '--spread-bps', '30'], {
-      cwd: repoRoot,
+      cwd: reader.ferry,
       detached: true, // its own process group: what it starts is found by the group
       stdio: ['ignore', 'pipe', 'pipe'],
       env: {
         ...process.env,
         // A run of the suites under `npm test` must not look like npm running ferry itself.
         npm_lifecycle_script: undefined,
-        npm_config_cache: npmCache, // npx links the Ferry folder into its cache: a fresh one, not the user's
+        ...reader.env,
+        PATH: `${reader.bin}:${process.env.PATH ?? ''}`, // its npx: npm's, with a cache of its own
         FERRY_API_URL: h.baseUrl,
         FERRY_API_KEY: lp.apiKey,
         LP_PRIVATE_KEY: ANVIL_KEYS[3],
