@@ -36,6 +36,8 @@ const DOCS = {
   liquidityProvider: 'docs/quickstart-liquidity-provider.md',
   sdk: 'docs/sdk.md',
   webhooks: 'docs/webhooks.md',
+  /** Its blocks need terminals of their own: each is marked with the suite that runs it. */
+  lpBot: 'docs/liquidity-provider-bot.md',
 } as const;
 const BLOCK_TIMEOUT_MS = 120_000;
 const tsc = path.join(repoRoot, 'node_modules', 'typescript', 'bin', 'tsc');
