@@ -29,7 +29,10 @@ export function stopWithNpmParent(env: NodeJS.ProcessEnv = process.env, interval
   const watch = setInterval(() => {
     if (process.ppid === parent) return;
     clearInterval(watch);
-    process.kill(process.pid, 'SIGTERM');
+    // A command that stops on SIGTERM gets the signal; one that does not (`ferry demo`) exits as SIGTERM would end
+    // it, but through `exit`, whose handlers still stop its child processes (the devnets' anvils).
+    if (process.listenerCount('SIGTERM') > 0) process.kill(process.pid, 'SIGTERM');
+    else process.exit(143);
   }, intervalMs);
   watch.unref();
 }
