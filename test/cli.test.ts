@@ -98,8 +98,10 @@ describe('the ferry CLI', () => {
     const out = JSON.parse(created.stdout) as {
       account: { id: string; type: string; name: string; address: string | null; createdAt: string };
       apiKey: string;
+      reused: boolean;
     };
-    expect(Object.keys(out).sort()).toEqual(['account', 'apiKey']);
+    expect(Object.keys(out).sort()).toEqual(['account', 'apiKey', 'reused']);
+    expect(out.reused).toBe(false);
     expect(out.account.id).toMatch(/^acc_/);
     expect(out.account.type).toBe('moneyMover');
     expect(out.account.name).toBe('Acme');

@@ -102,9 +102,21 @@ describe('ferry demo', () => {
     const ferry = await startFerry(env);
     try {
       const api = `http://127.0.0.1:${port}`;
+      // A demo run before this one left its liquidity provider (fill address: demo wallet 4): this run reuses it.
+      const maker = ['--type', 'liquidityProvider', '--name', 'demo market maker'];
+      const fill = ['--address', '0x15d34AAf54267DB7D7c367839AAf71A00a2C6A65', '--json'];
+      const earlier = JSON.parse(
+        (await runCli(['accounts', 'create', ...maker, ...fill], 30_000, env)).stdout,
+      );
       const { code, stdout, stderr } = await runCli(['demo', '--api', api], 120_000, env);
       expect(stderr).toBe('');
       expect(code).toBe(0);
+      expect(stdout).toMatch(new RegExp(`liquidity provider ${earlier.account.id} .*\\(reused\\)`));
+      const listed = JSON.parse((await runCli(['accounts', 'list', '--json'], 30_000, env)).stdout);
+      expect(listed.accounts.map((a: { name: string }) => a.name)).toEqual([
+        'demo market maker',
+        'demo wallet app',
+      ]);
       expect(stdout).toContain(`one cross-chain swap through the Ferry at ${api}`);
       const steps = stdout
         .split('\n')

@@ -8,19 +8,21 @@ import { type DocBlock, describeBlock, extractBlocks, savedName } from './suppor
 import { WORKER_ON } from './support/fixtures.ts';
 import { type Harness, startHarness } from './support/harness.ts';
 import { alive, freePort, leftRunning, type Outcome, readNulPairs, tail } from './support/processes.ts';
-import { createSdkProject, runProcess } from './support/sdk-project.ts';
+import { createReaderFolders, type ReaderFolders } from './support/reader-folders.ts';
+import { runProcess } from './support/sdk-project.ts';
 
 /**
  * README.md, the two quickstarts, docs/sdk.md and docs/webhooks.md, run as a newcomer would: every fenced block in document order,
- * against one started server with its worker, in one folder that is also an integrator's project (`@ferry/client`
- * packed and installed with viem, as docs/sdk.md says).
+ * against one started server with its worker. Each page starts in the reader's Ferry clone (test/support/
+ * reader-folders.ts) and makes and installs its own project where it says (`npm pack ./sdk`, `npm install`), with
+ * the real npm and npx; nothing is installed for it.
  *
  * - ```sh blocks run in bash with `set -e -o pipefail`; their variables and working folder carry to later blocks,
  *   as in the reader's shell.
  * - ```js blocks whose first line is `// name.mjs` are saved under that name (the doc then runs them); other ```js
  *   blocks run with node.
- * - ```ts blocks are type-checked first (strict, `module: nodenext`, against the installed package), then run with
- *   tsx, or saved under their `// name.ts` first line.
+ * - ```ts blocks are type-checked where the first one is reached (strict, `module: nodenext`, against the project's
+ *   packages), then saved under their `// name.ts` first line, or run with `npx tsx` as docs/sdk.md says.
  * - ```json blocks are response samples: they must parse.
  * - `<!-- docs-run: skip (reason) -->` right before a fence skips that block; any other block fails the run.
  *
@@ -34,12 +36,13 @@ const DOCS = {
   liquidityProvider: 'docs/quickstart-liquidity-provider.md',
   sdk: 'docs/sdk.md',
   webhooks: 'docs/webhooks.md',
+  /** Its blocks need terminals of their own: each is marked with the suite that runs it. */
+  lpBot: 'docs/liquidity-provider-bot.md',
 } as const;
 const BLOCK_TIMEOUT_MS = 120_000;
-const tsx = path.join(repoRoot, 'node_modules', '.bin', 'tsx');
 const tsc = path.join(repoRoot, 'node_modules', 'typescript', 'bin', 'tsc');
-/** Files the runner itself writes in the reader's folder (the rest must be git-ignored scratch files). */
-const RUNNER_FILE = /^(\.docs-run|bin$|node_modules$|package(-lock)?\.json$|ferry-client-.*\.tgz$)/;
+/** What the runner puts in the reader's clone (the rest, `npm pack`'s tarball too, must be git-ignored scratch). */
+const RUNNER_FILE = /^(\.docs-run|bin$|sdk$|node_modules$|package\.json$)/;
 
 const blocksOf = (doc: string) => extractBlocks(doc, fs.readFileSync(path.join(repoRoot, doc), 'utf8'));
 
@@ -55,6 +58,7 @@ const baselineVars = execFileSync('bash', ['-c', 'compgen -v'], { encoding: 'utf
 
 describe('the docs run as written', () => {
   let h: Harness;
+  let reader: ReaderFolders;
   let work: string;
   let runner: string;
   let cwd: string;
@@ -79,29 +83,15 @@ describe('the docs run as written', () => {
       worker: WORKER_ON,
       rateLimits: { apiKey: 100_000, session: 100_000, ip: 100_000 },
     });
-    // The reader's folder: an integrator's project with the packed SDK, viem, ws (Node 20), tsx and Node's types.
-    work = (await createSdkProject(['ws', '@types/node', 'tsx', 'standardwebhooks'])).dir;
+    // The reader's Ferry clone, where every page starts; `npx ferry` is the real npx running this CLI.
+    reader = createReaderFolders();
+    work = reader.ferry;
     cwd = work;
-    // The reader works in the Ferry folder: `node bin/ferry.js` and `npx ferry` are this repository's CLI. The npx
-    // stand-in is, like npm's, a process of its own in front of the command that does not pass signals on, so a
-    // doc that stops a background `npx …` by its pid is caught leaving the command running.
-    fs.symlinkSync(path.join(repoRoot, 'bin'), path.join(work, 'bin'));
     runner = fs.mkdtempSync(path.join(os.tmpdir(), 'ferry-docs-runner-'));
-    const npx = path.join(runner, 'npx');
-    fs.writeFileSync(
-      npx,
-      `#!/usr/bin/env bash
-case "$1" in
-  ferry) shift; "${process.execPath}" "${path.join(repoRoot, 'bin', 'ferry.js')}" "$@" ;;
-  tsx) shift; "${tsx}" "$@" ;;
-  *) echo "docs-run: unexpected npx $*" >&2; exit 127 ;;
-esac
-`,
-    );
-    fs.chmodSync(npx, 0o755);
     env = {
       ...process.env,
-      PATH: `${runner}:${path.dirname(process.execPath)}:${process.env.PATH ?? ''}`,
+      ...reader.env,
+      PATH: `${reader.bin}:${path.dirname(process.execPath)}:${process.env.PATH ?? ''}`,
       FERRY: h.baseUrl,
       DATABASE_URL: h.config.databaseUrl,
       DATA_DIR: h.dataDir,
@@ -120,7 +110,7 @@ esac
       }
     }
     await h?.close();
-    if (work) fs.rmSync(work, { recursive: true, force: true });
+    reader?.remove();
     if (runner) fs.rmSync(runner, { recursive: true, force: true });
     console.log(
       `docs-run ran ${ran.length} blocks:\n  ${ran.join('\n  ')}\nskipped:\n  ${skipped.join('\n  ')}`,
@@ -294,7 +284,8 @@ esac
 
   const runDoc = async (doc: string) => {
     const blocks = blocksOf(doc);
-    await typeCheck(blocks.filter((block) => block.kind === 'typescript'));
+    cwd = work; // a page starts in the Ferry clone; its blocks say where to go from there
+    let checked = false;
     const outputs = new Map<DocBlock, string>();
     for (const block of blocks) {
       const where = describeBlock(block);
@@ -306,12 +297,18 @@ esac
       if (block.kind === 'unhandled') throw new Error(`${where} is neither run nor marked to skip`);
       const dead = deadBackground();
       if (dead) throw new Error(`${dead} before ${where} ran\n${logs()}`);
+      if (block.kind === 'typescript' && !checked) {
+        await typeCheck(blocks.filter((b) => b.kind === 'typescript'));
+        checked = true;
+      }
       if (block.kind === 'shell') outputs.set(block, (await runShell(block)).stdout);
       else if (savedName(block)) fs.writeFileSync(fileOf(block), block.code);
       else {
         const file = fileOf(block);
         fs.writeFileSync(file, block.code);
-        const outcome = await execute(block.kind === 'typescript' ? tsx : process.execPath, [file]);
+        const outcome = await (block.kind === 'typescript'
+          ? execute('npx', ['tsx', file])
+          : execute(process.execPath, [file]));
         check(block, outcome);
         outputs.set(block, outcome.stdout);
       }

@@ -42,6 +42,8 @@ describe.skipIf(!HAS_CHROMIUM)('explorer at GET / in a real browser', () => {
     await page.goto('/');
     await expect.poll(() => page.locator('#conn').getAttribute('data-state')).toBe('live');
     await expect.poll(() => page.locator('#orders-status').textContent()).toContain('No orders yet');
+    const demo = await page.locator('#orders-status #demo-command').textContent(); // how to make an order here
+    expect(demo).toBe(`npx ferry demo --api ${new URL(h.baseUrl).origin}`);
     expect(await page.locator('#orders-table').isHidden()).toBe(true);
     expect(await page.locator('#feed-empty').isVisible()).toBe(true);
     expect(await page.locator('#quotes').textContent()).toBe('No quotes yet.');

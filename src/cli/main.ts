@@ -12,6 +12,7 @@ import {
 import { requireMetricsAccess } from '../config/metrics-access.ts';
 import { AppError } from '../domain/app-error.ts';
 import { ACCOUNT_TYPES, type AccountType } from '../domain/principal.ts';
+import { stopWithNpmParent } from '../process/npm-parent.ts';
 import type { AccountService } from '../services/account-service.ts';
 import { CliError } from './cli-error.ts';
 import { registerDemoCommand } from './demo-command.ts';
@@ -203,6 +204,7 @@ interface AccountCreateOptions {
   name: string;
   address?: `0x${string}`;
   allowWalletSignIn?: boolean;
+  reuse?: boolean;
   json?: boolean;
 }
 
@@ -217,22 +219,43 @@ accounts
     '--allow-wallet-sign-in',
     'money movers with --address: Sign-In with Ethereum by that wallet acts as this account (off: it gets its own)',
   )
+  .option(
+    '--reuse',
+    'when an account of this type and name exists (same address), issue a new API key for it instead of creating another account',
+  )
   .option('--json', 'print JSON')
   .action(async (opts: AccountCreateOptions) => {
     const { getAddress } = await import('viem');
     await withDatabase(async (service) => {
-      const account = await service.createAccount({
+      const input = {
         type: opts.type,
         name: opts.name,
         address: opts.address ? getAddress(opts.address) : null,
         allowWalletSignIn: opts.allowWalletSignIn ?? false,
-      });
+      };
+      const { account, reused } = opts.reuse
+        ? await service.findOrCreateAccount(input)
+        : { account: await service.createAccount(input), reused: false };
       const { apiKey } = await service.createApiKey(account.id);
       print(
         Boolean(opts.json),
-        { account, apiKey },
-        `created ${account.type} ${account.id}\nAPI key (shown once, store it now): ${apiKey}`,
+        { account, apiKey, reused },
+        `${reused ? 'reused' : 'created'} ${account.type} ${account.id}\nAPI key (shown once, store it now): ${apiKey}`,
       );
+    });
+  });
+accounts
+  .command('list')
+  .description("list the accounts in the database, oldest first (the CLI's, the demo's and wallet sign-ins')")
+  .option('--json', 'print JSON')
+  .action(async (opts: { json?: boolean }) => {
+    await withDatabase(async (service) => {
+      const list = await service.listAccounts();
+      const lines = list.map(
+        (a) =>
+          `${a.id}  ${a.type}  ${JSON.stringify(a.name)}  ${a.address ?? '-'}  created ${a.createdAt.toISOString()}${a.walletSignIn ? '  wallet sign-in' : ''}`,
+      );
+      print(Boolean(opts.json), { accounts: list }, lines.join('\n') || 'no accounts');
     });
   });
 
@@ -283,6 +306,8 @@ registerDemoCommand(program);
 registerDeployCommand(program);
 registerFeesCommand(program);
 
+// `npx ferry lp … &` stopped by its pid: npm does not pass SIGTERM on (src/process/npm-parent.ts).
+stopWithNpmParent();
 program.parseAsync().catch((error: unknown) => {
   if (error instanceof ConfigError || error instanceof AppError || error instanceof CliError)
     console.error(`ferry: ${error.message}`);

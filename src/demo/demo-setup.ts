@@ -98,22 +98,24 @@ export async function createDemoAccounts(
   { accounts }: { accounts: AccountService },
 ): Promise<{ mmKey: string; lpKey: string }> {
   run.step = 'accounts';
-  const mmAccount = await accounts.createAccount({
+  // By name: `ferry demo --api` run again uses the accounts its first run added (with a new key each).
+  const mm = await accounts.findOrCreateAccount({
     type: 'moneyMover',
     name: 'demo wallet app',
     address: null,
   });
-  const mmKey = (await accounts.createApiKey(mmAccount.id)).apiKey;
-  const lpAccount = await accounts.createAccount({
+  const mmKey = (await accounts.createApiKey(mm.account.id)).apiKey;
+  const lp = await accounts.findOrCreateAccount({
     type: 'liquidityProvider',
     name: 'demo market maker',
     address: lpWallet.address,
   });
-  const lpKey = (await accounts.createApiKey(lpAccount.id)).apiKey;
+  const lpKey = (await accounts.createApiKey(lp.account.id)).apiKey;
+  const reused = mm.reused || lp.reused ? ' (reused)' : '';
   ok(
     run,
     'accounts',
-    `money mover ${mmAccount.id}, liquidity provider ${lpAccount.id} (fill address ${lpWallet.address})`,
+    `money mover ${mm.account.id}, liquidity provider ${lp.account.id} (fill address ${lpWallet.address})${reused}`,
   );
   return { mmKey, lpKey };
 }

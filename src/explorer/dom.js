@@ -76,12 +76,12 @@ export function timeEl(iso, style = 'full') {
  * Replaces a status area's content with a message (and an optional action button).
  * @param {HTMLElement} container
  * @param {'info' | 'error' | 'empty'} kind
- * @param {string | null} message
+ * @param {string | Array<string | Node> | null} message text, or text with elements (e.g. a command in `code`)
  * @param {{ label: string, run: () => unknown } | null} [action]
  */
 export function showStatus(container, kind, message, action) {
   container.replaceChildren();
-  if (!message) return;
+  if (!message || message.length === 0) return;
   container.append(
     h(
       'div',

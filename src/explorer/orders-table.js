@@ -124,7 +124,13 @@ export function renderOrdersTable(route, { orders, total, totalPages, loaded, fl
       ? `No orders for ${q}${page > 1 ? ' on this page' : ''}.`
       : page > 1
         ? 'No orders on this page.'
-        : 'No orders yet. New swaps appear here the moment they are created.';
+        : [
+            'No orders yet. New swaps appear here the moment they are created. To make one now on Ferry’s own devnets (',
+            h('code', {}, 'npm start'),
+            '), run ',
+            h('code', { id: 'demo-command' }, `npx ferry demo --api ${location.origin}`),
+            ' in the Ferry folder.',
+          ];
     showStatus($('orders-status'), 'empty', message);
   }
   $('pager').hidden = !loaded || total === 0;

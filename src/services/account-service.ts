@@ -9,6 +9,7 @@ import {
   findAccount,
   insertAccount,
   insertApiKey,
+  listAccounts,
   listApiKeys,
   revokeApiKey,
 } from '../store/accounts-store.ts';
@@ -21,15 +22,24 @@ export function hashSecret(secret: string): string {
 
 const KEY_PREFIX = 'fry_';
 
+export interface NewAccount {
+  type: AccountType;
+  name: string;
+  address: Address | null;
+  /** Let Sign-In with Ethereum by `address` act as this money-mover account (off by default). */
+  allowWalletSignIn?: boolean;
+}
+
 /** Accounts and their API keys, for the operator's CLI and the API's own account route. */
 export interface AccountService {
-  createAccount(input: {
-    type: AccountType;
-    name: string;
-    address: Address | null;
-    /** Let Sign-In with Ethereum by `address` act as this money-mover account (off by default). */
-    allowWalletSignIn?: boolean;
-  }): Promise<Account>;
+  createAccount(input: NewAccount): Promise<Account>;
+  /**
+   * The oldest account of this type and name when there is one (a quickstart or the demo run again), else a new
+   * one: runs that repeat do not pile up accounts. An existing account whose address or wallet sign-in differs
+   * from the input is refused rather than silently used for another wallet.
+   */
+  findOrCreateAccount(input: NewAccount): Promise<{ account: Account; reused: boolean }>;
+  listAccounts(): Promise<Account[]>;
   /** Issues a key. The plaintext is returned once and only its hash is stored. */
   createApiKey(accountId: string): Promise<{ apiKey: string; key: ApiKey }>;
   getAccount(accountId: string): Promise<Account>;
@@ -47,13 +57,8 @@ export function createAccountService({
   /** Told when a key is revoked here, so this process closes the key's streams at once (others poll). */
   credentialsEnded?: () => void;
 }): AccountService {
-  return {
-    async createAccount(input: {
-      type: AccountType;
-      name: string;
-      address: Address | null;
-      allowWalletSignIn?: boolean;
-    }): Promise<Account> {
+  const service: AccountService = {
+    async createAccount(input: NewAccount): Promise<Account> {
       if (input.type === 'liquidityProvider' && input.address === null) {
         throw new AppError('VALIDATION_ERROR', 'a liquidity provider needs --address, its fill address', [
           { path: 'address', message: 'required for liquidity providers' },
@@ -79,6 +84,23 @@ export function createAccountService({
       await insertAccount(database.db, account);
       return account;
     },
+
+    async findOrCreateAccount(input: NewAccount) {
+      const [existing] = await listAccounts(database.db, { type: input.type, name: input.name });
+      if (!existing) return { account: await service.createAccount(input), reused: false };
+      const walletSignIn = input.allowWalletSignIn ?? false;
+      if (existing.address !== input.address || existing.walletSignIn !== walletSignIn) {
+        const what = `address ${existing.address ?? 'none'}, wallet sign-in ${existing.walletSignIn ? 'on' : 'off'}`;
+        throw new AppError(
+          'CONFLICT',
+          `${input.type} account ${existing.id} named ${input.name} exists with ${what}; give another --name to create a new one`,
+          [{ path: 'name', message: 'taken by an account with another address or sign-in setting' }],
+        );
+      }
+      return { account: existing, reused: true };
+    },
+
+    listAccounts: () => listAccounts(database.db),
 
     async createApiKey(accountId: string): Promise<{ apiKey: string; key: ApiKey }> {
       if (!(await findAccount(database.db, accountId))) {
@@ -118,4 +140,5 @@ export function createAccountService({
       credentialsEnded();
     },
   };
+  return service;
 }

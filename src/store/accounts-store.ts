@@ -51,6 +51,18 @@ export async function findAccount(db: Executor, id: string): Promise<Account | n
   return row ? toAccount(row) : null;
 }
 
+/** Every account, oldest first; with `type` and `name`, the accounts of that type named so (the operator's names). */
+export async function listAccounts(
+  db: Executor,
+  filter: { type?: AccountType; name?: string } = {},
+): Promise<Account[]> {
+  let query = db.selectFrom('accounts').selectAll();
+  if (filter.type) query = query.where('type', '=', filter.type);
+  if (filter.name !== undefined) query = query.where('name', '=', filter.name);
+  const rows = await query.orderBy('created_at').orderBy('id').execute();
+  return rows.map(toAccount);
+}
+
 /** The money-mover account a sign-in by `address` acts as: one open to wallet sign-in, never another. */
 export async function findSignInAccount(db: Executor, address: Address) {
   const row = await db
