@@ -25,6 +25,7 @@ import {
 import { createAttesting } from './attesting.ts';
 import type { ActionOutcome, ChainActionExecutor } from './chain-action-executor.ts';
 import { orderDepositCall } from './order-deposit-call.ts';
+import type { ProveBatcher } from './prove-batcher.ts';
 
 /**
  * `now`: walk the order on in this pass. `soon`: it waits on a chain (a receipt, a fill, depth, a deadline, an
@@ -156,6 +157,8 @@ export function createDecisionExecutor(deps: {
   readonly relayer: PrivateKeyAccount;
   readonly attester: PrivateKeyAccount;
   readonly metrics?: FerryMetrics;
+  /** Sets first fallback proves aside for one prove(orders) per route at the pass's end. */
+  readonly batcher?: ProveBatcher;
 }): DecisionExecutor {
   const { database, chain, actions, log, relayer } = deps;
 
@@ -225,6 +228,11 @@ export function createDecisionExecutor(deps: {
       case 'attest-and-settle':
         return send(order, 'settle', await settleCall(order, terms, obs), decision.retryOf);
       case 'prove': {
+        // A first fallback prove waits for the pass's end, to go out with the others of its route (prove-batcher.ts).
+        if (deps.batcher && !decision.retryOf && !decision.afterSkip && !obs.actions.prove) {
+          deps.batcher.defer(order, terms);
+          return { again: 'soon' };
+        }
         const call = await proveCall(chain, order, terms, decision.afterSkip && log);
         return send(order, 'prove', call, decision.retryOf, decision.afterSkip && 'repeat');
       }
@@ -278,8 +286,8 @@ async function proveCall(
     'the escrow skipped the delivered proof (deposit not active yet); proving again',
   );
   const options = proveOptions(1);
-  const fee = await chain.quoteProve(order.outputChain, terms, options);
-  return chain.proveCall(order.outputChain, terms, fee, options);
+  const fee = await chain.quoteProve(order.outputChain, [terms], options);
+  return chain.proveCall(order.outputChain, [terms], fee, options);
 }
 
 /** The commit or the delivery of the order's proof message on the input chain. */
