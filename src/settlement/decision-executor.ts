@@ -228,11 +228,7 @@ export function createDecisionExecutor(deps: {
       case 'attest-and-settle':
         return send(order, 'settle', await settleCall(order, terms, obs), decision.retryOf);
       case 'prove': {
-        // A first fallback prove waits for the pass's end, to go out with the others of its route (prove-batcher.ts).
-        if (deps.batcher && !decision.retryOf && !decision.afterSkip && !obs.actions.prove) {
-          deps.batcher.defer(order, terms);
-          return { again: 'soon' };
-        }
+        if (deferred(deps.batcher, decision, obs, order, terms)) return { again: 'soon' };
         const call = await proveCall(chain, order, terms, decision.afterSkip && log);
         return send(order, 'prove', call, decision.retryOf, decision.afterSkip && 'repeat');
       }
@@ -269,6 +265,19 @@ export function createDecisionExecutor(deps: {
   }
 
   return { act };
+}
+
+/** A first fallback prove waits for the pass's end, to go out with the others of its route (prove-batcher.ts). */
+function deferred(
+  batcher: ProveBatcher | undefined,
+  decision: Extract<SettlementDecision, { kind: 'prove' }>,
+  obs: SettlementObservation,
+  order: Order,
+  terms: OrderTerms,
+): boolean {
+  if (!batcher || decision.retryOf || decision.afterSkip || obs.actions.prove) return false;
+  batcher.defer(order, terms);
+  return true;
 }
 
 /**
