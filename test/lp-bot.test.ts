@@ -133,7 +133,7 @@ describe('reference LP bot against a running Ferry', () => {
       proved: [],
       errors: [],
       retryAfterMs: null,
-      proveDueAt: null,
+      nextPassAt: null,
     });
 
     // A fresh bot (no memory) is refused with 409 CONFLICT, records it and carries on.

@@ -22,10 +22,10 @@ export type ProofMessageState = 'pending' | 'verified' | 'committed' | 'delivere
 
 /** The LayerZero side of settlement: FerryApp's prove on the output chain and a message's way into the input chain. */
 export interface ProofMessageChain {
-  /** FerryApp.quoteProve([order]): the native fee prove([order]) needs now. */
-  quoteProve(outputChain: string, order: OrderTerms, options: Hex): Promise<bigint>;
-  /** FerryApp.prove([order]) on the output chain, paying `fee` (quoteProve's answer) as the call's value. */
-  proveCall(outputChain: string, order: OrderTerms, fee: bigint, options: Hex): ContractCall;
+  /** FerryApp.quoteProve(orders): the native fee prove(orders) needs now (orders of one input chain). */
+  quoteProve(outputChain: string, orders: readonly OrderTerms[], options: Hex): Promise<bigint>;
+  /** FerryApp.prove(orders) on the output chain, paying `fee` (quoteProve's answer) as the call's value. */
+  proveCall(outputChain: string, orders: readonly OrderTerms[], fee: bigint, options: Hex): ContractCall;
   /** The LayerZero packet the proof message `guid` went out as (EndpointV2's PacketSent in transaction `txHash`). */
   proofPacket(outputChain: string, txHash: Hex, guid: Hex): Promise<LzPacket | null>;
   messageState(inputChain: string, packet: LzPacket): Promise<ProofMessageState>;
@@ -64,23 +64,23 @@ export function createProofMessageChain({
   };
 
   return {
-    async quoteProve(outputChain, order, options) {
+    async quoteProve(outputChain, orders, options) {
       return (await client(outputChain).readContract({
         address: registryChain(registry, outputChain).contracts.fill,
         abi: appAbi,
         functionName: 'quoteProve',
-        args: [[order], inputEscrow(order), options],
+        args: [orders, inputEscrow(orders[0] as OrderTerms), options],
       })) as bigint;
     },
 
-    proveCall(outputChain, order, fee, options) {
+    proveCall(outputChain, orders, fee, options) {
       return {
         chain: outputChain,
         to: registryChain(registry, outputChain).contracts.fill,
         data: encodeFunctionData({
           abi: appAbi,
           functionName: 'prove',
-          args: [[order], inputEscrow(order), options],
+          args: [orders, inputEscrow(orders[0] as OrderTerms), options],
         }),
         value: fee,
       };

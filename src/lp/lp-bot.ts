@@ -13,7 +13,7 @@ import { type ChainInfo, type FerryApi, FerryApiError, type OrderView } from './
 import { DEFAULT_FILL_MARGIN_SECONDS } from './fill-margin.ts';
 import { pinChains } from './lp-chain-pins.ts';
 import { createFiller, type Done } from './lp-filler.ts';
-import { createPollLoop, watchStream } from './lp-poll-loop.ts';
+import { createPollLoop, nextPassAt, RECEIPT_WAIT_MS, watchStream } from './lp-poll-loop.ts';
 import { createProver, type ProverDeps } from './lp-prover.ts';
 import { createQuoter, type Quoter } from './lp-quoter.ts';
 import { checkLpSetup } from './lp-setup-check.ts';
@@ -89,8 +89,11 @@ export interface PassReport {
   errors: { subject: string; message: string }[];
   /** Set when Ferry answered 429: wait at least this long before the next pass. */
   retryAfterMs: number | null;
-  /** When (unix ms) the next proof batch falls due, if a fill waits for one: the next pass runs then at the latest. */
-  proveDueAt: number | null;
+  /**
+   * When (unix ms) the next pass must run at the latest: a proof batch falls due, or a transaction sent without
+   * waiting for its receipt (the fills) is to be seen in a block. Null: the next poll is soon enough.
+   */
+  nextPassAt: number | null;
 }
 
 /**
@@ -216,7 +219,7 @@ function txSettings(options: LpBotOptions, name: string, info: ChainInfo | undef
 }
 
 function emptyReport(): PassReport {
-  return { quoted: [], filled: [], proved: [], errors: [], retryAfterMs: null, proveDueAt: null };
+  return { quoted: [], filled: [], proved: [], errors: [], retryAfterMs: null, nextPassAt: null };
 }
 
 /** The filler and the prover, with the bot's batch settings (prove-batch-defaults.ts). */
@@ -280,7 +283,7 @@ export function createLpBot(options: LpBotOptions): LpBot {
     rpc: (name) => clientsFor(chains.get(name) as ChainInfo).public as never,
     log,
     ...(options.faults ? { faults: options.faults } : {}),
-    receiptWaitMs: 3_000,
+    receiptWaitMs: RECEIPT_WAIT_MS,
   });
   const quoter = createQuoter({
     api,
@@ -344,7 +347,7 @@ export function createLpBot(options: LpBotOptions): LpBot {
     // Fills first: an accepted order is money waiting, a quote is only an offer.
     await fillDeposited(api, settledOrders, (order) => fillOne(order, report), report, failed);
     // Then proofs: the LP's repayment, which batching delays by at most the window.
-    report.proveDueAt = await prover.provePass(report, failed);
+    report.nextPassAt = await nextPassAt(options.journal, await prover.provePass(report, failed));
 
     if (report.retryAfterMs === null) await quoteOpen(api, quoter, timeWindow, report, failed);
     return report;

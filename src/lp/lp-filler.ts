@@ -162,6 +162,13 @@ async function sendFill(
     // batch is written down to prove in the same write, before it is broadcast.
     guard: async (trx) => {
       if (await journal.hasAction(trx, orderHash, 'fill', ['recorded', 'confirmed'])) return false;
+      // What it pays stays held back from the balance until a block holds it (lp-fill-outputs.ts).
+      await journal.fillOutputs.record(trx, {
+        orderHash,
+        chain: info.name,
+        token: signed.order.outputToken,
+        amount: signed.order.outputAmount,
+      });
       if (batched(deps, signed)) {
         await journal.proofs.recordFill(trx, {
           orderHash,
@@ -246,10 +253,7 @@ async function fillBlocker(
   return { final: escrow === 'none' ? null : true, level: 'warn', msg, extra: { escrow } };
 }
 
-/**
- * Logs why the bot is done with an order, or (`final` false) only for now: an order it filled is looked at again
- * on every pass until its escrow settles it.
- */
+/** Logs why the bot is done with an order, or (`final` false) only for now: a filled one is watched until settled. */
 export type Done = (msg: string, level: 'info' | 'warn' | 'error', extra?: object, final?: boolean) => void;
 
 /**
@@ -260,11 +264,13 @@ export type Done = (msg: string, level: 'info' | 'warn' | 'error', extra?: objec
  */
 async function watchConfirmed(
   deps: FillerDeps,
-  target: { info: ChainInfo; inputInfo: ChainInfo; signed: SignedOrder; quoteId: string },
+  target: { info: ChainInfo; inputInfo: ChainInfo; signed: SignedOrder; quote: JournalQuote },
   fill: TxAction,
-  done: Done,
+  seen: { report: PassReport; orderId: string; done: Done },
 ): Promise<void> {
-  const { info, inputInfo, signed, quoteId } = target;
+  const { info, inputInfo, signed } = target;
+  const { quoteId } = target.quote;
+  const { done } = seen;
   const c = deps.clientsFor(info);
   const [fillTime, escrow, outputTime] = await Promise.all([
     fillTimeOf(c, hex(info.fill), signed.orderHash),
@@ -277,7 +283,11 @@ async function watchConfirmed(
     return done(`fill confirmed; the escrow holds the order as ${escrow}`, 'info', extra);
   }
   if (fillTime !== 0n) {
-    await deps.journal.setQuoteStatus(quoteId, 'filled');
+    if (target.quote.status !== 'filled') {
+      // A fill sent without waiting for its block (or before a restart), first seen at depth.
+      await deps.journal.setQuoteStatus(quoteId, 'filled');
+      seen.report.filled.push({ orderId: seen.orderId, orderHash: signed.orderHash, txHash: fill.txHash });
+    }
     return done('fill confirmed; waiting for settlement', 'info', extra, false);
   }
   const now = BigInt(Math.floor(Date.now() / 1000));
@@ -330,7 +340,8 @@ export function createFiller(deps: FillerDeps) {
       const previous = await journal.latestAction(orderHash, 'fill');
       if (previous?.status === 'recorded') return; // in flight: the transaction pass drives it
       if (previous?.status === 'confirmed') {
-        return watchConfirmed(deps, { info, inputInfo, signed, quoteId: quote.quoteId }, previous, done);
+        const seen = { report, orderId: order.orderId, done };
+        return watchConfirmed(deps, { info, inputInfo, signed, quote }, previous, seen);
       }
       if (previous)
         log.warn(
@@ -347,11 +358,18 @@ export function createFiller(deps: FillerDeps) {
         if (blocked.final === null) return log.warn({ orderId: order.orderId, orderHash }, blocked.msg);
         return done(blocked.msg, blocked.level, blocked.extra);
       }
-      const held = await balanceOf(c, hex(order.details.outputToken), account.address);
-      if (held < outputAmount) {
-        throw new Error(`fill wallet holds ${held} of ${order.details.outputToken}, needs ${outputAmount}`);
+      const token = hex(order.details.outputToken);
+      // Fills are sent without waiting for their blocks: those still in flight are paid from this balance too.
+      const [held, inFlight] = await Promise.all([
+        balanceOf(c, token, account.address),
+        journal.fillOutputs.inFlight(info.name, token),
+      ]);
+      if (held - inFlight < outputAmount) {
+        throw new Error(
+          `fill wallet holds ${held} of ${token} (${inFlight} owed to fills in flight), needs ${outputAmount}`,
+        );
       }
-      if (!(await allowanceCovers(deps, info, c, hex(order.details.outputToken), outputAmount))) return;
+      if (!(await allowanceCovers(deps, info, c, token, outputAmount + inFlight))) return;
       log.info(
         {
           orderId: order.orderId,

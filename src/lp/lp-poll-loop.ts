@@ -1,8 +1,26 @@
+import type { LpJournal } from '../store/lp-journal.ts';
 import type { FerryApi } from './ferry-api.ts';
 import type { BotLog, PassReport } from './lp-bot.ts';
 
 /** The most stop() waits for the pass in progress: everything the bot sends is in its journal already. */
 const STOP_GRACE_MS = 3_000;
+
+/**
+ * One look for a receipt right after the broadcast (an instant devnet's is there), never a wait: a fill waiting for
+ * its block would hold the fills of the orders deposited behind it. The next pass drives it on.
+ */
+export const RECEIPT_WAIT_MS = 0;
+
+/**
+ * When the next pass must run: when the next proof batch falls due (`proveDueAt`), and within a second while a
+ * transaction is open (sent this pass or before), so a fill is seen at depth soon and its quote, marked filled,
+ * stops holding the balance twice.
+ */
+export async function nextPassAt(journal: LpJournal, proveDueAt: number | null): Promise<number | null> {
+  if (!(await journal.hasOpenActions())) return proveDueAt;
+  const soon = Date.now() + 1_000;
+  return proveDueAt === null ? soon : Math.min(proveDueAt, soon);
+}
 
 /** The bot's loop: a pass every `pollMs`, one at once when nudged, none while Ferry asked it to back off. */
 export interface PollLoop {
@@ -46,8 +64,8 @@ export function createPollLoop(parts: {
           const report = await parts.runOnce();
           if (stopped) break;
           backingOff = report.retryAfterMs !== null;
-          // A proof batch falling due before the next poll runs its pass on time (not while backing off).
-          const due = backingOff || report.proveDueAt === null ? pollMs : report.proveDueAt - Date.now();
+          // A proof batch or an open transaction due before the next poll runs its pass on time (not while backing off).
+          const due = backingOff || report.nextPassAt === null ? pollMs : report.nextPassAt - Date.now();
           const waitMs = Math.max(Math.min(pollMs, due), report.retryAfterMs ?? 0, 50);
           if (nudged && !backingOff) continue;
           await new Promise<void>((resolve) => {

@@ -41,7 +41,7 @@ const FAILED_FILL = new Set(['reverted', 'cancelled', 'nonce-conflict']);
  * drops, just before sending, the fills someone else proved (Ferry's worker) or the input chain already settled.
  */
 /** Open batches whose transaction ended: proven when mined at depth, otherwise their fills wait for the next. */
-async function reconcile(deps: ProverDeps): Promise<void> {
+async function reconcile(deps: ProverDeps, sentPending: Set<string>, report: PassReport): Promise<void> {
   const { journal, log } = deps;
   const proofs = journal.proofs;
   for (const batch of await proofs.openBatches()) {
@@ -50,6 +50,9 @@ async function reconcile(deps: ProverDeps): Promise<void> {
     const outcome = action?.status === 'confirmed' ? 'proven' : 'failed';
     await proofs.closeBatch(batch.batchId, outcome);
     const extra = { batchId: batch.batchId, fills: batch.orderHashes.length, txHash: action?.txHash };
+    // Reported by the pass that sees it mined when the pass that sent it did not wait for its block.
+    if (outcome === 'proven' && sentPending.delete(batch.batchId) && action)
+      report.proved.push({ batchId: batch.batchId, orderHashes: batch.orderHashes, txHash: action.txHash });
     if (outcome === 'proven') log.info(extra, 'batch proof mined');
     else
       log.warn(
@@ -126,6 +129,8 @@ async function stillUnproven(
 export function createProver(deps: ProverDeps) {
   const { log } = deps;
   const proofs = deps.journal.proofs;
+  /** Batches this process sent whose block it has not seen yet. */
+  const sentPending = new Set<string>();
 
   /** One prove(orders) for `candidates` (one route), written down with its batch before it is broadcast. */
   async function sendBatch(candidates: JournalFill[], report: PassReport): Promise<void> {
@@ -161,7 +166,7 @@ export function createProver(deps: ProverDeps) {
     if (sent.outcome.status === 'success') {
       await proofs.closeBatch(batchId, 'proven');
       report.proved.push({ batchId, orderHashes: hashes, txHash: sent.outcome.txHash });
-    }
+    } else sentPending.add(batchId);
   }
 
   return {
@@ -173,7 +178,7 @@ export function createProver(deps: ProverDeps) {
       report: PassReport,
       failed: (subject: string, error: unknown) => void,
     ): Promise<number | null> {
-      await reconcile(deps);
+      await reconcile(deps, sentPending, report);
       const now = Date.now();
       const waiting = (await proofs.unproven()).filter((f) => f.batchId === null);
       const ready = await noteDepth(deps, waiting, now);

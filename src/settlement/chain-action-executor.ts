@@ -13,6 +13,7 @@ import {
   mayRecord,
   revertedActionCounts,
 } from '../store/settlement-store.ts';
+import { findServingAction, mayRecordShared } from '../store/shared-actions-store.ts';
 import type { LedgerGuard } from '../store/tx-ledger-store.ts';
 
 export type ActionOutcome =
@@ -44,7 +45,25 @@ export interface ChainActionExecutor {
     expectStatus: OrderStatus;
     retry?: boolean;
   }): Promise<ActionOutcome>;
+  /**
+   * One action for `leader` and `others` (shared-actions-store.ts): recorded for the leader, linked to the others in
+   * the same write, unless any of them moved on or already has an action of `kind` (`stale`, nothing sent).
+   */
+  executeShared(input: {
+    leader: string;
+    others: readonly string[];
+    kind: ChainActionKind;
+    call: ContractCall;
+    account: PrivateKeyAccount;
+    expectStatus: OrderStatus;
+  }): Promise<ActionOutcome>;
 }
+
+/** A prove may serve several orders (one message): an order's newest is its own or the one it is linked to. */
+const serving = (database: FerryDatabase, orderId: string, kind: ChainActionKind) =>
+  kind === 'prove'
+    ? findServingAction(database.db, orderId, kind)
+    : findChainAction(database.db, orderId, kind);
 
 /**
  * An order's deposit, settle or refund, sent through the transaction client: written down before it is
@@ -74,7 +93,7 @@ export function createChainActionExecutor(deps: {
   }
 
   return {
-    recorded: (orderId: string, kind: ChainActionKind) => findChainAction(database.db, orderId, kind),
+    recorded: (orderId: string, kind: ChainActionKind) => serving(database, orderId, kind),
 
     reverted: (orderId: string) => revertedActionCounts(database.db, orderId),
 
@@ -87,10 +106,13 @@ export function createChainActionExecutor(deps: {
       retry?: boolean;
     }): Promise<ActionOutcome> {
       const { orderId, kind } = input;
-      const existing = await findChainAction(database.db, orderId, kind);
+      const existing = await serving(database, orderId, kind);
       if (existing && !input.retry) return outcomeOf(existing);
       if (existing && existing.status === 'recorded') return outcomeOf(existing);
-      const seq = existing ? existing.seq + 1 : 0;
+      // The next of the order's own (a linked one is another order's).
+      const own =
+        existing?.subject === orderId ? existing : await findChainAction(database.db, orderId, kind);
+      const seq = own ? own.seq + 1 : 0;
       faults.at(`before-record:${kind}`);
       const sent = await transactions.submit({
         subject: orderId,
@@ -101,6 +123,23 @@ export function createChainActionExecutor(deps: {
         account: input.account,
         guard: (trx) =>
           mayRecord(trx, database.dialect, { orderId, kind, seq, expectStatus: input.expectStatus }),
+      });
+      return sent ? sent.outcome : { status: 'stale' };
+    },
+
+    async executeShared(input) {
+      const { leader, others, kind, expectStatus } = input;
+      const own = await findChainAction(database.db, leader, kind);
+      const seq = own ? own.seq + 1 : 0;
+      faults.at(`before-record:${kind}`);
+      const sent = await transactions.submit({
+        subject: leader,
+        kind,
+        seq,
+        call: input.call,
+        ...(input.call.value === undefined ? {} : { value: input.call.value }),
+        account: input.account,
+        guard: (trx) => mayRecordShared(trx, database.dialect, { leader, others, kind, seq, expectStatus }),
       });
       return sent ? sent.outcome : { status: 'stale' };
     },

@@ -25,6 +25,7 @@ import {
 import { createAttesting } from './attesting.ts';
 import type { ActionOutcome, ChainActionExecutor } from './chain-action-executor.ts';
 import { orderDepositCall } from './order-deposit-call.ts';
+import type { ProveBatcher } from './prove-batcher.ts';
 
 /**
  * `now`: walk the order on in this pass. `soon`: it waits on a chain (a receipt, a fill, depth, a deadline, an
@@ -156,6 +157,8 @@ export function createDecisionExecutor(deps: {
   readonly relayer: PrivateKeyAccount;
   readonly attester: PrivateKeyAccount;
   readonly metrics?: FerryMetrics;
+  /** Sets first fallback proves aside for one prove(orders) per route at the pass's end. */
+  readonly batcher?: ProveBatcher;
 }): DecisionExecutor {
   const { database, chain, actions, log, relayer } = deps;
 
@@ -225,6 +228,7 @@ export function createDecisionExecutor(deps: {
       case 'attest-and-settle':
         return send(order, 'settle', await settleCall(order, terms, obs), decision.retryOf);
       case 'prove': {
+        if (deferred(deps.batcher, decision, obs, order, terms)) return { again: 'soon' };
         const call = await proveCall(chain, order, terms, decision.afterSkip && log);
         return send(order, 'prove', call, decision.retryOf, decision.afterSkip && 'repeat');
       }
@@ -263,6 +267,19 @@ export function createDecisionExecutor(deps: {
   return { act };
 }
 
+/** A first fallback prove waits for the pass's end, to go out with the others of its route (prove-batcher.ts). */
+function deferred(
+  batcher: ProveBatcher | undefined,
+  decision: Extract<SettlementDecision, { kind: 'prove' }>,
+  obs: SettlementObservation,
+  order: Order,
+  terms: OrderTerms,
+): boolean {
+  if (!batcher || decision.retryOf || decision.afterSkip || obs.actions.prove) return false;
+  batcher.defer(order, terms);
+  return true;
+}
+
 /**
  * FerryApp.prove([order]) on the output chain, paying the fee quoted now. `proveAgain`: the escrow skipped the
  * delivered proof (the deposit was not active yet), and this is logged on it.
@@ -278,8 +295,8 @@ async function proveCall(
     'the escrow skipped the delivered proof (deposit not active yet); proving again',
   );
   const options = proveOptions(1);
-  const fee = await chain.quoteProve(order.outputChain, terms, options);
-  return chain.proveCall(order.outputChain, terms, fee, options);
+  const fee = await chain.quoteProve(order.outputChain, [terms], options);
+  return chain.proveCall(order.outputChain, [terms], fee, options);
 }
 
 /** The commit or the delivery of the order's proof message on the input chain. */

@@ -8,6 +8,7 @@ import { claimOrders, releaseOrder } from '../store/settlement-store.ts';
 import { RetryLaterError } from './decision-executor.ts';
 import type { FillIndexer } from './fill-indexer.ts';
 import type { OrderStepper } from './order-stepper.ts';
+import type { ProveBatcher } from './prove-batcher.ts';
 import type { TransactionDriver } from './transaction-driver.ts';
 
 /** The longest wait between two tries of a settle or refund that keeps reverting. */
@@ -36,6 +37,8 @@ export function createSettlementPass(deps: {
   readonly leaseMs: number;
   readonly pollMs: number;
   readonly stepper: OrderStepper;
+  /** The fallback proves the pass set aside, sent at its end, one per route. */
+  readonly batcher?: ProveBatcher;
   readonly driver: TransactionDriver;
   readonly fillIndexer?: FillIndexer;
   readonly metrics?: FerryMetrics;
@@ -84,10 +87,12 @@ export function createSettlementPass(deps: {
       await deps.fillIndexer?.catchUp();
       await deps.driver.driveAll();
       const claimed = await claimOrders(database.db, owner, Date.now(), deps.leaseMs, CLAIM_LIMIT);
-      for (const { order, attempts } of claimed) {
-        const { next, failed } = await work(order, attempts);
-        await releaseOrder(database.db, order.id, owner, next, failed);
-      }
+      const done: { id: string; next: number; failed: boolean }[] = [];
+      for (const { order, attempts } of claimed)
+        done.push({ id: order.id, ...(await work(order, attempts)) });
+      // Sent while the orders are still leased: another worker's pass does not set the same ones aside meanwhile.
+      await deps.batcher?.flush();
+      for (const { id, next, failed } of done) await releaseOrder(database.db, id, owner, next, failed);
       return claimed.length;
     },
   };

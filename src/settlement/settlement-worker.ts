@@ -12,6 +12,7 @@ import { createDecisionExecutor } from './decision-executor.ts';
 import type { FillIndexer } from './fill-indexer.ts';
 import { createOrderObserver } from './order-observer.ts';
 import { createOrderStepper } from './order-stepper.ts';
+import { createProveBatcher } from './prove-batcher.ts';
 import { createSettlementPass } from './settlement-pass.ts';
 import { createTransactionDriver } from './transaction-driver.ts';
 
@@ -64,10 +65,11 @@ export interface SettlementWorker {
 export function createSettlementWorker(deps: WorkerDeps): SettlementWorker {
   const { database, log } = deps;
   const owner = `worker_${process.pid}_${randomBytes(4).toString('hex')}`;
+  const batcher = createProveBatcher(deps);
   const stepper = createOrderStepper({
     database,
     observer: createOrderObserver(deps),
-    executor: createDecisionExecutor(deps),
+    executor: createDecisionExecutor({ ...deps, batcher }),
     log,
     clock: deps.clock,
     metrics: deps.metrics,
@@ -79,6 +81,7 @@ export function createSettlementWorker(deps: WorkerDeps): SettlementWorker {
     // compare-and-set); it only keeps two workers from doing the same work at once.
     leaseMs: deps.leaseMs ?? 30_000,
     stepper,
+    batcher,
     driver: createTransactionDriver(deps),
   });
 

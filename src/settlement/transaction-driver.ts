@@ -5,6 +5,7 @@ import { NonceConflictError } from '../chains/tx-sender.ts';
 import { isTerminalOrderStatus } from '../domain/lifecycle.ts';
 import type { FerryDatabase } from '../store/database.ts';
 import { orderStatuses } from '../store/settlement-store.ts';
+import { linkedOrders } from '../store/shared-actions-store.ts';
 import type { WorkerTransactions } from './chain-action-executor.ts';
 
 /** Drives the relayer's recorded transactions on every registry chain, apart from order status. */
@@ -33,10 +34,15 @@ export function createTransactionDriver(deps: {
           account: relayer,
           async abandoned(open) {
             const mine = open.filter((a) => a.kind !== 'nonce-gap');
-            const statuses = await orderStatuses(database.db, [...new Set(mine.map((a) => a.subject))]);
+            // An action serving several orders (one prove of a route) is wanted while any of them still is.
+            const linked = await linkedOrders(database.db, mine);
+            const served = (a: (typeof mine)[number]) => [a.subject, ...(linked.get(a.id) ?? [])];
+            const statuses = await orderStatuses(database.db, [...new Set(mine.flatMap(served))]);
             return new Set(
               mine
-                .filter((a) => isTerminalOrderStatus(statuses.get(a.subject) ?? 'completed'))
+                .filter((a) =>
+                  served(a).every((id) => isTerminalOrderStatus(statuses.get(id) ?? 'completed')),
+                )
                 .map((a) => a.id),
             );
           },

@@ -4,6 +4,12 @@ import SQLite from 'better-sqlite3';
 import { Kysely, SqliteDialect, sql } from 'kysely';
 import type { TxAction, TxActionStatus, TxLedger } from '../chains/tx-ledger.ts';
 import {
+  createLpFillOutputs,
+  FILL_OUTPUT_SCHEMA,
+  type FillOutputTables,
+  type LpFillOutputs,
+} from './lp-fill-outputs.ts';
+import {
   createLpProofJournal,
   type LpProofJournal,
   PROOF_SCHEMA,
@@ -51,7 +57,7 @@ interface LpQuotesTable {
   reserved_until: number;
 }
 
-export interface JournalTables extends LedgerTables, ProofTables {
+export interface JournalTables extends LedgerTables, ProofTables, FillOutputTables {
   lp_quotes: LpQuotesTable;
 }
 
@@ -65,6 +71,8 @@ export interface LpJournal {
     kind: string,
     statuses: readonly TxActionStatus[],
   ): Promise<boolean>;
+  /** Whether any transaction of the bot's is still open (sent, not yet at depth or ended). */
+  hasOpenActions(): Promise<boolean>;
   /** The newest action of `kind` for `subject` (the highest seq), if any. */
   latestAction(subject: string, kind: string): Promise<TxAction | null>;
   /**
@@ -84,6 +92,8 @@ export interface LpJournal {
   reserved(chain: string, token: string, now: number, offerer?: string): Promise<bigint>;
   /** The fills on LayerZero routes and the batches proving them (lp-proof-journal.ts). */
   readonly proofs: LpProofJournal;
+  /** What the fills in flight pay out (lp-fill-outputs.ts). */
+  readonly fillOutputs: LpFillOutputs;
   close(): Promise<void>;
 }
 
@@ -142,7 +152,7 @@ export function openLpJournal(file: string): LpJournal {
   sqlite.pragma('synchronous = FULL');
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('foreign_keys = ON');
-  for (const statement of [...SCHEMA, ...PROOF_SCHEMA]) sqlite.exec(statement);
+  for (const statement of [...SCHEMA, ...PROOF_SCHEMA, ...FILL_OUTPUT_SCHEMA]) sqlite.exec(statement);
   // Journals written before quotes kept their offerer gain the column; their quotes count for no offerer.
   const columns = sqlite.prepare('pragma table_info(lp_quotes)').all() as { name: string }[];
   if (!columns.some((c) => c.name === 'offerer'))
@@ -157,6 +167,7 @@ export function openLpJournal(file: string): LpJournal {
   return {
     ledger,
     proofs: createLpProofJournal(db),
+    fillOutputs: createLpFillOutputs(db),
     async hasAction(trx, subject, kind, statuses) {
       const row = await (trx as Kysely<JournalTables>)
         .selectFrom('chain_actions')
@@ -164,6 +175,15 @@ export function openLpJournal(file: string): LpJournal {
         .where('order_id', '=', subject)
         .where('kind', '=', kind)
         .where('status', 'in', [...statuses])
+        .executeTakeFirst();
+      return row !== undefined;
+    },
+    async hasOpenActions() {
+      const row = await db
+        .selectFrom('chain_actions')
+        .select('id')
+        .where('status', '=', 'recorded')
+        .limit(1)
         .executeTakeFirst();
       return row !== undefined;
     },

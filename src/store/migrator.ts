@@ -18,6 +18,7 @@ import { protocolFeeMigration } from './migrations/0016-protocol-fee.ts';
 import { offererFundsMigration } from './migrations/0017-offerer-funds.ts';
 import { webhookFairnessMigration } from './migrations/0018-webhook-fairness.ts';
 import { offererOpenInputMigration } from './migrations/0020-offerer-open-input.ts';
+import { chainActionOrdersMigration } from './migrations/0021-chain-action-orders.ts';
 
 /** Migrations live in code (not scanned from disk) so both dialects and bundlers see the same list. */
 function provider(dialect: FerryDatabase['dialect']): MigrationProvider {
@@ -42,6 +43,7 @@ function provider(dialect: FerryDatabase['dialect']): MigrationProvider {
         '0017-offerer-funds': offererFundsMigration,
         '0018-webhook-fairness': webhookFairnessMigration,
         '0020-offerer-open-input': offererOpenInputMigration(dialect),
+        '0021-chain-action-orders': chainActionOrdersMigration,
       };
     },
   };

@@ -181,6 +181,15 @@ export interface ChainActionTxsTable {
   broadcast_at: number | null;
 }
 
+/** The orders a chain action serves besides its own: the worker's prove of several orders (migration 0021). */
+export interface ChainActionOrdersTable {
+  /** The action's own order, kind and seq (chain_actions' unique key). */
+  action_order_id: string;
+  kind: string;
+  seq: number;
+  order_id: string;
+}
+
 export interface ChainNoncesTable {
   chain: string;
   address: string;
@@ -308,6 +317,7 @@ export interface Database {
   proof_delivered: ProofDeliveredTable;
   chain_actions: ChainActionsTable;
   chain_action_txs: ChainActionTxsTable;
+  chain_action_orders: ChainActionOrdersTable;
   chain_nonces: ChainNoncesTable;
   accounts: AccountsTable;
   api_keys: ApiKeysTable;

@@ -1,0 +1,87 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { PrivateKeyAccount } from 'viem/accounts';
+import { MAX_PROOFS_PER_MESSAGE, proveOptions, tokenRunsOf } from '../chains/prove-options.ts';
+import type { SettlementChain } from '../chains/settlement-chain.ts';
+import type { OrderTerms } from '../domain/order-typed-data.ts';
+import type { Order } from '../domain/records.ts';
+import type { ChainActionExecutor } from './chain-action-executor.ts';
+
+/**
+ * The worker's fallback proves of one pass, in batches: an order whose fill nobody proved within proveAfter is
+ * set aside (`defer`) while the pass walks the others, and at its end (`flush`) one FerryApp.prove(orders) goes out
+ * per output chain and input chain (the input chain's escrow), up to MAX_PROOFS_PER_MESSAGE orders, its fee quoted
+ * for the batch and its lzReceive gas sized for it (prove-options.ts). The action is the first order's; the others
+ * are linked to it in the same write, before it is broadcast (shared-actions-store.ts), so each follows it from
+ * then on like its own. A batch the chain or the database refuses is sent again order by order.
+ */
+export interface ProveBatcher {
+  defer(order: Order, terms: OrderTerms): void;
+  flush(): Promise<void>;
+}
+
+type Deferred = { order: Order; terms: OrderTerms };
+
+export function createProveBatcher(deps: {
+  readonly chain: SettlementChain;
+  readonly actions: ChainActionExecutor;
+  readonly relayer: PrivateKeyAccount;
+  readonly log: FastifyBaseLogger;
+}): ProveBatcher {
+  const { chain, actions, log } = deps;
+  let deferred = new Map<string, Deferred>();
+
+  async function send(batch: readonly Deferred[]): Promise<void> {
+    const first = batch[0] as Deferred;
+    const terms = batch.map((d) => d.terms);
+    const options = proveOptions(terms.length, tokenRunsOf(terms));
+    const fee = await chain.quoteProve(first.order.outputChain, terms, options);
+    const outcome = await actions.executeShared({
+      leader: first.order.id,
+      others: batch.slice(1).map((d) => d.order.id),
+      kind: 'prove',
+      call: chain.proveCall(first.order.outputChain, terms, fee, options),
+      account: deps.relayer,
+      expectStatus: first.order.status,
+    });
+    log.info(
+      { orderIds: batch.map((d) => d.order.id), chain: first.order.outputChain, status: outcome.status },
+      batch.length > 1 ? 'fallback prove of several orders in one message' : 'fallback prove',
+    );
+  }
+
+  return {
+    defer(order, terms) {
+      deferred.set(order.id, { order, terms });
+    },
+
+    async flush() {
+      const routes = new Map<string, Deferred[]>();
+      for (const d of deferred.values()) {
+        const route = `${d.order.outputChain}|${d.order.inputChain}|${d.order.status}`;
+        routes.set(route, [...(routes.get(route) ?? []), d]);
+      }
+      deferred = new Map();
+      for (const list of routes.values()) {
+        // Equal input tokens next to each other: the escrow pays one transfer per run.
+        list.sort((a, b) => a.terms.inputToken.toLowerCase().localeCompare(b.terms.inputToken.toLowerCase()));
+        for (let i = 0; i < list.length; i += MAX_PROOFS_PER_MESSAGE) {
+          const batch = list.slice(i, i + MAX_PROOFS_PER_MESSAGE);
+          try {
+            await send(batch);
+          } catch (error) {
+            if (batch.length === 1) {
+              log.warn({ err: error, orderId: batch[0]?.order.id }, 'fallback prove failed; will retry');
+              continue;
+            }
+            log.warn(
+              { err: error, orders: batch.length },
+              'batched fallback prove failed; proving one by one',
+            );
+            for (const one of batch)
+              await send([one]).catch((e) => log.warn({ err: e }, 'fallback prove failed'));
+          }
+        }
+      }
+    },
+  };
+}

@@ -1,0 +1,123 @@
+import type { TxAction } from '../chains/tx-ledger.ts';
+import type { OrderStatus } from '../domain/lifecycle.ts';
+import type { Executor } from './db-types.ts';
+import { type ChainActionKind, mayRecord } from './settlement-store.ts';
+import { toTxAction } from './tx-ledger-store.ts';
+
+/**
+ * Chain actions that serve several orders (migration 0021): the worker's one prove(orders) for the orders of a
+ * route that all need its fallback proof. The action is its first order's (`chain_actions.order_id`); the others
+ * are linked to it in the same ledger write that records it, before it is broadcast, so after a crash each of them
+ * still sees its proof in flight, mined or spent.
+ */
+
+const LIVE: ReadonlySet<TxAction['status']> = new Set(['recorded', 'confirmed']);
+
+/**
+ * The newest action of `kind` serving the order: its own (the highest seq) or one of another order it is linked to,
+ * whichever was recorded last.
+ */
+export async function findServingAction(
+  db: Executor,
+  orderId: string,
+  kind: ChainActionKind,
+): Promise<TxAction | null> {
+  const row = await db
+    .selectFrom('chain_actions as a')
+    .selectAll('a')
+    .where('a.kind', '=', kind)
+    .where((eb) =>
+      eb.or([
+        eb('a.order_id', '=', orderId),
+        eb.exists(
+          eb
+            .selectFrom('chain_action_orders as l')
+            .select('l.order_id')
+            .where('l.order_id', '=', orderId)
+            .where('l.kind', '=', kind)
+            .whereRef('l.action_order_id', '=', 'a.order_id')
+            .whereRef('l.seq', '=', 'a.seq'),
+        ),
+      ]),
+    )
+    .orderBy('a.created_at', 'desc')
+    .orderBy('a.seq', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  return row ? toTxAction(row) : null;
+}
+
+/**
+ * Inside the ledger write of `leader`'s action of `kind` (seq `seq`): whether it may be recorded for the leader
+ * (mayRecord) and for every one of `others`, each still in `expectStatus` with no action of `kind` of its own or
+ * linked (in flight, mined or spent: such an order follows that one); then links them to it. All or nothing: one
+ * order that moved on refuses the whole action, and the next pass sends for the rest. On PostgreSQL the orders'
+ * rows are locked in id order, so two workers cannot link one order twice or deadlock.
+ */
+export async function mayRecordShared(
+  trx: Executor,
+  dialect: 'sqlite' | 'postgres',
+  input: {
+    leader: string;
+    others: readonly string[];
+    kind: ChainActionKind;
+    seq: number;
+    expectStatus: OrderStatus;
+  },
+): Promise<boolean> {
+  const { leader, others, kind, seq, expectStatus } = input;
+  const ids = [...new Set([leader, ...others])].sort();
+  let rows = trx.selectFrom('orders').select(['id', 'status']).where('id', 'in', ids).orderBy('id');
+  if (dialect === 'postgres') rows = rows.forUpdate();
+  const statuses = new Map((await rows.execute()).map((r) => [r.id, r.status]));
+  if (ids.some((id) => statuses.get(id) !== expectStatus)) return false;
+  if (!(await mayRecord(trx, dialect, { orderId: leader, kind, seq, expectStatus }))) return false;
+  for (const id of ids) {
+    // Another order's action already serving one of them (in flight or mined): it follows that one.
+    const serving = await findServingAction(trx, id, kind);
+    if (serving && LIVE.has(serving.status) && !(id === leader && serving.subject === leader)) return false;
+    if (id === leader) continue;
+    const refund = await trx
+      .selectFrom('chain_actions')
+      .select('id')
+      .where('order_id', '=', id)
+      .where('kind', '=', 'refund')
+      .where('status', 'not in', ['reverted', 'cancelled', 'nonce-conflict'])
+      .executeTakeFirst();
+    if (refund) return false;
+  }
+  if (others.length > 0) {
+    await trx
+      .insertInto('chain_action_orders')
+      .values(others.map((id) => ({ action_order_id: leader, kind, seq, order_id: id })))
+      .execute();
+  }
+  return true;
+}
+
+/** The orders each of `actions` serves besides its own (none for most). */
+export async function linkedOrders(
+  db: Executor,
+  actions: readonly Pick<TxAction, 'id' | 'subject' | 'kind' | 'seq'>[],
+): Promise<Map<string, string[]>> {
+  const served = new Map<string, string[]>();
+  if (actions.length === 0) return served;
+  const rows = await db
+    .selectFrom('chain_action_orders')
+    .selectAll()
+    .where(
+      'action_order_id',
+      'in',
+      actions.map((a) => a.subject),
+    )
+    .execute();
+  for (const action of actions) {
+    const orders = rows
+      .filter(
+        (r) => r.action_order_id === action.subject && r.kind === action.kind && Number(r.seq) === action.seq,
+      )
+      .map((r) => r.order_id);
+    if (orders.length > 0) served.set(action.id, orders);
+  }
+  return served;
+}
