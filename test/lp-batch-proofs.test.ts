@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { type Address, type Hex, parseEventLogs } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { loadArtifact } from '../src/chains/contract-artifacts.ts';
 import { ANVIL_KEYS, DEVNET_FEE_RECIPIENT } from '../src/chains/devnet.ts';
 import { readEscrowCredits } from '../src/chains/escrow-credits.ts';
@@ -74,8 +74,11 @@ describe('LP bot: batched proofs', () => {
   };
   const messagesProving = async (orderHash: Hex) =>
     (await proofMessages()).filter((m) => m.hashes.includes(orderHash.toLowerCase()));
-  /** Both devnets' time moved up to the worker's clock (catchUpClock the other way round). */
-  const chainsCatchUpClock = async () => {
+  /**
+   * The worker's clock and both devnets' time brought level: the devnets' time moved up to the worker's clock (a test
+   * before may have moved it past their fallbacks), then the worker's up to theirs (catchUpClock).
+   */
+  const alignClocks = async () => {
     for (const name of [h.chainA, h.chainB]) {
       const client = devnetClient(h, name);
       const behind = Math.floor(h.clock.now().getTime() / 1000) - Number((await client.getBlock()).timestamp);
@@ -83,6 +86,7 @@ describe('LP bot: batched proofs', () => {
       await client.request({ method: 'evm_increaseTime' as never, params: [behind + 1] as never });
       await client.request({ method: 'evm_mine' as never, params: [] as never });
     }
+    await catchUpClock(h);
   };
   const owedOnA = async (token: Address, account: Address) =>
     (await readEscrowCredits(h.registry, account)).find((c) => c.chain === h.chainA && c.token === token)
@@ -103,6 +107,10 @@ describe('LP bot: batched proofs', () => {
     journalFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'ferry-lp-batch-')), 'journal.sqlite');
     usdtA = h.registry.chain(h.chainA)!.tokens.find((t) => t.symbol === 'USDT')!.address;
   });
+  // Tests move the worker's clock past the chains' time to reach its fallbacks, and the chains do not follow: a fill
+  // in a later test would be past proveAfter the moment it is mined, and the worker would prove it alone at once.
+  // Each test starts with both clocks level, whatever ran before it.
+  beforeEach(alignClocks);
   afterAll(async () => {
     for (const journal of journals) await journal.close();
     await h?.close();
@@ -221,17 +229,24 @@ describe('LP bot: batched proofs', () => {
   });
 
   it("when the bot proves nothing, the worker's fallback proves every order of the route in one message and the bot does not prove them again", async () => {
-    // The tests before moved the worker's clock past the chains' time (their fallbacks); the chains catch up, or the
-    // first fill here would be past proveAfter the moment it is mined, and proven alone before the second is made.
-    await chainsCatchUpClock();
     const { bot } = newBot({ proveBatch: 51, proveAfterSeconds: 3600 });
     const swaps = [await swapQuotedBy(bot, 1_100_000n, h.usdcA), await swapQuotedBy(bot, 1_200_000n, usdtA)];
     const filled = await bot.runOnce();
     expect(filled.errors).toEqual([]);
     expect([...swaps.map((s) => s.report), filled].flatMap((r) => r.proved)).toEqual([]);
-    // Past the output chain's proveAfterSeconds on the worker's clock: it proves the fills itself.
-    await catchUpClock(h);
-    h.clock.advance(120);
+    // Past the output chain's proveAfterSeconds on the worker's clock: it proves the fills itself. Both in one pass by
+    // construction: the worker has seen both fills (`filled`), and no pass under way reads the clock while it moves
+    // (one could find the first order due and the second not yet), so the clock moves while the worker is held and
+    // one pass then finds both due.
+    for (const s of swaps) await waitForStatus(h, mm.apiKey, s.orderId, 'filled');
+    await h.app.worker!.stop();
+    try {
+      await catchUpClock(h);
+      h.clock.advance(120);
+      await h.app.worker!.runOnce();
+    } finally {
+      h.app.worker!.start();
+    }
     for (const s of swaps) await waitForStatus(h, mm.apiKey, s.orderId, 'completed', 30_000);
 
     // Restarted with no window: the batch is due at once, and the chains say there is nothing left to prove.
