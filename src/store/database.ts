@@ -90,6 +90,7 @@ function openSqlite(file: string, onCheckpointProblem: ((message: string) => voi
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('foreign_keys = ON');
   cacheStatements(sqlite);
+  registerAmountFunctions(sqlite);
   const checkpointer =
     file === ':memory:' || !onCheckpointProblem
       ? null
@@ -164,6 +165,21 @@ function withUnitOfWork(
 /** One round trip that proves the database answers (readiness). */
 export async function pingDatabase(database: FerryDatabase): Promise<void> {
   await sql`select 1`.execute(database.db);
+}
+
+/**
+ * uint256 decimal strings added exactly, for the LP promise totals' triggers (migrations/0019-lp-promises.ts):
+ * SQLite's own arithmetic stops at 64 bits. Every connection that may write quotes or orders needs them.
+ */
+function registerAmountFunctions(sqlite: SQLite.Database): void {
+  sqlite.function('ferry_u256_add', { deterministic: true }, (a: unknown, b: unknown) =>
+    (BigInt(String(a)) + BigInt(String(b))).toString(),
+  );
+  sqlite.aggregate('ferry_u256_sum', {
+    start: () => 0n,
+    step: (total: bigint, amount: unknown) => total + BigInt(String(amount)),
+    result: (total: bigint) => total.toString(),
+  });
 }
 
 /**
