@@ -12,9 +12,10 @@ import { publicQuoteView } from '../domain/public-views.ts';
 import { quoteTimes } from '../domain/quote-times.ts';
 import type { Quote, QuoteRequest } from '../domain/records.ts';
 import { findAccount } from '../store/accounts-store.ts';
+import { coverCheck } from '../store/lp-commitments-store.ts';
 import { findQuoteRequest } from '../store/quote-requests-store.ts';
-import { expireStaleQuoteOfProvider, insertQuote } from '../store/quotes-store.ts';
-import { UniqueViolationError } from '../store/store-errors.ts';
+import { coveredQuoteInsert, expireStaleQuoteOfProvider } from '../store/quotes-store.ts';
+import { UncoveredQuoteError, UniqueViolationError } from '../store/store-errors.ts';
 import type { QuoteLimits } from './quote-limits.ts';
 import type { QuoteWithRequest } from './quote-reader.ts';
 import type { ServiceDeps } from './service-deps.ts';
@@ -134,37 +135,33 @@ export function createQuoteCreation(deps: ServiceDeps & { readonly limits: Quote
     return { inputChain, outputChain };
   }
 
-  /** Writes the quote with its event, and expires the LP's stale quote on the request that would block it. */
+  /**
+   * Writes the quote, its coverage check and its event as one statement (database.write). An LP's quote past its
+   * end may still read `active` until the sweep writes it down, and the one-active-quote index counts stored
+   * status: when it blocks the insert, the stale quote is expired (with its event) and the insert tried once more.
+   */
   async function insert(quote: Quote, basis: QuoteBasis, held: bigint): Promise<void> {
     const { request, principal, now } = basis;
     const accountIds = [principal.accountId, request.accountId];
+    const coverage = {
+      request,
+      lpAccountId: principal.accountId,
+      filler: basis.filler,
+      held,
+      outputAmount: basis.outputAmount,
+    };
+    const write = () =>
+      database.write(coveredQuoteInsert(quote, coverCheck(database.dialect, limits.coverage(coverage))), [
+        { type: 'quote.created', occurredAt: now, data: publicQuoteView(quote, request, now), accountIds },
+      ]);
     try {
-      await database.transaction(async (trx, uow) => {
-        const stale = await expireStaleQuoteOfProvider(trx, request.id, principal.accountId, now);
-        await limits.checkCoverage(trx, {
-          request,
-          lpAccountId: principal.accountId,
-          filler: basis.filler,
-          held,
-          outputAmount: basis.outputAmount,
-        });
-        await insertQuote(trx, quote);
-        for (const old of stale) {
-          uow.emit({
-            type: 'quote.expired',
-            occurredAt: now,
-            data: publicQuoteView(old, request, now),
-            accountIds,
-          });
-        }
-        uow.emit({
-          type: 'quote.created',
-          occurredAt: now,
-          data: publicQuoteView(quote, request, now),
-          accountIds,
-        });
+      await write().catch(async (error: unknown) => {
+        if (!(error instanceof UniqueViolationError) || !(await expireStale(request, principal, now)))
+          throw error;
+        await write();
       });
     } catch (error) {
+      if (error instanceof UncoveredQuoteError) throw limits.uncovered(coverage, error.promised);
       if (error instanceof UniqueViolationError) {
         throw fieldError(
           'CONFLICT',
@@ -175,6 +172,22 @@ export function createQuoteCreation(deps: ServiceDeps & { readonly limits: Quote
       }
       throw error;
     }
+  }
+
+  /** Expires the LP's quotes on the request that are past their end (with their events); false when none were. */
+  async function expireStale(request: QuoteRequest, principal: Principal, now: Date): Promise<boolean> {
+    return database.transaction(async (trx, uow) => {
+      const stale = await expireStaleQuoteOfProvider(trx, request.id, principal.accountId, now);
+      for (const old of stale) {
+        uow.emit({
+          type: 'quote.expired',
+          occurredAt: now,
+          data: publicQuoteView(old, request, now),
+          accountIds: [principal.accountId, request.accountId],
+        });
+      }
+      return stale.length > 0;
+    });
   }
 
   return {

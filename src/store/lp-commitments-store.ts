@@ -19,39 +19,50 @@ export interface CommitmentKey {
   readonly acceptedSinceSeconds: number;
 }
 
+/** SQLite: the live totals rows' sum, as one expression (PostgreSQL: ferry_lp_promised in the migration). */
+function sqlitePromised(key: CommitmentKey) {
+  return sql<string>`(select ferry_u256_sum(amount) from lp_promises
+    where lp_account_id = ${key.lpAccountId} and chain = ${key.chain} and token = ${key.token} and (
+      (kind = 'quote' and end_time > ${key.nowSeconds}) or (kind = 'accepted' and end_time > ${key.acceptedSinceSeconds})
+      or kind = 'order'))`;
+}
+
 /**
  * What a liquidity provider has already promised on one chain in one token: the output of its quotes still active
  * (not past their end), of its accepted quotes whose swap may still come (no order yet, deposit window still open)
  * and of its orders not yet filled. Read from the running totals (migrations/0019-lp-promises.ts): a few rows per
- * second of quote validity, however many quotes the LP holds. Inside the quote's insert transaction and after a
- * lock on (LP, chain, token) until the transaction ends (PostgreSQL, one round trip for both; SQLite runs one
- * writer at a time), so two quotes created at once cannot both count on the same balance, while the LP's quotes
- * on other chains and tokens go on in parallel.
+ * second of quote validity, however many quotes the LP holds.
  */
-export async function lpCommitted(trx: Executor, dialect: Dialect, key: CommitmentKey): Promise<bigint> {
+export async function lpCommitted(db: Executor, dialect: Dialect, key: CommitmentKey): Promise<bigint> {
+  const promised =
+    dialect === 'postgres'
+      ? sql<string>`ferry_lp_promised(${key.lpAccountId}, ${key.chain}, ${key.token}, ${key.nowSeconds},
+        ${key.acceptedSinceSeconds})::text`
+      : sqlitePromised(key);
+  const { rows } = await sql<{ total: string }>`select ${promised} as total`.execute(db);
+  return BigInt(rows[0]?.total ?? '0');
+}
+
+/** A new promise of `amount` against the `held` balance of the LP's fill address. */
+export interface Coverage extends CommitmentKey {
+  readonly amount: bigint;
+  readonly held: bigint;
+}
+
+/**
+ * The condition a quote's insert carries (quotes-store.ts coveredQuoteInsert): true when `held` covers what the
+ * LP already promised on that chain and token plus `amount`; otherwise the statement fails with
+ * UncoveredQuoteError (store-errors.ts), carrying the promised sum. On PostgreSQL it first takes a lock on
+ * (LP, chain, token) held until the transaction ends, so two quotes created at once cannot both count on the same
+ * balance, while the LP's quotes on other chains and tokens go on in parallel; the check, the insert, its event
+ * and the commit are then one statement, so the lock is held for no round trip. SQLite runs one writer at a time.
+ */
+export function coverCheck(dialect: Dialect, c: Coverage) {
   if (dialect === 'postgres') {
-    const { rows } = await sql<{
-      total: string;
-    }>`select ferry_lock_lp_promised(${key.lpAccountId}, ${key.chain},
-      ${key.token}, ${key.nowSeconds}, ${key.acceptedSinceSeconds}) as total`.execute(trx);
-    return BigInt(rows[0]?.total ?? '0');
+    return sql<boolean>`ferry_cover_quote(${c.lpAccountId}, ${c.chain}, ${c.token}, ${c.nowSeconds},
+      ${c.acceptedSinceSeconds}, ${c.amount.toString()}::numeric, ${c.held.toString()}::numeric)`;
   }
-  const rows = await trx
-    .selectFrom('lp_promises')
-    .select('amount')
-    .where('lp_account_id', '=', key.lpAccountId)
-    .where('chain', '=', key.chain)
-    .where('token', '=', key.token)
-    .where((eb) =>
-      eb.or([
-        eb.and([eb('kind', '=', 'quote'), eb('end_time', '>', key.nowSeconds)]),
-        eb.and([eb('kind', '=', 'accepted'), eb('end_time', '>', key.acceptedSinceSeconds)]),
-        eb('kind', '=', 'order'),
-      ]),
-    )
-    .execute();
-  // Amounts are uint256 decimal strings: summed as bigint, never by the database's 64-bit SUM.
-  return rows.reduce((sum, row) => sum + BigInt(row.amount), 0n);
+  return sql<boolean>`ferry_cover(${sqlitePromised(c)}, ${c.amount.toString()}, ${c.held.toString()})`;
 }
 
 /**

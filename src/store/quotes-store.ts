@@ -1,3 +1,4 @@
+import { type RawBuilder, sql } from 'kysely';
 import { unixSeconds } from '../domain/clock.ts';
 import { canTransitionQuote, type QuoteStatus } from '../domain/lifecycle.ts';
 import type { OrderTypedData } from '../domain/order-typed-data.ts';
@@ -26,24 +27,37 @@ export function toQuote(row: QuotesTable): Quote {
   };
 }
 
+function quoteRow(q: Quote): QuotesTable {
+  return {
+    id: q.id,
+    quote_request_id: q.quoteRequestId,
+    liquidity_provider_id: q.liquidityProviderId,
+    order_id: q.orderId,
+    output_amount: q.outputAmount.toString(),
+    start_time: q.startTime,
+    end_time: q.endTime,
+    signing_hash: q.signingHash,
+    typed_data: JSON.stringify(q.typedData),
+    status: q.status,
+    created_at: q.createdAt.getTime(),
+    updated_at: q.updatedAt.getTime(),
+  };
+}
+
 export async function insertQuote(db: Executor, q: Quote): Promise<void> {
-  await db
-    .insertInto('quotes')
-    .values({
-      id: q.id,
-      quote_request_id: q.quoteRequestId,
-      liquidity_provider_id: q.liquidityProviderId,
-      order_id: q.orderId,
-      output_amount: q.outputAmount.toString(),
-      start_time: q.startTime,
-      end_time: q.endTime,
-      signing_hash: q.signingHash,
-      typed_data: JSON.stringify(q.typedData),
-      status: q.status,
-      created_at: q.createdAt.getTime(),
-      updated_at: q.updatedAt.getTime(),
-    })
-    .execute();
+  await db.insertInto('quotes').values(quoteRow(q)).execute();
+}
+
+/**
+ * The insert of `q` only where `condition` holds (a condition that fails raises: lp-commitments-store.ts
+ * coverCheck), compiled but not sent: for `database.write`, which sends it together with its event.
+ */
+export function coveredQuoteInsert(q: Quote, condition: RawBuilder<boolean>) {
+  const row = Object.entries(quoteRow(q));
+  return (db: Executor) =>
+    sql`insert into quotes (${sql.join(row.map(([column]) => sql.ref(column)))})
+      select ${sql.join(row.map(([, value]) => (typeof value === 'number' ? sql`cast(${value} as bigint)` : sql`${value}`)))}
+      where ${condition}`.compile(db);
 }
 
 const selectQuote = compiledQuery((db, p: { id: string }) =>

@@ -134,15 +134,11 @@ async function postgresTriggers(db: Kysely<unknown>): Promise<void> {
       return null;
     end $$`)
     .execute(db);
-  // The coverage read (lp-commitments-store.ts) in one round trip: the (LP, chain, token) lock, then the sum. A
-  // volatile function's statements each take a fresh snapshot, so the sum sees what the lock's previous holder
-  // committed.
+  // What the LP has promised on (chain, token) at now_s (lp-commitments-store.ts lpCommitted).
   await sql
-    .raw(`create function ferry_lock_lp_promised(lp text, p_chain text, p_token text, now_s bigint,
-    since_s bigint) returns text language plpgsql volatile as $$
-    begin
-      perform pg_advisory_xact_lock(hashtextextended('lp-promises:' || lp || ':' || p_chain || ':' || p_token, 0));
-      return (select coalesce(sum(amount), 0)::text from (
+    .raw(`create function ferry_lp_promised(lp text, p_chain text, p_token text, now_s bigint,
+    since_s bigint) returns numeric language sql volatile as $$
+      select coalesce(sum(amount), 0) from (
         select amount from lp_promises where lp_account_id = lp and chain = p_chain and token = p_token
           and kind = 'quote' and end_time > now_s
         union all
@@ -150,7 +146,23 @@ async function postgresTriggers(db: Kysely<unknown>): Promise<void> {
           and kind = 'accepted' and end_time > since_s
         union all
         select amount from lp_promises where lp_account_id = lp and chain = p_chain and token = p_token
-          and kind = 'order' and end_time = 0) live);
+          and kind = 'order' and end_time = 0) live $$`)
+    .execute(db);
+  // A new quote's coverage, inside the statement that inserts it (lp-commitments-store.ts coverCheck): the
+  // (LP, chain, token) lock until the transaction ends, then the sum, which sees what the lock's previous holder
+  // committed (a volatile function's statements each take a fresh snapshot); raises FR001 with the sum when the
+  // fill address's balance does not cover it and the new amount.
+  await sql
+    .raw(`create function ferry_cover_quote(lp text, p_chain text, p_token text, now_s bigint,
+    since_s bigint, amount numeric, held numeric) returns boolean language plpgsql volatile as $$
+    declare promised numeric;
+    begin
+      perform pg_advisory_xact_lock(hashtextextended('lp-promises:' || lp || ':' || p_chain || ':' || p_token, 0));
+      promised := ferry_lp_promised(lp, p_chain, p_token, now_s, since_s);
+      if promised + amount > held then
+        raise exception using errcode = 'FR001', message = promised::text;
+      end if;
+      return true;
     end $$`)
     .execute(db);
   await sql
