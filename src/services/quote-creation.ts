@@ -14,7 +14,7 @@ import type { Quote, QuoteRequest } from '../domain/records.ts';
 import { findAccount } from '../store/accounts-store.ts';
 import { coverCheck } from '../store/lp-commitments-store.ts';
 import { findQuoteRequest } from '../store/quote-requests-store.ts';
-import { coveredQuoteInsert, expireStaleQuoteOfProvider } from '../store/quotes-store.ts';
+import { coveredQuoteInsert, expireStaleQuoteOfProvider, findQuotingBasis } from '../store/quotes-store.ts';
 import { UncoveredQuoteError, UniqueViolationError } from '../store/store-errors.ts';
 import type { QuoteLimits } from './quote-limits.ts';
 import type { QuoteWithRequest } from './quote-reader.ts';
@@ -96,30 +96,26 @@ function buildQuote(
 export function createQuoteCreation(deps: ServiceDeps & { readonly limits: QuoteLimits }): QuoteCreation {
   const { database, clock, registry, config, chains, chainClock, limits } = deps;
 
-  async function openRequest(id: string, now: Date): Promise<QuoteRequest> {
-    const request = await findQuoteRequest(database.db, id);
-    if (!request) {
+  /** The open request `id` and the LP's fill address, read together (one round trip). */
+  async function basisOf(id: string, principal: Principal, now: Date) {
+    const found = await findQuotingBasis(database.db, id, principal.accountId);
+    if (!found) {
       throw fieldError(
         'QUOTE_REQUEST_NOT_FOUND',
         'body.quoteRequestId',
         `quote request ${id} does not exist`,
       );
     }
-    if (!isQuoteRequestOpen(request, now)) {
+    if (!isQuoteRequestOpen(found.request, now)) {
       throw fieldError('QUOTE_REQUEST_CLOSED', 'body.quoteRequestId', 'the quote request is no longer open');
     }
-    return request;
-  }
-
-  async function fillAddress(principal: Principal): Promise<Address> {
-    const account = await findAccount(database.db, principal.accountId);
-    if (!account?.address) {
+    if (!found.lpAddress) {
       throw new AppError(
         'FORBIDDEN',
         'this liquidity provider account has no fill address; ask the operator to set one',
       );
     }
-    return account.address as Address;
+    return { request: found.request, filler: found.lpAddress as Address };
   }
 
   function chainsOf(request: QuoteRequest) {
@@ -194,8 +190,7 @@ export function createQuoteCreation(deps: ServiceDeps & { readonly limits: Quote
     async create(principal, input) {
       const outputAmount = parseAmount(input.outputAmount, 'body.outputAmount');
       const now = clock.now();
-      const request = await openRequest(input.quoteRequestId, now);
-      const filler = await fillAddress(principal);
+      const { request, filler } = await basisOf(input.quoteRequestId, principal, now);
       const { inputChain, outputChain } = chainsOf(request);
       limits.checkPremium(request, outputAmount);
       const held = await chains.balanceOf(request.outputChain, request.outputToken, filler, outputAmount);

@@ -3,11 +3,12 @@ import { unixSeconds } from '../domain/clock.ts';
 import { canTransitionQuote, type QuoteStatus } from '../domain/lifecycle.ts';
 import type { OrderTypedData } from '../domain/order-typed-data.ts';
 import type { PageRequest } from '../domain/pagination.ts';
-import type { Quote } from '../domain/records.ts';
+import type { Quote, QuoteRequest } from '../domain/records.ts';
 import { compiledQuery } from './compiled-query.ts';
 import type { Executor } from './db-types.ts';
 import { activeQuote, expiredQuote, lapsedQuote } from './lifecycle-sql.ts';
 import { pageOf } from './page-query.ts';
+import { toQuoteRequest } from './quote-requests-store.ts';
 import type { QuotesTable } from './schema.ts';
 
 export function toQuote(row: QuotesTable): Quote {
@@ -58,6 +59,33 @@ export function coveredQuoteInsert(q: Quote, condition: RawBuilder<boolean>) {
     sql`insert into quotes (${sql.join(row.map(([column]) => sql.ref(column)))})
       select ${sql.join(row.map(([, value]) => (typeof value === 'number' ? sql`cast(${value} as bigint)` : sql`${value}`)))}
       where ${condition}`.compile(db);
+}
+
+// On the LP quote path: the request and the LP's fill address in one round trip.
+const selectQuotingBasis = compiledQuery((db, p: { requestId: string; lpAccountId: string }) =>
+  db
+    .selectFrom('quote_requests')
+    .selectAll('quote_requests')
+    .select((eb) =>
+      eb
+        .selectFrom('accounts')
+        .select('accounts.address')
+        .where('accounts.id', '=', p.lpAccountId)
+        .as('lp_address'),
+    )
+    .where('quote_requests.id', '=', p.requestId),
+);
+
+/** What a new quote is judged on: the request (null when there is none), and the LP's fill address (if any). */
+export async function findQuotingBasis(
+  db: Executor,
+  requestId: string,
+  lpAccountId: string,
+): Promise<{ request: QuoteRequest; lpAddress: string | null } | null> {
+  const row = (await selectQuotingBasis(db, { requestId, lpAccountId })).rows[0];
+  if (!row) return null;
+  const { lp_address, ...request } = row;
+  return { request: toQuoteRequest(request), lpAddress: lp_address ?? null };
 }
 
 const selectQuote = compiledQuery((db, p: { id: string }) =>
