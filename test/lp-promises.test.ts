@@ -1,5 +1,7 @@
+import { pino } from 'pino';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApp } from '../src/app.ts';
 import { unixSeconds } from '../src/domain/clock.ts';
 import type { OrderStatus } from '../src/domain/lifecycle.ts';
 import { acceptedQuotesHoldSince } from '../src/domain/quote-times.ts';
@@ -198,31 +200,52 @@ describe('LP promise totals reconcile with the quote and order rows', () => {
     ).toBeGreaterThan(0);
   }, 300_000);
 
-  it('many concurrent quotes of one LP: exactly those its balance covers succeed, the rest are refused', async () => {
-    const wallet = privateKeyToAccount(generatePrivateKey());
-    const lp = await h.createAccount('liquidityProvider', 'racer', wallet.address);
-    // Covers 7 quotes of 10 USDC and half of an eighth.
-    await transferToken(h, h.chainB, h.usdcB, h.otherWallet, wallet.address, 75_000_000n);
-    const ids = await Promise.all(
-      Array.from({ length: 24 }, () => createQuoteRequest(h, mm.apiKey, { inputAmount: '10000000' })),
-    );
-    const answers = await Promise.all(
-      ids.map((quoteRequestId) =>
-        h.http('POST', '/api/v1/quotes', {
-          apiKey: lp.apiKey,
-          body: { quoteRequestId, outputAmount: '10000000' },
+  it('many concurrent quotes of one LP, through three instances: exactly those its balance covers succeed', async () => {
+    // Each instance queues one LP's quotes on a chain and token and judges them together; across instances only
+    // the database's lock keeps them apart (PostgreSQL: more instances on the same database).
+    const others = h.app.database.dialect === 'postgres' ? [0, 1] : [];
+    const instances = await Promise.all(
+      others.map(() =>
+        createApp({
+          config: { ...h.config, port: 0 },
+          registry: h.registry,
+          clock: h.clock,
+          log: pino({ level: 'silent' }),
         }),
       ),
     );
-    const created = answers.filter((a) => a.status === 201);
-    expect(created).toHaveLength(7);
-    for (const refused of answers.filter((a) => a.status !== 201)) {
-      expectError(refused, 422, 'INSUFFICIENT_BALANCE', 'body.outputAmount');
+    const urls = [h.baseUrl, ...(await Promise.all(instances.map((app) => app.listen())))];
+    try {
+      for (let round = 0; round < 3; round++) {
+        const wallet = privateKeyToAccount(generatePrivateKey());
+        const lp = await h.createAccount('liquidityProvider', `racer ${round}`, wallet.address);
+        // Covers 11 quotes of 10 USDC and half of a twelfth.
+        await transferToken(h, h.chainB, h.usdcB, h.otherWallet, wallet.address, 115_000_000n);
+        const ids = await Promise.all(
+          Array.from({ length: 36 }, () => createQuoteRequest(h, mm.apiKey, { inputAmount: '10000000' })),
+        );
+        const answers = await Promise.all(
+          ids.map((quoteRequestId, i) =>
+            h.http('POST', '/api/v1/quotes', {
+              apiKey: lp.apiKey,
+              body: { quoteRequestId, outputAmount: '10000000' },
+              baseUrl: urls[i % urls.length],
+            }),
+          ),
+        );
+        expect(answers.filter((a) => a.status === 201)).toHaveLength(11);
+        for (const refused of answers.filter((a) => a.status !== 201)) {
+          expectError(refused, 422, 'INSUFFICIENT_BALANCE', 'body.outputAmount');
+        }
+        const racer = { ...(keys()[0] as CommitmentKey), lpAccountId: lp.id };
+        expect(await lpCommittedFromRows(h.app.database.db, racer)).toBe(110_000_000n);
+        const kept = await h.app.database.transaction((trx) =>
+          lpCommitted(trx, h.app.database.dialect, racer),
+        );
+        expect(kept).toBe(110_000_000n);
+      }
+    } finally {
+      await Promise.all(instances.map((app) => app.close()));
     }
-    const key = keys()[0] as CommitmentKey;
-    const racer = { ...key, lpAccountId: lp.id };
-    expect(await lpCommittedFromRows(h.app.database.db, racer)).toBe(70_000_000n);
-    const kept = await h.app.database.transaction((trx) => lpCommitted(trx, h.app.database.dialect, racer));
-    expect(kept).toBe(70_000_000n);
   }, 120_000);
 });

@@ -8,14 +8,12 @@ import { isQuoteRequestOpen } from '../domain/lifecycle.ts';
 import { buildOrderTypedData, hashOrderTypedData } from '../domain/order-typed-data.ts';
 import type { Principal } from '../domain/principal.ts';
 import { protocolFeeOf } from '../domain/protocol-fee.ts';
-import { publicQuoteView } from '../domain/public-views.ts';
 import { quoteTimes } from '../domain/quote-times.ts';
 import type { Quote, QuoteRequest } from '../domain/records.ts';
-import { coverCheck } from '../store/lp-commitments-store.ts';
-import { coveredQuoteInsert, expireStaleQuoteOfProvider, findQuotingBasis } from '../store/quotes-store.ts';
-import { UncoveredQuoteError, UniqueViolationError } from '../store/store-errors.ts';
+import { findQuotingBasis } from '../store/quotes-store.ts';
 import type { QuoteLimits } from './quote-limits.ts';
 import type { QuoteWithRequest } from './quote-reader.ts';
+import { createQuoteWriter } from './quote-writer.ts';
 import type { ServiceDeps } from './service-deps.ts';
 
 export interface QuoteInput {
@@ -93,6 +91,7 @@ function buildQuote(
 
 export function createQuoteCreation(deps: ServiceDeps & { readonly limits: QuoteLimits }): QuoteCreation {
   const { database, clock, registry, config, chains, chainClock, limits } = deps;
+  const writer = createQuoteWriter(deps);
 
   /** The open request `id` and the LP's fill address, read together (one round trip). */
   async function basisOf(id: string, principal: Principal, now: Date) {
@@ -129,61 +128,6 @@ export function createQuoteCreation(deps: ServiceDeps & { readonly limits: Quote
     return { inputChain, outputChain };
   }
 
-  /**
-   * Writes the quote, its coverage check and its event as one statement (database.write). An LP's quote past its
-   * end may still read `active` until the sweep writes it down, and the one-active-quote index counts stored
-   * status: when it blocks the insert, the stale quote is expired (with its event) and the insert tried once more.
-   */
-  async function insert(quote: Quote, basis: QuoteBasis, held: bigint): Promise<void> {
-    const { request, principal, now } = basis;
-    const accountIds = [principal.accountId, request.accountId];
-    const coverage = {
-      request,
-      lpAccountId: principal.accountId,
-      filler: basis.filler,
-      held,
-      outputAmount: basis.outputAmount,
-    };
-    const write = () =>
-      database.write(coveredQuoteInsert(quote, coverCheck(database.dialect, limits.coverage(coverage))), [
-        { type: 'quote.created', occurredAt: now, data: publicQuoteView(quote, request, now), accountIds },
-      ]);
-    try {
-      await write().catch(async (error: unknown) => {
-        if (!(error instanceof UniqueViolationError) || !(await expireStale(request, principal, now)))
-          throw error;
-        await write();
-      });
-    } catch (error) {
-      if (error instanceof UncoveredQuoteError) throw limits.uncovered(coverage, error.promised);
-      if (error instanceof UniqueViolationError) {
-        throw fieldError(
-          'CONFLICT',
-          'body.quoteRequestId',
-          'this liquidity provider already has an active quote on the request; it may quote again once that one ends',
-          { cause: error },
-        );
-      }
-      throw error;
-    }
-  }
-
-  /** Expires the LP's quotes on the request that are past their end (with their events); false when none were. */
-  async function expireStale(request: QuoteRequest, principal: Principal, now: Date): Promise<boolean> {
-    return database.transaction(async (trx, uow) => {
-      const stale = await expireStaleQuoteOfProvider(trx, request.id, principal.accountId, now);
-      for (const old of stale) {
-        uow.emit({
-          type: 'quote.expired',
-          occurredAt: now,
-          data: publicQuoteView(old, request, now),
-          accountIds: [principal.accountId, request.accountId],
-        });
-      }
-      return stale.length > 0;
-    });
-  }
-
   return {
     async create(principal, input) {
       const outputAmount = parseAmount(input.outputAmount, 'body.outputAmount');
@@ -202,7 +146,8 @@ export function createQuoteCreation(deps: ServiceDeps & { readonly limits: Quote
       const validFor = input.validFor ?? config.quoteValiditySeconds;
       const basis = { principal, request, inputChain, outputChain, filler, outputAmount, validFor, now };
       const quote = buildQuote(basis, chainClock, config);
-      await insert(quote, basis, held);
+      const coverage = { request, lpAccountId: principal.accountId, filler, held, outputAmount };
+      await writer.write({ quote, request, coverage, now });
       return { quote, request };
     },
   };

@@ -43,6 +43,21 @@ export async function lpCommitted(db: Executor, dialect: Dialect, key: Commitmen
   return BigInt(rows[0]?.total ?? '0');
 }
 
+/**
+ * lpCommitted after taking the (LP, chain, token) lock until the caller's transaction ends (PostgreSQL; SQLite runs
+ * one writer at a time): for a batch of the LP's quotes judged together (services/quote-writer.ts), one round trip.
+ */
+export async function lockedLpCommitted(
+  trx: Executor,
+  dialect: Dialect,
+  key: CommitmentKey,
+): Promise<bigint> {
+  if (dialect !== 'postgres') return lpCommitted(trx, dialect, key);
+  const { rows } = await sql<{ total: string }>`select ferry_lock_promised(${key.lpAccountId}, ${key.chain},
+    ${key.token}, ${key.nowSeconds}, ${key.acceptedSinceSeconds})::text as total`.execute(trx);
+  return BigInt(rows[0]?.total ?? '0');
+}
+
 /** A new promise of `amount` against the `held` balance of the LP's fill address. */
 export interface Coverage extends CommitmentKey {
   readonly amount: bigint;

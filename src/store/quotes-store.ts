@@ -45,8 +45,10 @@ function quoteRow(q: Quote): QuotesTable {
   };
 }
 
-export async function insertQuote(db: Executor, q: Quote): Promise<void> {
-  await db.insertInto('quotes').values(quoteRow(q)).execute();
+/** The quotes in one statement. */
+export async function insertQuotes(db: Executor, quotes: readonly Quote[]): Promise<void> {
+  if (quotes.length === 0) return;
+  await db.insertInto('quotes').values(quotes.map(quoteRow)).execute();
 }
 
 /**

@@ -148,17 +148,24 @@ async function postgresTriggers(db: Kysely<unknown>): Promise<void> {
         select amount from lp_promises where lp_account_id = lp and chain = p_chain and token = p_token
           and kind = 'order' and end_time = 0) live $$`)
     .execute(db);
-  // A new quote's coverage, inside the statement that inserts it (lp-commitments-store.ts coverCheck): the
-  // (LP, chain, token) lock until the transaction ends, then the sum, which sees what the lock's previous holder
-  // committed (a volatile function's statements each take a fresh snapshot); raises FR001 with the sum when the
-  // fill address's balance does not cover it and the new amount.
+  // The (LP, chain, token) lock until the transaction ends, then the sum, which sees what the lock's previous
+  // holder committed: a volatile function's statements each take a fresh snapshot (lp-commitments-store.ts).
+  await sql
+    .raw(`create function ferry_lock_promised(lp text, p_chain text, p_token text, now_s bigint,
+    since_s bigint) returns numeric language plpgsql volatile as $$
+    begin
+      perform pg_advisory_xact_lock(hashtextextended('lp-promises:' || lp || ':' || p_chain || ':' || p_token, 0));
+      return ferry_lp_promised(lp, p_chain, p_token, now_s, since_s);
+    end $$`)
+    .execute(db);
+  // A new quote's coverage, inside the statement that inserts it (lp-commitments-store.ts coverCheck): raises
+  // FR001 with the promised sum when the fill address's balance does not cover it and the new amount.
   await sql
     .raw(`create function ferry_cover_quote(lp text, p_chain text, p_token text, now_s bigint,
     since_s bigint, amount numeric, held numeric) returns boolean language plpgsql volatile as $$
     declare promised numeric;
     begin
-      perform pg_advisory_xact_lock(hashtextextended('lp-promises:' || lp || ':' || p_chain || ':' || p_token, 0));
-      promised := ferry_lp_promised(lp, p_chain, p_token, now_s, since_s);
+      promised := ferry_lock_promised(lp, p_chain, p_token, now_s, since_s);
       if promised + amount > held then
         raise exception using errcode = 'FR001', message = promised::text;
       end if;
