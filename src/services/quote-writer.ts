@@ -30,6 +30,25 @@ interface Pending {
   reject(error: unknown): void;
 }
 
+function createdEvent({ quote, request, now, coverage }: QuoteToWrite): NewEvent {
+  const accountIds = [coverage.lpAccountId, request.accountId];
+  return { type: 'quote.created', occurredAt: now, data: publicQuoteView(quote, request, now), accountIds };
+}
+
+/** Maps the store's refusals to the API's errors. */
+function refusal(limits: QuoteLimits, item: QuoteToWrite, error: unknown): unknown {
+  if (error instanceof UncoveredQuoteError) return limits.uncovered(item.coverage, error.promised);
+  if (error instanceof UniqueViolationError) {
+    return fieldError(
+      'CONFLICT',
+      'body.quoteRequestId',
+      'this liquidity provider already has an active quote on the request; it may quote again once that one ends',
+      { cause: error },
+    );
+  }
+  return error;
+}
+
 /**
  * Quotes of one LP on one chain and token are judged one after another against one balance, under a lock held
  * until their commit (lp-commitments-store.ts coverCheck): one at a time, an LP could quote no faster than one
@@ -42,25 +61,6 @@ export function createQuoteWriter(
 ): QuoteWriter {
   const { database, limits } = deps;
   const queues = new Map<string, Pending[]>();
-
-  function createdEvent({ quote, request, now, coverage }: QuoteToWrite): NewEvent {
-    const accountIds = [coverage.lpAccountId, request.accountId];
-    return { type: 'quote.created', occurredAt: now, data: publicQuoteView(quote, request, now), accountIds };
-  }
-
-  /** Maps the store's refusals to the API's errors. */
-  function refusal(item: QuoteToWrite, error: unknown): unknown {
-    if (error instanceof UncoveredQuoteError) return limits.uncovered(item.coverage, error.promised);
-    if (error instanceof UniqueViolationError) {
-      return fieldError(
-        'CONFLICT',
-        'body.quoteRequestId',
-        'this liquidity provider already has an active quote on the request; it may quote again once that one ends',
-        { cause: error },
-      );
-    }
-    return error;
-  }
 
   /**
    * One quote as one statement (database.write). An LP's quote past its end may still read `active` until the
@@ -79,7 +79,7 @@ export function createQuoteWriter(
         await write();
       })
       .catch((error: unknown) => {
-        throw refusal(item, error);
+        throw refusal(limits, item, error);
       });
   }
 
@@ -134,7 +134,7 @@ export function createQuoteWriter(
     }
     for (const p of batch) {
       const uncovered = refused.get(p);
-      if (uncovered) p.reject(refusal(p.item, uncovered));
+      if (uncovered) p.reject(refusal(limits, p.item, uncovered));
       else p.resolve();
     }
   }
