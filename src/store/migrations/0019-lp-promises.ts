@@ -39,13 +39,13 @@ export function lpPromisesMigration(dialect: Dialect) {
         .execute();
       if (dialect === 'postgres') await postgresTriggers(db);
       else await sqliteTriggers(db);
-      await backfill(db, dialect);
+      await backfillLpPromises(db, dialect);
     },
   };
 }
 
 /** Every quote and order's contribution today, summed per totals row (the triggers keep them from now on). */
-async function backfill(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
+export async function backfillLpPromises(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
   const sum =
     dialect === 'postgres'
       ? sql.raw('sum(output_amount::numeric)')
