@@ -68,11 +68,21 @@ async function postgresTriggers(db: Kysely<unknown>): Promise<void> {
     lp_account_id text not null, chain text not null, token text not null, kind text not null,
     end_time bigint not null, amount numeric not null)`.execute(db);
   await sql`create index lp_promise_changes_txid on lp_promise_changes (txid)`.execute(db);
+  // One row per transaction with changes, whose deferred trigger folds them at commit: a trigger per change row
+  // would scan the transaction's folded rows again for each (quadratic in a bulk insert). A transaction-local
+  // setting remembers that the row is there (a rolled-back savepoint takes both back).
+  await sql`create table lp_promise_folds (txid bigint primary key)`.execute(db);
   await sql
     .raw(`create function ferry_add_promise(lp text, chain text, token text, kind text, end_time bigint,
-    amount numeric) returns void language sql as $$
+    amount numeric) returns void language plpgsql as $$
+    begin
       insert into lp_promise_changes (lp_account_id, chain, token, kind, end_time, amount)
-      values (lp, chain, token, kind, end_time, amount) $$`)
+      values (lp, chain, token, kind, end_time, amount);
+      if current_setting('ferry.promise_fold', true) is distinct from txid_current()::text then
+        perform set_config('ferry.promise_fold', txid_current()::text, true);
+        insert into lp_promise_folds (txid) values (txid_current());
+      end if;
+    end $$`)
     .execute(db);
   // The quote's contribution, signed: +1 adds it, -1 takes it away.
   await sql
@@ -120,10 +130,11 @@ async function postgresTriggers(db: Kysely<unknown>): Promise<void> {
       return null;
     end $$`)
     .execute(db);
-  // At commit (the first change row's deferred trigger does the work, the others find nothing left).
+  // At commit, once per transaction.
   await sql
     .raw(`create function ferry_fold_promise_changes() returns trigger language plpgsql as $$
     begin
+      delete from lp_promise_folds where txid = txid_current();
       with moved as (delete from lp_promise_changes where txid = txid_current() returning *)
       insert into lp_promises (lp_account_id, chain, token, kind, end_time, amount)
       select lp_account_id, chain, token, kind, end_time, sum(amount) from moved
@@ -183,7 +194,7 @@ async function postgresTriggers(db: Kysely<unknown>): Promise<void> {
     on orders for each row execute function ferry_orders_promises()`)
     .execute(db);
   await sql
-    .raw(`create constraint trigger lp_promise_changes_fold after insert on lp_promise_changes
+    .raw(`create constraint trigger lp_promise_folds_fold after insert on lp_promise_folds
     deferrable initially deferred for each row execute function ferry_fold_promise_changes()`)
     .execute(db);
 }
