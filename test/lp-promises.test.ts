@@ -206,6 +206,31 @@ describe('LP promise totals reconcile with the quote and order rows', () => {
     ).toBeGreaterThan(0);
   }, 300_000);
 
+  it('quotes of one LP written together: a second quote on one request is refused alone', async () => {
+    const lp = await h.createAccount('liquidityProvider', 'batcher');
+    const ids = await Promise.all(
+      Array.from({ length: 12 }, () => createQuoteRequest(h, mm.apiKey, { inputAmount: '10000000' })),
+    );
+    // The first quote is written alone; the others (one of them twice) arrive meanwhile and go together (on
+    // PostgreSQL: an embedded write is usually done before the next request reaches it).
+    const targets = [...ids, ids[5] as string];
+    const answers = await Promise.all(
+      targets.map((quoteRequestId) =>
+        h.http('POST', '/api/v1/quotes', {
+          apiKey: lp.apiKey,
+          body: { quoteRequestId, outputAmount: '1000000' },
+        }),
+      ),
+    );
+    expect(answers.filter((a) => a.status === 201)).toHaveLength(12);
+    const refused = answers.filter((a) => a.status !== 201);
+    expect(refused).toHaveLength(1);
+    expectError(refused[0] as (typeof answers)[number], 409, 'CONFLICT', 'body.quoteRequestId');
+    const key = { ...(keys()[0] as CommitmentKey), lpAccountId: lp.id };
+    expect(await lpCommittedFromRows(h.app.database.db, key)).toBe(12_000_000n);
+    expect(await lpCommitted(h.app.database.db, h.app.database.dialect, key)).toBe(12_000_000n);
+  });
+
   it('many concurrent quotes of one LP, through three instances: exactly those its balance covers succeed', async () => {
     // Each instance queues one LP's quotes on a chain and token and judges them together; across instances only
     // the database's lock keeps them apart (PostgreSQL: more instances on the same database).
