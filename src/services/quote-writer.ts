@@ -2,8 +2,8 @@ import { fieldError } from '../domain/app-error.ts';
 import type { NewEvent } from '../domain/events.ts';
 import { publicQuoteView } from '../domain/public-views.ts';
 import type { Quote, QuoteRequest } from '../domain/records.ts';
-import { coverCheck, lockedLpCommitted } from '../store/lp-commitments-store.ts';
-import { coveredQuoteInsert, expireStaleQuoteOfProvider, insertQuotes } from '../store/quotes-store.ts';
+import { coverCheck, lockedLpCommitted, lpCommitted } from '../store/lp-commitments-store.ts';
+import { coveredQuotesInsert, expireStaleQuoteOfProvider, insertQuotes } from '../store/quotes-store.ts';
 import { UncoveredQuoteError, UniqueViolationError } from '../store/store-errors.ts';
 import type { CoverageInput, QuoteLimits } from './quote-limits.ts';
 import type { ServiceDeps } from './service-deps.ts';
@@ -50,6 +50,60 @@ function refusal(limits: QuoteLimits, item: QuoteToWrite, error: unknown): unkno
 }
 
 /**
+ * Each quote in arrival order on top of `promised` and the quotes covered before it: covered while its fill
+ * address's balance (`held`) covers that, refused otherwise.
+ */
+function judge(batch: readonly Pending[], promised: bigint) {
+  const covered: Pending[] = [];
+  const refused = new Map<Pending, UncoveredQuoteError>();
+  let total = 0n;
+  let minHeld: bigint | null = null;
+  for (const pending of batch) {
+    const { held, outputAmount } = pending.item.coverage;
+    if (promised + total + outputAmount > held)
+      refused.set(pending, new UncoveredQuoteError(promised + total));
+    else {
+      total += outputAmount;
+      minHeld = minHeld === null || held < minHeld ? held : minHeld;
+      covered.push(pending);
+    }
+  }
+  return { covered, refused, total, minHeld: minHeld ?? 0n };
+}
+
+/** Settles each quote of the batch: refused with its promised sum, or written. */
+function settle(
+  limits: QuoteLimits,
+  batch: readonly Pending[],
+  refused: ReadonlyMap<Pending, UncoveredQuoteError>,
+): void {
+  for (const p of batch) {
+    const uncovered = refused.get(p);
+    if (uncovered) p.reject(refusal(limits, p.item, uncovered));
+    else p.resolve();
+  }
+}
+
+/** Expires the LP's quotes on the request that are past their end (with their events); false when none were. */
+async function expireStale(
+  database: ServiceDeps['database'],
+  { request, coverage, now }: QuoteToWrite,
+): Promise<boolean> {
+  return database.transaction(async (trx, uow) => {
+    const stale = await expireStaleQuoteOfProvider(trx, request.id, coverage.lpAccountId, now);
+    for (const old of stale) {
+      uow.emit({
+        type: 'quote.expired',
+        occurredAt: now,
+        data: publicQuoteView(old, request, now),
+        accountIds: [coverage.lpAccountId, request.accountId],
+      });
+    }
+    return stale.length > 0;
+  });
+}
+
+/**
  * Quotes of one LP on one chain and token are judged one after another against one balance, under a lock held
  * until their commit (lp-commitments-store.ts coverCheck): one at a time, an LP could quote no faster than one
  * commit after another. So while one write of a (LP, chain, token) is in flight, the next quotes of that key wait
@@ -70,12 +124,12 @@ export function createQuoteWriter(
   async function writeOne(item: QuoteToWrite): Promise<void> {
     const write = () =>
       database.write(
-        coveredQuoteInsert(item.quote, coverCheck(database.dialect, limits.coverage(item.coverage))),
+        coveredQuotesInsert([item.quote], coverCheck(database.dialect, limits.coverage(item.coverage))),
         [createdEvent(item)],
       );
     await write()
       .catch(async (error: unknown) => {
-        if (!(error instanceof UniqueViolationError) || !(await expireStale(item))) throw error;
+        if (!(error instanceof UniqueViolationError) || !(await expireStale(database, item))) throw error;
         await write();
       })
       .catch((error: unknown) => {
@@ -83,60 +137,57 @@ export function createQuoteWriter(
       });
   }
 
-  /** Expires the LP's quotes on the request that are past their end (with their events); false when none were. */
-  async function expireStale({ request, coverage, now }: QuoteToWrite): Promise<boolean> {
-    return database.transaction(async (trx, uow) => {
-      const stale = await expireStaleQuoteOfProvider(trx, request.id, coverage.lpAccountId, now);
-      for (const old of stale) {
-        uow.emit({
-          type: 'quote.expired',
-          occurredAt: now,
-          data: publicQuoteView(old, request, now),
-          accountIds: [coverage.lpAccountId, request.accountId],
-        });
-      }
-      return stale.length > 0;
-    });
-  }
-
   /**
-   * Several quotes of one key in one transaction; each settles with its own outcome. Any unique violation (a second
-   * quote of the LP on a request, a stale one to expire first) sends the batch back one by one, where it is judged.
+   * Several quotes of one key as one statement: judged in arrival order on the promises read just before (no
+   * lock), then inserted with their events where the lock's own check (coverCheck) finds that the balance still
+   * covers all of them together: promises made meanwhile elsewhere (another instance) make it fail, and the batch
+   * is judged again under the lock (writeLockedBatch). Each quote settles with its own outcome.
    */
   async function writeBatch(batch: readonly Pending[]): Promise<void> {
-    const refused = new Map<Pending, UncoveredQuoteError>();
+    const key = limits.coverage((batch[0] as Pending).item.coverage);
+    const judged = judge(batch, await lpCommitted(database.db, database.dialect, key));
+    if (judged.covered.length > 0) {
+      const check = coverCheck(database.dialect, { ...key, amount: judged.total, held: judged.minHeld });
+      try {
+        await database.write(
+          coveredQuotesInsert(
+            judged.covered.map((p) => p.item.quote),
+            check,
+          ),
+          judged.covered.map((p) => createdEvent(p.item)),
+        );
+      } catch (error) {
+        if (error instanceof UncoveredQuoteError) return writeLockedBatch(batch);
+        if (error instanceof UniqueViolationError) return writeOneByOne(batch);
+        throw error;
+      }
+    }
+    settle(limits, batch, judged.refused);
+  }
+
+  /** The batch in one transaction, judged under the lock; any unique violation sends it back one by one. */
+  async function writeLockedBatch(batch: readonly Pending[]): Promise<void> {
+    let refused = new Map<Pending, UncoveredQuoteError>();
     try {
       await database.transaction(async (trx, uow) => {
         const key = limits.coverage((batch[0] as Pending).item.coverage);
-        let promised = await lockedLpCommitted(trx, database.dialect, key);
-        const covered: Pending[] = [];
-        for (const pending of batch) {
-          const { held, outputAmount } = pending.item.coverage;
-          if (promised + outputAmount > held) refused.set(pending, new UncoveredQuoteError(promised));
-          else {
-            promised += outputAmount;
-            covered.push(pending);
-          }
-        }
+        const judged = judge(batch, await lockedLpCommitted(trx, database.dialect, key));
+        refused = judged.refused;
         await insertQuotes(
           trx,
-          covered.map((p) => p.item.quote),
+          judged.covered.map((p) => p.item.quote),
         );
-        for (const p of covered) uow.emit(createdEvent(p.item));
+        for (const p of judged.covered) uow.emit(createdEvent(p.item));
       });
     } catch (error) {
-      if (!(error instanceof UniqueViolationError)) {
-        for (const p of batch) p.reject(error);
-        return;
-      }
-      for (const p of batch) await writeOne(p.item).then(p.resolve, p.reject);
-      return;
+      if (error instanceof UniqueViolationError) return writeOneByOne(batch);
+      throw error;
     }
-    for (const p of batch) {
-      const uncovered = refused.get(p);
-      if (uncovered) p.reject(refusal(limits, p.item, uncovered));
-      else p.resolve();
-    }
+    settle(limits, batch, refused);
+  }
+
+  async function writeOneByOne(batch: readonly Pending[]): Promise<void> {
+    for (const p of batch) await writeOne(p.item).then(p.resolve, p.reject);
   }
 
   async function drain(key: string, queue: Pending[]): Promise<void> {

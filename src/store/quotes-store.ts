@@ -52,15 +52,18 @@ export async function insertQuotes(db: Executor, quotes: readonly Quote[]): Prom
 }
 
 /**
- * The insert of `q` only where `condition` holds (a condition that fails raises: lp-commitments-store.ts
- * coverCheck), compiled but not sent: for `database.write`, which sends it together with its event.
+ * The insert of `quotes` (at least one) only where `condition` holds, judged once for all of them (a condition
+ * that fails raises: lp-commitments-store.ts coverCheck), compiled but not sent: for `database.write`, which sends
+ * it together with their events.
  */
-export function coveredQuoteInsert(q: Quote, condition: RawBuilder<boolean>) {
-  const row = Object.entries(quoteRow(q));
+export function coveredQuotesInsert(quotes: readonly Quote[], condition: RawBuilder<boolean>) {
+  const rows = quotes.map(quoteRow);
+  const columns = Object.keys(rows[0] as QuotesTable);
+  const tuple = (row: QuotesTable) =>
+    sql`(${sql.join(Object.values(row).map((v) => (typeof v === 'number' ? sql`cast(${v} as bigint)` : sql`${v}`)))})`;
   return (db: Executor) =>
-    sql`insert into quotes (${sql.join(row.map(([column]) => sql.ref(column)))})
-      select ${sql.join(row.map(([, value]) => (typeof value === 'number' ? sql`cast(${value} as bigint)` : sql`${value}`)))}
-      where ${condition}`.compile(db);
+    sql`insert into quotes (${sql.join(columns.map((c) => sql.ref(c)))})
+      select * from (values ${sql.join(rows.map(tuple))}) as v where ${condition}`.compile(db);
 }
 
 // On the LP quote path: the request and the LP's fill address in one round trip.
