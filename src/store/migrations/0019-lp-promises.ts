@@ -73,15 +73,21 @@ async function postgresTriggers(db: Kysely<unknown>): Promise<void> {
   // setting remembers that the row is there (a rolled-back savepoint takes both back).
   await sql`create table lp_promise_folds (txid bigint primary key)`.execute(db);
   await sql
+    .raw(`create function ferry_mark_fold() returns void language plpgsql as $$
+    begin
+      if current_setting('ferry.promise_fold', true) is distinct from txid_current()::text then
+        perform set_config('ferry.promise_fold', txid_current()::text, true);
+        insert into lp_promise_folds (txid) values (txid_current());
+      end if;
+    end $$`)
+    .execute(db);
+  await sql
     .raw(`create function ferry_add_promise(lp text, chain text, token text, kind text, end_time bigint,
     amount numeric) returns void language plpgsql as $$
     begin
       insert into lp_promise_changes (lp_account_id, chain, token, kind, end_time, amount)
       values (lp, chain, token, kind, end_time, amount);
-      if current_setting('ferry.promise_fold', true) is distinct from txid_current()::text then
-        perform set_config('ferry.promise_fold', txid_current()::text, true);
-        insert into lp_promise_folds (txid) values (txid_current());
-      end if;
+      perform ferry_mark_fold();
     end $$`)
     .execute(db);
   // The quote's contribution, signed: +1 adds it, -1 takes it away.
@@ -183,9 +189,27 @@ async function postgresTriggers(db: Kysely<unknown>): Promise<void> {
       return true;
     end $$`)
     .execute(db);
+  // New quotes (the quote path's writes, often a batch) per statement: one aggregated append, not a call per row.
+  await sql
+    .raw(`create function ferry_quotes_inserted() returns trigger language plpgsql as $$
+    begin
+      insert into lp_promise_changes (lp_account_id, chain, token, kind, end_time, amount)
+      select q.liquidity_provider_id, r.output_chain, r.output_token,
+        case when q.status = 'active' then 'quote' else 'accepted' end, q.end_time, sum(q.output_amount::numeric)
+      from inserted q join quote_requests r on r.id = q.quote_request_id
+      where q.status = 'active' or (q.status = 'accepted' and not exists (select 1 from orders o where o.id = q.order_id))
+      group by 1, 2, 3, 4, 5;
+      if found then perform ferry_mark_fold(); end if;
+      return null;
+    end $$`)
+    .execute(db);
+  await sql
+    .raw(`create trigger quotes_promises_insert after insert on quotes referencing new table as inserted
+    for each statement execute function ferry_quotes_inserted()`)
+    .execute(db);
   await sql
     .raw(`create trigger quotes_promises
-    after insert or delete or update of status, output_amount, end_time, order_id, liquidity_provider_id, quote_request_id
+    after delete or update of status, output_amount, end_time, order_id, liquidity_provider_id, quote_request_id
     on quotes for each row execute function ferry_quotes_promises()`)
     .execute(db);
   await sql
