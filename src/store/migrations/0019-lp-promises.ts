@@ -37,6 +37,12 @@ export function lpPromisesMigration(dialect: Dialect) {
         .addColumn('amount', sql.raw(amountType), (c) => c.notNull())
         .addPrimaryKeyConstraint('lp_promises_pk', ['lp_account_id', 'chain', 'token', 'kind', 'end_time'])
         .execute();
+      // The sweep's delete of lapsed rows (lp-commitments-store.ts deleteLapsedPromises), without a scan of all.
+      await db.schema
+        .createIndex('lp_promises_lapse')
+        .on('lp_promises')
+        .columns(['kind', 'end_time'])
+        .execute();
       if (dialect === 'postgres') await postgresTriggers(db);
       else await sqliteTriggers(db);
       await backfillLpPromises(db, dialect);
