@@ -1,6 +1,9 @@
+import { unixSeconds } from '../domain/clock.ts';
 import { publicQuoteRequestView, publicQuoteView } from '../domain/public-views.ts';
+import { acceptedQuotesHoldSince } from '../domain/quote-times.ts';
 import { createPeriodicJob } from '../process/periodic-job.ts';
 import { deleteIdempotencyKeysBefore } from '../store/idempotency-store.ts';
+import { deleteLapsedPromises } from '../store/lp-commitments-store.ts';
 import { expireDueQuoteRequests, findQuoteRequests } from '../store/quote-requests-store.ts';
 import { expireDueQuotes } from '../store/quotes-store.ts';
 import { deleteExpiredNonces, deleteExpiredSessions } from '../store/sessions-store.ts';
@@ -72,6 +75,11 @@ export function createExpirySweeper({ database, clock, log, config }: ServiceDep
     await deleteExpiredNonces(database.db, now);
     // An expired session can never authenticate again; without this every sign-in would leave a row forever.
     await deleteExpiredSessions(database.db, now);
+    // LP promise totals that lapsed by time were never written down as such: their rows go here.
+    await deleteLapsedPromises(database.db, database.dialect, {
+      nowSeconds: unixSeconds(now),
+      acceptedSinceSeconds: acceptedQuotesHoldSince(now, config.openWindowSeconds),
+    });
     return count;
   }
 

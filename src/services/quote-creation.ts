@@ -8,15 +8,12 @@ import { isQuoteRequestOpen } from '../domain/lifecycle.ts';
 import { buildOrderTypedData, hashOrderTypedData } from '../domain/order-typed-data.ts';
 import type { Principal } from '../domain/principal.ts';
 import { protocolFeeOf } from '../domain/protocol-fee.ts';
-import { publicQuoteView } from '../domain/public-views.ts';
 import { quoteTimes } from '../domain/quote-times.ts';
 import type { Quote, QuoteRequest } from '../domain/records.ts';
-import { findAccount } from '../store/accounts-store.ts';
-import { findQuoteRequest } from '../store/quote-requests-store.ts';
-import { expireStaleQuoteOfProvider, insertQuote } from '../store/quotes-store.ts';
-import { UniqueViolationError } from '../store/store-errors.ts';
+import { findQuotingBasis } from '../store/quotes-store.ts';
 import type { QuoteLimits } from './quote-limits.ts';
 import type { QuoteWithRequest } from './quote-reader.ts';
+import { createQuoteWriter } from './quote-writer.ts';
 import type { ServiceDeps } from './service-deps.ts';
 
 export interface QuoteInput {
@@ -94,31 +91,28 @@ function buildQuote(
 
 export function createQuoteCreation(deps: ServiceDeps & { readonly limits: QuoteLimits }): QuoteCreation {
   const { database, clock, registry, config, chains, chainClock, limits } = deps;
+  const writer = createQuoteWriter(deps);
 
-  async function openRequest(id: string, now: Date): Promise<QuoteRequest> {
-    const request = await findQuoteRequest(database.db, id);
-    if (!request) {
+  /** The open request `id` and the LP's fill address, read together (one round trip). */
+  async function basisOf(id: string, principal: Principal, now: Date) {
+    const found = await findQuotingBasis(database.db, id, principal.accountId);
+    if (!found) {
       throw fieldError(
         'QUOTE_REQUEST_NOT_FOUND',
         'body.quoteRequestId',
         `quote request ${id} does not exist`,
       );
     }
-    if (!isQuoteRequestOpen(request, now)) {
+    if (!isQuoteRequestOpen(found.request, now)) {
       throw fieldError('QUOTE_REQUEST_CLOSED', 'body.quoteRequestId', 'the quote request is no longer open');
     }
-    return request;
-  }
-
-  async function fillAddress(principal: Principal): Promise<Address> {
-    const account = await findAccount(database.db, principal.accountId);
-    if (!account?.address) {
+    if (!found.lpAddress) {
       throw new AppError(
         'FORBIDDEN',
         'this liquidity provider account has no fill address; ask the operator to set one',
       );
     }
-    return account.address as Address;
+    return { request: found.request, filler: found.lpAddress as Address };
   }
 
   function chainsOf(request: QuoteRequest) {
@@ -134,55 +128,11 @@ export function createQuoteCreation(deps: ServiceDeps & { readonly limits: Quote
     return { inputChain, outputChain };
   }
 
-  /** Writes the quote with its event, and expires the LP's stale quote on the request that would block it. */
-  async function insert(quote: Quote, basis: QuoteBasis, held: bigint): Promise<void> {
-    const { request, principal, now } = basis;
-    const accountIds = [principal.accountId, request.accountId];
-    try {
-      await database.transaction(async (trx, uow) => {
-        const stale = await expireStaleQuoteOfProvider(trx, request.id, principal.accountId, now);
-        await limits.checkCoverage(trx, {
-          request,
-          lpAccountId: principal.accountId,
-          filler: basis.filler,
-          held,
-          outputAmount: basis.outputAmount,
-        });
-        await insertQuote(trx, quote);
-        for (const old of stale) {
-          uow.emit({
-            type: 'quote.expired',
-            occurredAt: now,
-            data: publicQuoteView(old, request, now),
-            accountIds,
-          });
-        }
-        uow.emit({
-          type: 'quote.created',
-          occurredAt: now,
-          data: publicQuoteView(quote, request, now),
-          accountIds,
-        });
-      });
-    } catch (error) {
-      if (error instanceof UniqueViolationError) {
-        throw fieldError(
-          'CONFLICT',
-          'body.quoteRequestId',
-          'this liquidity provider already has an active quote on the request; it may quote again once that one ends',
-          { cause: error },
-        );
-      }
-      throw error;
-    }
-  }
-
   return {
     async create(principal, input) {
       const outputAmount = parseAmount(input.outputAmount, 'body.outputAmount');
       const now = clock.now();
-      const request = await openRequest(input.quoteRequestId, now);
-      const filler = await fillAddress(principal);
+      const { request, filler } = await basisOf(input.quoteRequestId, principal, now);
       const { inputChain, outputChain } = chainsOf(request);
       limits.checkPremium(request, outputAmount);
       const held = await chains.balanceOf(request.outputChain, request.outputToken, filler, outputAmount);
@@ -196,7 +146,8 @@ export function createQuoteCreation(deps: ServiceDeps & { readonly limits: Quote
       const validFor = input.validFor ?? config.quoteValiditySeconds;
       const basis = { principal, request, inputChain, outputChain, filler, outputAmount, validFor, now };
       const quote = buildQuote(basis, chainClock, config);
-      await insert(quote, basis, held);
+      const coverage = { request, lpAccountId: principal.accountId, filler, held, outputAmount };
+      await writer.write({ quote, request, coverage, now });
       return { quote, request };
     },
   };

@@ -1,11 +1,10 @@
 import type { Address } from '../domain/address.ts';
 import { exceedsPremium } from '../domain/amount.ts';
-import { fieldError } from '../domain/app-error.ts';
+import { type AppError, fieldError } from '../domain/app-error.ts';
 import { unixSeconds } from '../domain/clock.ts';
 import { acceptedQuotesHoldSince } from '../domain/quote-times.ts';
 import type { QuoteRequest } from '../domain/records.ts';
-import type { StoreTransaction } from '../store/db-types.ts';
-import { lpCommitted } from '../store/lp-commitments-store.ts';
+import type { Coverage } from '../store/lp-commitments-store.ts';
 import type { ServiceDeps } from './service-deps.ts';
 
 /** What a liquidity provider's quote may promise: a price within the premium, an output its fill address covers. */
@@ -18,10 +17,12 @@ export interface QuoteLimits {
   /**
    * A quote the LP's fill address cannot cover would lock the offerer's funds until the deadline for nothing. It
    * must cover this quote together with what the LP already promised on that chain and token (its active quotes,
-   * its accepted quotes not yet swapped, its unfilled orders): `held` is read before the transaction, the promises
-   * inside it.
+   * its accepted quotes not yet swapped, its unfilled orders): `held` is read before the insert, the promises by
+   * the insert itself (lp-commitments-store.ts coverCheck). This is what that check is given.
    */
-  checkCoverage(trx: StoreTransaction, input: CoverageInput): Promise<void>;
+  coverage(input: CoverageInput): Coverage;
+  /** The refusal when the insert found `promised` already promised (UncoveredQuoteError). */
+  uncovered(input: CoverageInput, promised: bigint): AppError;
 }
 
 export interface CoverageInput {
@@ -32,10 +33,8 @@ export interface CoverageInput {
   readonly outputAmount: bigint;
 }
 
-export function createQuoteLimits(
-  deps: Pick<ServiceDeps, 'database' | 'clock' | 'registry' | 'config'>,
-): QuoteLimits {
-  const { database, clock, registry, config } = deps;
+export function createQuoteLimits(deps: Pick<ServiceDeps, 'clock' | 'registry' | 'config'>): QuoteLimits {
+  const { clock, registry, config } = deps;
   return {
     checkPremium(request, outputAmount) {
       const inToken = registry.token(request.inputChain, request.inputToken);
@@ -58,25 +57,28 @@ export function createQuoteLimits(
       }
     },
 
-    async checkCoverage(trx, input) {
-      const { request, filler, held, outputAmount } = input;
+    coverage(input) {
       const now = clock.now();
-      const committed = await lpCommitted(trx, database.dialect, {
+      return {
         lpAccountId: input.lpAccountId,
-        chain: request.outputChain,
-        token: request.outputToken,
+        chain: input.request.outputChain,
+        token: input.request.outputToken,
         nowSeconds: unixSeconds(now),
         acceptedSinceSeconds: acceptedQuotesHoldSince(now, config.openWindowSeconds),
-      });
-      if (held < committed + outputAmount) {
-        throw fieldError(
-          'INSUFFICIENT_BALANCE',
-          'body.outputAmount',
-          `the fill address ${filler} holds ${held} base units of the output token on ${request.outputChain}; ` +
-            `${committed} of it is already promised to this liquidity provider's open quotes and unfilled orders, ` +
-            `which leaves less than ${outputAmount}`,
-        );
-      }
+        amount: input.outputAmount,
+        held: input.held,
+      };
+    },
+
+    uncovered(input, promised) {
+      const { request, filler, held, outputAmount } = input;
+      return fieldError(
+        'INSUFFICIENT_BALANCE',
+        'body.outputAmount',
+        `the fill address ${filler} holds ${held} base units of the output token on ${request.outputChain}; ` +
+          `${promised} of it is already promised to this liquidity provider's open quotes and unfilled orders, ` +
+          `which leaves less than ${outputAmount}`,
+      );
     },
   };
 }

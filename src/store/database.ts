@@ -9,7 +9,7 @@ import { appendEvents, changeWithEvents } from './events-store.ts';
 import { createGroupCommit } from './group-commit.ts';
 import type { Database } from './schema.ts';
 import { startSqliteCheckpointer } from './sqlite-checkpointer.ts';
-import { storeError } from './store-errors.ts';
+import { storeError, UncoveredQuoteError } from './store-errors.ts';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -95,6 +95,7 @@ function openSqlite(file: string, onCheckpointProblem: ((message: string) => voi
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('foreign_keys = ON');
   cacheStatements(sqlite);
+  registerAmountFunctions(sqlite);
   const checkpointer =
     file === ':memory:' || !onCheckpointProblem
       ? null
@@ -188,6 +189,28 @@ function withUnitOfWork(
 /** One round trip that proves the database answers (readiness). */
 export async function pingDatabase(database: FerryDatabase): Promise<void> {
   await sql`select 1`.execute(database.db);
+}
+
+/**
+ * uint256 decimal strings added exactly, for the LP promise totals' triggers (migrations/0019-lp-promises.ts) and
+ * the quote's coverage check: SQLite's own arithmetic stops at 64 bits. Every connection that may write quotes or
+ * orders needs them.
+ */
+function registerAmountFunctions(sqlite: SQLite.Database): void {
+  sqlite.function('ferry_u256_add', { deterministic: true }, (a: unknown, b: unknown) =>
+    (BigInt(String(a)) + BigInt(String(b))).toString(),
+  );
+  sqlite.aggregate('ferry_u256_sum', {
+    start: () => 0n,
+    step: (total: bigint, amount: unknown) => total + BigInt(String(amount)),
+    result: (total: bigint) => total.toString(),
+  });
+  // SQLite's half of lp-commitments-store.ts coverCheck (one writer: no lock to take).
+  sqlite.function('ferry_cover', (promised: unknown, amount: unknown, held: unknown) => {
+    const total = BigInt(String(promised));
+    if (total + BigInt(String(amount)) > BigInt(String(held))) throw new UncoveredQuoteError(total);
+    return 1;
+  });
 }
 
 /**

@@ -17,6 +17,7 @@ import { swapPermitsMigration } from './migrations/0015-swap-permits.ts';
 import { protocolFeeMigration } from './migrations/0016-protocol-fee.ts';
 import { offererFundsMigration } from './migrations/0017-offerer-funds.ts';
 import { webhookFairnessMigration } from './migrations/0018-webhook-fairness.ts';
+import { lpPromisesMigration } from './migrations/0019-lp-promises.ts';
 import { offererOpenInputMigration } from './migrations/0020-offerer-open-input.ts';
 import { chainActionOrdersMigration } from './migrations/0021-chain-action-orders.ts';
 
@@ -42,6 +43,7 @@ function provider(dialect: FerryDatabase['dialect']): MigrationProvider {
         '0016-protocol-fee': protocolFeeMigration,
         '0017-offerer-funds': offererFundsMigration,
         '0018-webhook-fairness': webhookFairnessMigration,
+        '0019-lp-promises': lpPromisesMigration(dialect),
         '0020-offerer-open-input': offererOpenInputMigration(dialect),
         '0021-chain-action-orders': chainActionOrdersMigration,
       };

@@ -1,12 +1,14 @@
+import { type RawBuilder, sql } from 'kysely';
 import { unixSeconds } from '../domain/clock.ts';
 import { canTransitionQuote, type QuoteStatus } from '../domain/lifecycle.ts';
 import type { OrderTypedData } from '../domain/order-typed-data.ts';
 import type { PageRequest } from '../domain/pagination.ts';
-import type { Quote } from '../domain/records.ts';
+import type { Quote, QuoteRequest } from '../domain/records.ts';
 import { compiledQuery } from './compiled-query.ts';
 import type { Executor } from './db-types.ts';
 import { activeQuote, expiredQuote, lapsedQuote } from './lifecycle-sql.ts';
 import { pageOf } from './page-query.ts';
+import { toQuoteRequest } from './quote-requests-store.ts';
 import type { QuotesTable } from './schema.ts';
 
 export function toQuote(row: QuotesTable): Quote {
@@ -26,24 +28,69 @@ export function toQuote(row: QuotesTable): Quote {
   };
 }
 
-export async function insertQuote(db: Executor, q: Quote): Promise<void> {
-  await db
-    .insertInto('quotes')
-    .values({
-      id: q.id,
-      quote_request_id: q.quoteRequestId,
-      liquidity_provider_id: q.liquidityProviderId,
-      order_id: q.orderId,
-      output_amount: q.outputAmount.toString(),
-      start_time: q.startTime,
-      end_time: q.endTime,
-      signing_hash: q.signingHash,
-      typed_data: JSON.stringify(q.typedData),
-      status: q.status,
-      created_at: q.createdAt.getTime(),
-      updated_at: q.updatedAt.getTime(),
-    })
-    .execute();
+function quoteRow(q: Quote): QuotesTable {
+  return {
+    id: q.id,
+    quote_request_id: q.quoteRequestId,
+    liquidity_provider_id: q.liquidityProviderId,
+    order_id: q.orderId,
+    output_amount: q.outputAmount.toString(),
+    start_time: q.startTime,
+    end_time: q.endTime,
+    signing_hash: q.signingHash,
+    typed_data: JSON.stringify(q.typedData),
+    status: q.status,
+    created_at: q.createdAt.getTime(),
+    updated_at: q.updatedAt.getTime(),
+  };
+}
+
+/** The quotes in one statement. */
+export async function insertQuotes(db: Executor, quotes: readonly Quote[]): Promise<void> {
+  if (quotes.length === 0) return;
+  await db.insertInto('quotes').values(quotes.map(quoteRow)).execute();
+}
+
+/**
+ * The insert of `quotes` (at least one) only where `condition` holds, judged once for all of them (a condition
+ * that fails raises: lp-commitments-store.ts coverCheck), compiled but not sent: for `database.write`, which sends
+ * it together with their events.
+ */
+export function coveredQuotesInsert(quotes: readonly Quote[], condition: RawBuilder<boolean>) {
+  const rows = quotes.map(quoteRow);
+  const columns = Object.keys(rows[0] as QuotesTable);
+  const tuple = (row: QuotesTable) =>
+    sql`(${sql.join(Object.values(row).map((v) => (typeof v === 'number' ? sql`cast(${v} as bigint)` : sql`${v}`)))})`;
+  return (db: Executor) =>
+    sql`insert into quotes (${sql.join(columns.map((c) => sql.ref(c)))})
+      select * from (values ${sql.join(rows.map(tuple))}) as v where ${condition}`.compile(db);
+}
+
+// On the LP quote path: the request and the LP's fill address in one round trip.
+const selectQuotingBasis = compiledQuery((db, p: { requestId: string; lpAccountId: string }) =>
+  db
+    .selectFrom('quote_requests')
+    .selectAll('quote_requests')
+    .select((eb) =>
+      eb
+        .selectFrom('accounts')
+        .select('accounts.address')
+        .where('accounts.id', '=', p.lpAccountId)
+        .as('lp_address'),
+    )
+    .where('quote_requests.id', '=', p.requestId),
+);
+
+/** What a new quote is judged on: the request (null when there is none), and the LP's fill address (if any). */
+export async function findQuotingBasis(
+  db: Executor,
+  requestId: string,
+  lpAccountId: string,
+): Promise<{ request: QuoteRequest; lpAddress: string | null } | null> {
+  const row = (await selectQuotingBasis(db, { requestId, lpAccountId })).rows[0];
+  if (!row) return null;
+  const { lp_address, ...request } = row;
+  return { request: toQuoteRequest(request), lpAddress: lp_address ?? null };
 }
 
 const selectQuote = compiledQuery((db, p: { id: string }) =>

@@ -305,7 +305,19 @@ export interface SwapPermitsTable {
   nonce: string | null;
 }
 
+/** An LP's open promises per output chain, token, kind and end second (migrations/0019-lp-promises.ts). */
+export interface LpPromisesTable {
+  lp_account_id: string;
+  chain: string;
+  token: string;
+  kind: 'quote' | 'accepted' | 'order';
+  end_time: number;
+  /** A signed decimal string (numeric on PostgreSQL). */
+  amount: string;
+}
+
 export interface Database {
+  lp_promises: LpPromisesTable;
   swap_permits: SwapPermitsTable;
   webhook_endpoints: WebhookEndpointsTable;
   webhook_deliveries: WebhookDeliveriesTable;

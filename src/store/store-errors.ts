@@ -12,6 +12,26 @@ export class UniqueViolationError extends FerryError {
   }
 }
 
+/**
+ * A quote's insert refused because the LP's fill address does not cover it on top of what the LP already promised
+ * on that chain and token (`promised`, base units): lp-commitments-store.ts coverCheck.
+ */
+export class UncoveredQuoteError extends FerryError {
+  override readonly name = 'UncoveredQuoteError';
+  constructor(
+    readonly promised: bigint,
+    cause?: unknown,
+  ) {
+    super('the fill address does not cover the quote on top of its open promises', {
+      cause,
+      retryable: false,
+    });
+  }
+}
+
+/** PostgreSQL's ferry_cover_quote raises this code with the promised sum as its message. */
+const UNCOVERED_CODE = 'FR001';
+
 /** The database cannot be reached right now (worth a 503, not a 500). */
 export class StoreUnavailableError extends FerryError {
   override readonly name = 'StoreUnavailableError';
@@ -51,7 +71,16 @@ function isConnectionError(error: unknown): boolean {
 
 /** Converts a driver error into the store's typed error; anything else is returned as it is. */
 export function storeError(error: unknown): unknown {
-  if (error instanceof UniqueViolationError || error instanceof StoreUnavailableError) return error;
+  if (
+    error instanceof UniqueViolationError ||
+    error instanceof StoreUnavailableError ||
+    error instanceof UncoveredQuoteError
+  ) {
+    return error;
+  }
+  if ((error as { code?: unknown } | null)?.code === UNCOVERED_CODE) {
+    return new UncoveredQuoteError(BigInt((error as Error).message), error);
+  }
   if (isUniqueViolation(error)) return new UniqueViolationError(error);
   if (isConnectionError(error)) return new StoreUnavailableError(error);
   return error;
