@@ -65,6 +65,9 @@ describe.each([{ messenger: 'attester' as const }, { messenger: 'layerzero' as c
         log,
         journal,
         replaceAfterSeconds: 4,
+        // One proof per fill, in the fill transaction: these cases hold the fill itself to the faults, and assert
+        // the bot proved it (test/lp-batch-proofs.test.ts covers batched proofs).
+        proveBatch: 1,
       });
       bot.start(500);
     }
@@ -223,6 +226,8 @@ describe.each([{ messenger: 'attester' as const }, { messenger: 'layerzero' as c
           spreadBps: SPREAD,
           journalFile,
           faults,
+          // The proof in the fill transaction, as for the in-process bot above.
+          args: ['--prove-batch', '1'],
         });
       let child = run('after-record:fill');
       try {
