@@ -16,7 +16,8 @@ import type { ChainActionExecutor } from './chain-action-executor.ts';
  */
 export interface ProveBatcher {
   defer(order: Order, terms: OrderTerms): void;
-  flush(): Promise<void>;
+  /** Sends what was set aside; returns the orders whose prove could not be sent, so their retry backs off. */
+  flush(): Promise<ReadonlySet<string>>;
 }
 
 export type Deferred = { readonly order: Order; readonly terms: OrderTerms };
@@ -78,19 +79,24 @@ export function createProveBatcher(deps: {
     async flush() {
       const batches = proveBatches([...deferred.values()]);
       deferred = new Map();
+      const failed = new Set<string>();
+      const fail = (d: Deferred, err: unknown) => {
+        log.warn({ err, orderId: d.order.id }, 'fallback prove failed; will retry');
+        failed.add(d.order.id);
+      };
       for (const batch of batches) {
         try {
           await send(batch);
         } catch (error) {
           if (batch.length === 1) {
-            log.warn({ err: error, orderId: batch[0]?.order.id }, 'fallback prove failed; will retry');
+            fail(batch[0] as Deferred, error);
             continue;
           }
           log.warn({ err: error, orders: batch.length }, 'batched fallback prove failed; proving one by one');
-          for (const one of batch)
-            await send([one]).catch((e) => log.warn({ err: e }, 'fallback prove failed'));
+          for (const one of batch) await send([one]).catch((e) => fail(one, e));
         }
       }
+      return failed;
     },
   };
 }
