@@ -161,4 +161,34 @@ describe(`order transitions on ${backend}`, () => {
     await recordAction(id, 'commit', 'confirmed', 0);
     expect(await may('commit', 1)).toBe(false);
   });
+
+  it('refuses a refund while a prove of another order that serves this one too may still take effect', async () => {
+    const leader = await seedOrderRow(database, 'filled');
+    const served = await seedOrderRow(database, 'filled');
+    const mayRefund = () =>
+      mayRecord(database.db, database.dialect, {
+        orderId: served,
+        kind: 'refund',
+        seq: 0,
+        expectStatus: 'filled',
+      });
+    expect(await mayRefund()).toBe(true);
+    await recordAction(leader, 'prove', 'recorded', 0);
+    await database.db
+      .insertInto('chain_action_orders')
+      .values({ action_order_id: leader, kind: 'prove', seq: 0, order_id: served })
+      .execute();
+    expect(await mayRefund()).toBe(false);
+    const setProve = (status: string) =>
+      database.db
+        .updateTable('chain_actions')
+        .set({ status })
+        .where('id', '=', `act_${leader}_prove_0`)
+        .execute();
+    await setProve('confirmed');
+    expect(await mayRefund()).toBe(false);
+    // Spent without effect: it no longer stands in the refund's way.
+    await setProve('reverted');
+    expect(await mayRefund()).toBe(true);
+  });
 });

@@ -1,7 +1,7 @@
 import type { TxAction } from '../chains/tx-ledger.ts';
 import type { OrderStatus } from '../domain/lifecycle.ts';
 import type { Executor } from './db-types.ts';
-import { type ChainActionKind, mayRecord } from './settlement-store.ts';
+import { type ChainActionKind, hasLiveAction, mayRecord } from './settlement-store.ts';
 import { toTxAction } from './tx-ledger-store.ts';
 
 /**
@@ -77,14 +77,7 @@ export async function mayRecordShared(
     const serving = await findServingAction(trx, id, kind);
     if (serving && LIVE.has(serving.status) && !(id === leader && serving.subject === leader)) return false;
     if (id === leader) continue;
-    const refund = await trx
-      .selectFrom('chain_actions')
-      .select('id')
-      .where('order_id', '=', id)
-      .where('kind', '=', 'refund')
-      .where('status', 'not in', ['reverted', 'cancelled', 'nonce-conflict'])
-      .executeTakeFirst();
-    if (refund) return false;
+    if (await hasLiveAction(trx, id, ['refund'])) return false;
   }
   if (others.length > 0) {
     await trx
