@@ -5,6 +5,7 @@ import type { FerryDatabase } from './database.ts';
 import { findOrder } from './orders-store.ts';
 import {
   mayRecord,
+  messageActionOfAnother,
   moneyMoverRevertTimes,
   noteOrderProblem,
   revertedActionCounts,
@@ -190,5 +191,31 @@ describe(`order transitions on ${backend}`, () => {
     // Spent without effect: it no longer stands in the refund's way.
     await setProve('reverted');
     expect(await mayRefund()).toBe(true);
+  });
+
+  it("sees a commit another order of the same message made, and only that message's", async () => {
+    const mine = await seedOrderRow(database, 'filled');
+    const theirs = await seedOrderRow(database, 'filled');
+    const elsewhere = await seedOrderRow(database, 'filled');
+    const message = `0x${'ab'.repeat(32)}`;
+    const setMessage = (id: string, messageId: string) =>
+      database.db
+        .updateTable('orders')
+        .set({ settlement_message_id: messageId })
+        .where('id', '=', id)
+        .execute();
+    await setMessage(mine, message);
+    await setMessage(theirs, message);
+    await setMessage(elsewhere, `0x${'cd'.repeat(32)}`);
+    await recordAction(elsewhere, 'commit', 'confirmed', 0);
+    expect(await messageActionOfAnother(database.db, mine, message, 'commit')).toBe(false);
+    await recordAction(mine, 'commit', 'confirmed', 0);
+    // Its own commit is not another's.
+    expect(await messageActionOfAnother(database.db, mine, message, 'commit')).toBe(false);
+    await recordAction(theirs, 'commit', 'reverted', 0);
+    expect(await messageActionOfAnother(database.db, mine, message, 'commit')).toBe(false);
+    await recordAction(theirs, 'commit', 'recorded', 1);
+    expect(await messageActionOfAnother(database.db, mine, message, 'commit')).toBe(true);
+    expect(await messageActionOfAnother(database.db, mine, message, 'execute')).toBe(false);
   });
 });

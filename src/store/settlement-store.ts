@@ -377,14 +377,23 @@ export async function messageActionOfAnother(
   messageId: string,
   kind: 'commit' | 'execute',
 ): Promise<boolean> {
+  // From the message's orders (orders_settlement_message) to each one's actions of `kind` (order_id, kind): a join
+  // from chain_actions lets SQLite start from every confirmed action instead.
   const row = await db
-    .selectFrom('chain_actions')
-    .innerJoin('orders', 'orders.id', 'chain_actions.order_id')
-    .select('chain_actions.id')
+    .selectFrom('orders')
+    .select('orders.id')
     .where('orders.settlement_message_id', '=', messageId)
     .where('orders.id', '!=', orderId)
-    .where('chain_actions.kind', '=', kind)
-    .where('chain_actions.status', 'in', ['recorded', 'confirmed'])
+    .where((eb) =>
+      eb.exists(
+        eb
+          .selectFrom('chain_actions')
+          .select('chain_actions.id')
+          .whereRef('chain_actions.order_id', '=', 'orders.id')
+          .where('chain_actions.kind', '=', kind)
+          .where('chain_actions.status', 'in', ['recorded', 'confirmed']),
+      ),
+    )
     .executeTakeFirst();
   return row !== undefined;
 }
