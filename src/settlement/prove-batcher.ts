@@ -16,10 +16,32 @@ import type { ChainActionExecutor } from './chain-action-executor.ts';
  */
 export interface ProveBatcher {
   defer(order: Order, terms: OrderTerms): void;
-  flush(): Promise<void>;
+  /** Sends what was set aside; returns the orders whose prove could not be sent, so their retry backs off. */
+  flush(): Promise<ReadonlySet<string>>;
 }
 
-type Deferred = { order: Order; terms: OrderTerms };
+export type Deferred = { readonly order: Order; readonly terms: OrderTerms };
+
+/**
+ * The messages the deferred proves go out in: FerryApp refuses a batch whose orders differ in filler or input chain
+ * (MixedBatch; the input chain names the escrow the proof goes to), and one message has one output chain and proves
+ * orders of one status. Equal input tokens sit next to each other: the escrow pays one transfer per run.
+ */
+export function proveBatches(deferred: readonly Deferred[]): Deferred[][] {
+  const routes = new Map<string, Deferred[]>();
+  for (const d of deferred) {
+    const { order, terms } = d;
+    const route = [order.outputChain, terms.inputChainId, terms.filler.toLowerCase(), order.status].join('|');
+    routes.set(route, [...(routes.get(route) ?? []), d]);
+  }
+  const batches: Deferred[][] = [];
+  for (const list of routes.values()) {
+    list.sort((a, b) => a.terms.inputToken.toLowerCase().localeCompare(b.terms.inputToken.toLowerCase()));
+    for (let i = 0; i < list.length; i += MAX_PROOFS_PER_MESSAGE)
+      batches.push(list.slice(i, i + MAX_PROOFS_PER_MESSAGE));
+  }
+  return batches;
+}
 
 export function createProveBatcher(deps: {
   readonly chain: SettlementChain;
@@ -55,33 +77,26 @@ export function createProveBatcher(deps: {
     },
 
     async flush() {
-      const routes = new Map<string, Deferred[]>();
-      for (const d of deferred.values()) {
-        const route = `${d.order.outputChain}|${d.order.inputChain}|${d.order.status}`;
-        routes.set(route, [...(routes.get(route) ?? []), d]);
-      }
+      const batches = proveBatches([...deferred.values()]);
       deferred = new Map();
-      for (const list of routes.values()) {
-        // Equal input tokens next to each other: the escrow pays one transfer per run.
-        list.sort((a, b) => a.terms.inputToken.toLowerCase().localeCompare(b.terms.inputToken.toLowerCase()));
-        for (let i = 0; i < list.length; i += MAX_PROOFS_PER_MESSAGE) {
-          const batch = list.slice(i, i + MAX_PROOFS_PER_MESSAGE);
-          try {
-            await send(batch);
-          } catch (error) {
-            if (batch.length === 1) {
-              log.warn({ err: error, orderId: batch[0]?.order.id }, 'fallback prove failed; will retry');
-              continue;
-            }
-            log.warn(
-              { err: error, orders: batch.length },
-              'batched fallback prove failed; proving one by one',
-            );
-            for (const one of batch)
-              await send([one]).catch((e) => log.warn({ err: e }, 'fallback prove failed'));
+      const failed = new Set<string>();
+      const fail = (d: Deferred, err: unknown) => {
+        log.warn({ err, orderId: d.order.id }, 'fallback prove failed; will retry');
+        failed.add(d.order.id);
+      };
+      for (const batch of batches) {
+        try {
+          await send(batch);
+        } catch (error) {
+          if (batch.length === 1) {
+            fail(batch[0] as Deferred, error);
+            continue;
           }
+          log.warn({ err: error, orders: batch.length }, 'batched fallback prove failed; proving one by one');
+          for (const one of batch) await send([one]).catch((e) => fail(one, e));
         }
       }
+      return failed;
     },
   };
 }

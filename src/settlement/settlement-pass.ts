@@ -70,11 +70,14 @@ export function createSettlementPass(deps: {
         );
         return { next: Date.now() + NONCE_CONFLICT_RECHECK_MS, failed: false };
       }
-      // Exponential backoff per order (an RPC outage must not turn into a hot retry loop).
-      const next = Date.now() + Math.min(30_000, backoff(attempts));
       log.warn({ err: error, orderId: order.id, status: order.status }, 'settlement step failed; will retry');
-      return { next, failed: true };
+      return { next: afterFailure(attempts), failed: true };
     }
+  }
+
+  /** Exponential backoff per order after a failed step (an RPC outage must not turn into a hot retry loop). */
+  function afterFailure(attempts: number): number {
+    return Date.now() + Math.min(30_000, backoff(attempts));
   }
 
   function backoff(attempts: number): number {
@@ -87,12 +90,16 @@ export function createSettlementPass(deps: {
       await deps.fillIndexer?.catchUp();
       await deps.driver.driveAll();
       const claimed = await claimOrders(database.db, owner, Date.now(), deps.leaseMs, CLAIM_LIMIT);
-      const done: { id: string; next: number; failed: boolean }[] = [];
+      const done: { id: string; attempts: number; next: number; failed: boolean }[] = [];
       for (const { order, attempts } of claimed)
-        done.push({ id: order.id, ...(await work(order, attempts)) });
+        done.push({ id: order.id, attempts, ...(await work(order, attempts)) });
       // Sent while the orders are still leased: another worker's pass does not set the same ones aside meanwhile.
-      await deps.batcher?.flush();
-      for (const { id, next, failed } of done) await releaseOrder(database.db, id, owner, next, failed);
+      const unsent = (await deps.batcher?.flush()) ?? new Set<string>();
+      for (const { id, attempts, next, failed } of done) {
+        // A deferred prove that could not be sent is a failed step like any other: it backs off and counts.
+        if (unsent.has(id)) await releaseOrder(database.db, id, owner, afterFailure(attempts), true);
+        else await releaseOrder(database.db, id, owner, next, failed);
+      }
       return claimed.length;
     },
   };

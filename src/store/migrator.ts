@@ -20,6 +20,7 @@ import { webhookFairnessMigration } from './migrations/0018-webhook-fairness.ts'
 import { lpPromisesMigration } from './migrations/0019-lp-promises.ts';
 import { offererOpenInputMigration } from './migrations/0020-offerer-open-input.ts';
 import { chainActionOrdersMigration } from './migrations/0021-chain-action-orders.ts';
+import { settlementMessageIndexMigration } from './migrations/0022-settlement-message-index.ts';
 
 /** Migrations live in code (not scanned from disk) so both dialects and bundlers see the same list. */
 function provider(dialect: FerryDatabase['dialect']): MigrationProvider {
@@ -46,6 +47,7 @@ function provider(dialect: FerryDatabase['dialect']): MigrationProvider {
         '0019-lp-promises': lpPromisesMigration(dialect),
         '0020-offerer-open-input': offererOpenInputMigration(dialect),
         '0021-chain-action-orders': chainActionOrdersMigration,
+        '0022-settlement-message-index': settlementMessageIndexMigration,
       };
     },
   };

@@ -5,6 +5,7 @@ import type { FerryDatabase } from './database.ts';
 import { findOrder } from './orders-store.ts';
 import {
   mayRecord,
+  messageActionOfAnother,
   moneyMoverRevertTimes,
   noteOrderProblem,
   revertedActionCounts,
@@ -160,5 +161,61 @@ describe(`order transitions on ${backend}`, () => {
     // Any other kind goes again only after one spent without effect.
     await recordAction(id, 'commit', 'confirmed', 0);
     expect(await may('commit', 1)).toBe(false);
+  });
+
+  it('refuses a refund while a prove of another order that serves this one too may still take effect', async () => {
+    const leader = await seedOrderRow(database, 'filled');
+    const served = await seedOrderRow(database, 'filled');
+    const mayRefund = () =>
+      mayRecord(database.db, database.dialect, {
+        orderId: served,
+        kind: 'refund',
+        seq: 0,
+        expectStatus: 'filled',
+      });
+    expect(await mayRefund()).toBe(true);
+    await recordAction(leader, 'prove', 'recorded', 0);
+    await database.db
+      .insertInto('chain_action_orders')
+      .values({ action_order_id: leader, kind: 'prove', seq: 0, order_id: served })
+      .execute();
+    expect(await mayRefund()).toBe(false);
+    const setProve = (status: string) =>
+      database.db
+        .updateTable('chain_actions')
+        .set({ status })
+        .where('id', '=', `act_${leader}_prove_0`)
+        .execute();
+    await setProve('confirmed');
+    expect(await mayRefund()).toBe(false);
+    // Spent without effect: it no longer stands in the refund's way.
+    await setProve('reverted');
+    expect(await mayRefund()).toBe(true);
+  });
+
+  it("sees a commit another order of the same message made, and only that message's", async () => {
+    const mine = await seedOrderRow(database, 'filled');
+    const theirs = await seedOrderRow(database, 'filled');
+    const elsewhere = await seedOrderRow(database, 'filled');
+    const message = `0x${'ab'.repeat(32)}`;
+    const setMessage = (id: string, messageId: string) =>
+      database.db
+        .updateTable('orders')
+        .set({ settlement_message_id: messageId })
+        .where('id', '=', id)
+        .execute();
+    await setMessage(mine, message);
+    await setMessage(theirs, message);
+    await setMessage(elsewhere, `0x${'cd'.repeat(32)}`);
+    await recordAction(elsewhere, 'commit', 'confirmed', 0);
+    expect(await messageActionOfAnother(database.db, mine, message, 'commit')).toBe(false);
+    await recordAction(mine, 'commit', 'confirmed', 0);
+    // Its own commit is not another's.
+    expect(await messageActionOfAnother(database.db, mine, message, 'commit')).toBe(false);
+    await recordAction(theirs, 'commit', 'reverted', 0);
+    expect(await messageActionOfAnother(database.db, mine, message, 'commit')).toBe(false);
+    await recordAction(theirs, 'commit', 'recorded', 1);
+    expect(await messageActionOfAnother(database.db, mine, message, 'commit')).toBe(true);
+    expect(await messageActionOfAnother(database.db, mine, message, 'execute')).toBe(false);
   });
 });

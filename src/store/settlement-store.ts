@@ -1,4 +1,4 @@
-import { type ExpressionBuilder, type Selectable, sql } from 'kysely';
+import { type Selectable, sql } from 'kysely';
 import type { TxAction } from '../chains/tx-ledger.ts';
 import {
   canTransitionOrder,
@@ -129,16 +129,7 @@ export async function transitionOrder(
     .where('id', '=', id)
     .where('status', '=', from);
   if (forbidding !== null) {
-    update = update.where((eb) =>
-      eb.not(
-        eb.exists(
-          eb
-            .selectFrom('chain_actions')
-            .select('chain_actions.id')
-            .where((ca) => liveAction(ca, id, forbidding)),
-        ),
-      ),
-    );
+    update = update.where((eb) => eb.not(eb.exists(liveActions(db, id, forbidding))));
   }
   const result = await update.executeTakeFirst();
   return result.numUpdatedRows > 0n;
@@ -283,30 +274,42 @@ export async function mayRecord(
   return !(await hasLiveAction(trx, orderId, kind === 'refund' ? RELEASE_ACTIONS : ['refund']));
 }
 
-/** An action of `kind` written down that may still take effect (recorded, or confirmed on chain). */
-function liveAction(
-  eb: ExpressionBuilder<Database, 'chain_actions'>,
-  orderId: string,
-  kinds: ChainActionKind | readonly ChainActionKind[],
-) {
-  return eb.and([
-    eb('chain_actions.order_id', '=', orderId),
-    eb('chain_actions.kind', 'in', typeof kinds === 'string' ? [kinds] : [...kinds]),
-    eb('chain_actions.status', 'not in', [...SPENT]),
-  ]);
+/**
+ * The order's actions of `kinds` written down that may still take effect (recorded, or confirmed on chain): its own
+ * and those of another order that serve it too (a shared prove, linked in chain_action_orders), each half found
+ * through an index. The one rule for "an action is live for this order", for the guards and the refund-beats-fill
+ * condition alike.
+ */
+function liveActions(db: Executor, orderId: string, kinds: ChainActionKind | readonly ChainActionKind[]) {
+  const list = typeof kinds === 'string' ? [kinds] : [...kinds];
+  const own = db
+    .selectFrom('chain_actions')
+    .select('chain_actions.id')
+    .where('chain_actions.order_id', '=', orderId)
+    .where('chain_actions.kind', 'in', list)
+    .where('chain_actions.status', 'not in', [...SPENT]);
+  const linked = db
+    .selectFrom('chain_action_orders as l')
+    .innerJoin('chain_actions as a', (join) =>
+      join
+        .onRef('a.order_id', '=', 'l.action_order_id')
+        .onRef('a.kind', '=', 'l.kind')
+        .onRef('a.seq', '=', 'l.seq'),
+    )
+    .select('a.id')
+    .where('l.order_id', '=', orderId)
+    .where('l.kind', 'in', list)
+    .where('a.status', 'not in', [...SPENT]);
+  return own.unionAll(linked);
 }
 
-async function hasLiveAction(
+/** Whether the order has a live action of one of `kinds` (liveActions). */
+export async function hasLiveAction(
   db: Executor,
   orderId: string,
   kinds: readonly ChainActionKind[],
 ): Promise<boolean> {
-  const row = await db
-    .selectFrom('chain_actions')
-    .select('id')
-    .where((eb) => liveAction(eb, orderId, kinds))
-    .executeTakeFirst();
-  return row !== undefined;
+  return (await liveActions(db, orderId, kinds).limit(1).executeTakeFirst()) !== undefined;
 }
 
 /**
@@ -374,14 +377,23 @@ export async function messageActionOfAnother(
   messageId: string,
   kind: 'commit' | 'execute',
 ): Promise<boolean> {
+  // From the message's orders (orders_settlement_message) to each one's actions of `kind` (order_id, kind): a join
+  // from chain_actions lets SQLite start from every confirmed action instead.
   const row = await db
-    .selectFrom('chain_actions')
-    .innerJoin('orders', 'orders.id', 'chain_actions.order_id')
-    .select('chain_actions.id')
+    .selectFrom('orders')
+    .select('orders.id')
     .where('orders.settlement_message_id', '=', messageId)
     .where('orders.id', '!=', orderId)
-    .where('chain_actions.kind', '=', kind)
-    .where('chain_actions.status', 'in', ['recorded', 'confirmed'])
+    .where((eb) =>
+      eb.exists(
+        eb
+          .selectFrom('chain_actions')
+          .select('chain_actions.id')
+          .whereRef('chain_actions.order_id', '=', 'orders.id')
+          .where('chain_actions.kind', '=', kind)
+          .where('chain_actions.status', 'in', ['recorded', 'confirmed']),
+      ),
+    )
     .executeTakeFirst();
   return row !== undefined;
 }

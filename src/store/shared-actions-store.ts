@@ -1,7 +1,7 @@
 import type { TxAction } from '../chains/tx-ledger.ts';
 import type { OrderStatus } from '../domain/lifecycle.ts';
 import type { Executor } from './db-types.ts';
-import { type ChainActionKind, mayRecord } from './settlement-store.ts';
+import { type ChainActionKind, hasLiveAction, mayRecord } from './settlement-store.ts';
 import { toTxAction } from './tx-ledger-store.ts';
 
 /**
@@ -15,33 +15,35 @@ const LIVE: ReadonlySet<TxAction['status']> = new Set(['recorded', 'confirmed'])
 
 /**
  * The newest action of `kind` serving the order: its own (the highest seq) or one of another order it is linked to,
- * whichever was recorded last.
+ * whichever was recorded last. Two indexed halves, never a scan of every action of `kind`: the order's own actions
+ * by (order_id, kind), and its links by (order_id, kind) joined to the actions they name by (order_id, kind, seq).
+ * It runs for every observed order every pass, and inside mayRecordShared's ledger write.
  */
 export async function findServingAction(
   db: Executor,
   orderId: string,
   kind: ChainActionKind,
 ): Promise<TxAction | null> {
-  const row = await db
+  const own = db
     .selectFrom('chain_actions as a')
     .selectAll('a')
-    .where('a.kind', '=', kind)
-    .where((eb) =>
-      eb.or([
-        eb('a.order_id', '=', orderId),
-        eb.exists(
-          eb
-            .selectFrom('chain_action_orders as l')
-            .select('l.order_id')
-            .where('l.order_id', '=', orderId)
-            .where('l.kind', '=', kind)
-            .whereRef('l.action_order_id', '=', 'a.order_id')
-            .whereRef('l.seq', '=', 'a.seq'),
-        ),
-      ]),
+    .where('a.order_id', '=', orderId)
+    .where('a.kind', '=', kind);
+  const linked = db
+    .selectFrom('chain_action_orders as l')
+    .innerJoin('chain_actions as a', (join) =>
+      join
+        .onRef('a.order_id', '=', 'l.action_order_id')
+        .onRef('a.kind', '=', 'l.kind')
+        .onRef('a.seq', '=', 'l.seq'),
     )
-    .orderBy('a.created_at', 'desc')
-    .orderBy('a.seq', 'desc')
+    .selectAll('a')
+    .where('l.order_id', '=', orderId)
+    .where('l.kind', '=', kind);
+  const row = await own
+    .unionAll(linked)
+    .orderBy('created_at', 'desc')
+    .orderBy('seq', 'desc')
     .limit(1)
     .executeTakeFirst();
   return row ? toTxAction(row) : null;
@@ -77,14 +79,7 @@ export async function mayRecordShared(
     const serving = await findServingAction(trx, id, kind);
     if (serving && LIVE.has(serving.status) && !(id === leader && serving.subject === leader)) return false;
     if (id === leader) continue;
-    const refund = await trx
-      .selectFrom('chain_actions')
-      .select('id')
-      .where('order_id', '=', id)
-      .where('kind', '=', 'refund')
-      .where('status', 'not in', ['reverted', 'cancelled', 'nonce-conflict'])
-      .executeTakeFirst();
-    if (refund) return false;
+    if (await hasLiveAction(trx, id, ['refund'])) return false;
   }
   if (others.length > 0) {
     await trx
