@@ -150,6 +150,15 @@ export async function escrowStatus(c: ChainClients, escrow: Address, orderHash: 
   return ESCROW_STATUSES[Number(raw)] ?? 'none';
 }
 
+/** The escrow's settleGrace (seconds): its refund opens at fillDeadline + settleGrace. */
+export async function escrowSettleGrace(c: ChainClients, escrow: Address): Promise<bigint> {
+  return (await c.public.readContract({
+    address: escrow,
+    abi: escrowAbi,
+    functionName: 'settleGrace',
+  })) as bigint;
+}
+
 /** The chain's latest block timestamp (unix seconds): the clock its contracts check deadlines against. */
 export async function chainTime(c: ChainClients): Promise<bigint> {
   return (await c.public.getBlock({ blockTag: 'latest' })).timestamp;

@@ -3,6 +3,7 @@ import type { Hex } from 'viem';
 import type { PrivateKeyAccount } from 'viem/accounts';
 import {
   type ChainClients,
+  escrowSettleGrace,
   escrowStatus,
   fillTimeOf,
   minedBlockOf,
@@ -62,11 +63,31 @@ async function reconcile(deps: ProverDeps, sentPending: Set<string>, report: Pas
   }
 }
 
-/** Starts the batch window of fills now at depth; drops fills that failed for good. */
-async function noteDepth(deps: ProverDeps, fills: JournalFill[], now: number): Promise<JournalFill[]> {
+/**
+ * A fill whose transaction is confirmed in the ledger but whose receipt is gone (reorged away, its re-send given up)
+ * never reaches depth: once the escrow settled or refunded the order, or its refund opened (fillDeadline +
+ * settleGrace), nothing is left to prove and the row retires instead of waking the bot every second for good.
+ */
+async function goneForGood(deps: ProverDeps, fill: JournalFill, now: number): Promise<boolean> {
+  if (fill.order.fillDeadline * 1000n >= BigInt(now)) return false;
+  const input = await deps.chain(fill.inputChain);
+  if (!input) return false;
+  const c = deps.clientsFor(input);
+  const status = await escrowStatus(c, fill.escrow, fill.orderHash);
+  if (status === 'settled' || status === 'refunded') return true;
+  const grace = await escrowSettleGrace(c, fill.escrow);
+  return (fill.order.fillDeadline + grace) * 1000n < BigInt(now);
+}
+
+/**
+ * Starts the batch window of fills now at depth; retires fills that failed for good. Returns the fills at depth and
+ * how many still wait for theirs.
+ */
+async function noteDepth(deps: ProverDeps, fills: JournalFill[], now: number) {
   const { journal } = deps;
   const proofs = journal.proofs;
   const ready: JournalFill[] = [];
+  let waiting = 0;
   for (const fill of fills) {
     if (fill.filledAt !== null) {
       ready.push(fill);
@@ -75,15 +96,24 @@ async function noteDepth(deps: ProverDeps, fills: JournalFill[], now: number): P
     const action = await journal.latestAction(fill.orderHash, 'fill');
     if (action && FAILED_FILL.has(action.status) && fill.order.fillDeadline * 1000n < BigInt(now)) {
       await proofs.setStatus([fill.orderHash], 'done');
+      continue;
     }
+    waiting++;
     if (action?.status !== 'confirmed') continue;
     const info = await deps.chain(fill.outputChain);
     const block = info && (await minedBlockOf(deps.clientsFor(info), action.txHash));
-    if (!block) continue;
+    if (!block) {
+      if (await goneForGood(deps, fill, now)) {
+        await proofs.setStatus([fill.orderHash], 'done');
+        waiting--;
+      }
+      continue;
+    }
+    waiting--;
     await proofs.noteFilled(fill.orderHash, now, block);
     ready.push({ ...fill, filledAt: now, fillBlock: block });
   }
-  return ready;
+  return { ready, waiting };
 }
 
 /**
@@ -200,7 +230,7 @@ export function createProver(deps: ProverDeps) {
       await reconcile(deps, sentPending, report);
       const now = Date.now();
       const waiting = (await proofs.unproven()).filter((f) => f.batchId === null);
-      const ready = await noteDepth(deps, waiting, now);
+      const { ready, waiting: atDepthSoon } = await noteDepth(deps, waiting, now);
       const routes = new Map<string, JournalFill[]>();
       for (const fill of ready) routes.set(routeOf(fill), [...(routes.get(routeOf(fill)) ?? []), fill]);
       let dueAt: number | null = null;
@@ -218,7 +248,7 @@ export function createProver(deps: ProverDeps) {
           failed(`prove ${route}`, error);
         }
       }
-      if (waiting.length > ready.length) dueAt = Math.min(dueAt ?? Number.POSITIVE_INFINITY, now + 1_000);
+      if (atDepthSoon > 0) dueAt = Math.min(dueAt ?? Number.POSITIVE_INFINITY, now + 1_000);
       return dueAt;
     },
   };
