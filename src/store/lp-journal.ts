@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, SqliteDialect, sql } from 'kysely';
+import type { Hex } from 'viem';
 import type { TxAction, TxActionStatus, TxLedger } from '../chains/tx-ledger.ts';
 import {
   createLpFillOutputs,
@@ -82,6 +83,13 @@ export interface LpJournal {
    */
   reopenAction(actionId: string, now: number): Promise<boolean>;
   recordQuote(quote: JournalQuote): Promise<void>;
+  /**
+   * Quotes still `ordered` whose fill the ledger holds confirmed (at depth): the bot marks them filled once the
+   * chain shows the fill, whatever Ferry's listing says by then.
+   */
+  confirmedOrdered(): Promise<
+    { quoteId: string; orderId: string; orderHash: Hex; chain: string; txHash: Hex }[]
+  >;
   findQuote(quoteId: string): Promise<JournalQuote | null>;
   /** Moves a quote on (active → ordered → filled, or → ended), keeping it reserved until `reservedUntil`. */
   setQuoteStatus(quoteId: string, status: JournalQuote['status'], reservedUntil?: number): Promise<void>;
@@ -157,6 +165,12 @@ export function openLpJournal(file: string): LpJournal {
   const columns = sqlite.prepare('pragma table_info(lp_quotes)').all() as { name: string }[];
   if (!columns.some((c) => c.name === 'offerer'))
     sqlite.exec("alter table lp_quotes add column offerer text not null default ''");
+  const outputColumns = sqlite.prepare('pragma table_info(lp_fill_outputs)').all() as { name: string }[];
+  if (!outputColumns.some((c) => c.name === 'quote_id'))
+    sqlite.exec(
+      "alter table lp_fill_outputs add column quote_id text not null default ''; " +
+        "alter table lp_fill_outputs add column order_id text not null default ''",
+    );
   const db = new Kysely<JournalTables>({ dialect: new SqliteDialect({ database: sqlite }) });
   const ledger = createStoreTxLedger<JournalTables>({
     db,
@@ -205,6 +219,25 @@ export function openLpJournal(file: string): LpJournal {
           .execute();
         return true;
       }),
+    async confirmedOrdered() {
+      const rows = await db
+        .selectFrom('lp_fill_outputs as o')
+        .innerJoin('lp_quotes as q', 'q.quote_id', 'o.quote_id')
+        .innerJoin('chain_actions as a', (join) =>
+          join.onRef('a.order_id', '=', 'o.order_hash').on('a.kind', '=', 'fill'),
+        )
+        .select(['o.quote_id', 'o.order_id', 'o.order_hash', 'o.chain', 'a.tx_hash'])
+        .where('q.status', '=', 'ordered')
+        .where('a.status', '=', 'confirmed')
+        .execute();
+      return rows.map((r) => ({
+        quoteId: r.quote_id,
+        orderId: r.order_id,
+        orderHash: r.order_hash as Hex,
+        chain: r.chain,
+        txHash: r.tx_hash as Hex,
+      }));
+    },
     async recordQuote(q) {
       await db
         .insertInto('lp_quotes')
