@@ -1,12 +1,12 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import SQLite from 'better-sqlite3';
 import type { Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ANVIL_KEYS } from '../chains/devnet.ts';
 import type { ChainClients } from '../chains/lp-chain-clients.ts';
+import type { OrderTerms } from '../domain/order-typed-data.ts';
 import { type LpJournal, openLpJournal } from '../store/lp-journal.ts';
 import type { ChainInfo } from './ferry-api.ts';
 import type { PassReport } from './lp-bot.ts';
@@ -35,25 +35,24 @@ describe('LP prover: a fill confirmed in the ledger whose receipt is gone', () =
     const file = path.join(dir, 'journal.db');
     const journal = openLpJournal(file);
     journals.push(journal);
-    const raw = new SQLite(file);
-    raw
-      .prepare(
-        `insert into chain_actions (id, order_id, kind, seq, chain, from_address, nonce, tx_hash, raw_tx, status,
-          created_at, updated_at) values ('a1', ?, 'fill', 0, 'out', ?, 0, ?, '0x', 'confirmed', 0, 0)`,
-      )
-      .run(HASH, account.address, `0x${'cd'.repeat(32)}`);
-    // As recordFill writes it with the fill (bigints as "<digits>n").
-    raw
-      .prepare(
-        `insert into lp_fills (order_hash, order_id, output_chain, input_chain, escrow, order_json, status)
-          values (?, 'order-1', 'out', 'in', ?, ?, 'unproven')`,
-      )
-      .run(
-        HASH,
-        account.address,
-        JSON.stringify({ fillDeadline: `${fillDeadline}n`, inputToken: account.address }),
-      );
-    raw.close();
+    // As the filler writes it down: the row to prove in the fill's ledger write; then confirmed at depth.
+    const order = { fillDeadline, inputToken: account.address } as unknown as OrderTerms;
+    const recorded = await journal.ledger.record({
+      action: { subject: HASH, kind: 'fill', seq: 0, chain: 'out', from: account.address, at: Date.now() },
+      chainNonce: 0,
+      guard: async (trx) => {
+        const fill = { orderHash: HASH, orderId: 'order-1', outputChain: 'out', inputChain: 'in' };
+        await journal.proofs.recordFill(trx, { ...fill, escrow: account.address, order });
+        return true;
+      },
+      sign: async (n) => ({
+        rawTx: await account.signTransaction({ chainId: 1, nonce: n, gas: 21_000n, maxFeePerGas: 1n }),
+        maxFeePerGas: 1n,
+        maxPriorityFeePerGas: 0n,
+      }),
+    });
+    const { action, attempt } = recorded!;
+    await journal.ledger.finish(action.id, { txHash: attempt.txHash, status: 'confirmed' }, Date.now());
     let reads = 0;
     const clients = {
       public: {
