@@ -272,7 +272,6 @@ export function createLpBot(options: LpBotOptions): LpBot {
   // Validates the spread once, up front.
   quoteOutputAmount(1n, spreadBps, { input: 0, output: 0 });
   const maxOffererShare = offererShareOf(options);
-
   /** Orders the bot is done with (filled, or not its to fill). */
   const settledOrders = new Set<Hex>();
   let chains = new Map<string, ChainInfo>();

@@ -153,14 +153,8 @@ const toQuote = (row: LpQuotesTable): JournalQuote => ({
  * quoted and every transaction it signed. Writes are durable before they return (synchronous = FULL): a fill
  * written down and then lost to a crash would be signed again with another nonce.
  */
-export function openLpJournal(file: string): LpJournal {
-  fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
-  const sqlite = new SQLite(file);
-  sqlite.pragma('journal_mode = WAL');
-  sqlite.pragma('synchronous = FULL');
-  sqlite.pragma('busy_timeout = 5000');
-  sqlite.pragma('foreign_keys = ON');
-  for (const statement of [...SCHEMA, ...PROOF_SCHEMA, ...FILL_OUTPUT_SCHEMA]) sqlite.exec(statement);
+/** Gives a journal written by an older bot the columns it lacks (their rows count for no offerer, quote or order). */
+function upgradeOldJournal(sqlite: SQLite.Database): void {
   // Journals written before quotes kept their offerer gain the column; their quotes count for no offerer.
   const columns = sqlite.prepare('pragma table_info(lp_quotes)').all() as { name: string }[];
   if (!columns.some((c) => c.name === 'offerer'))
@@ -171,6 +165,38 @@ export function openLpJournal(file: string): LpJournal {
       "alter table lp_fill_outputs add column quote_id text not null default ''; " +
         "alter table lp_fill_outputs add column order_id text not null default ''",
     );
+}
+
+/** Quotes still ordered whose fill the ledger holds confirmed (LpJournal.confirmedOrdered). */
+async function confirmedOrderedFills(db: Kysely<JournalTables>) {
+  const rows = await db
+    .selectFrom('lp_fill_outputs as o')
+    .innerJoin('lp_quotes as q', 'q.quote_id', 'o.quote_id')
+    .innerJoin('chain_actions as a', (join) =>
+      join.onRef('a.order_id', '=', 'o.order_hash').on('a.kind', '=', 'fill'),
+    )
+    .select(['o.quote_id', 'o.order_id', 'o.order_hash', 'o.chain', 'a.tx_hash'])
+    .where('q.status', '=', 'ordered')
+    .where('a.status', '=', 'confirmed')
+    .execute();
+  return rows.map((r) => ({
+    quoteId: r.quote_id,
+    orderId: r.order_id,
+    orderHash: r.order_hash as Hex,
+    chain: r.chain,
+    txHash: r.tx_hash as Hex,
+  }));
+}
+
+export function openLpJournal(file: string): LpJournal {
+  fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+  const sqlite = new SQLite(file);
+  sqlite.pragma('journal_mode = WAL');
+  sqlite.pragma('synchronous = FULL');
+  sqlite.pragma('busy_timeout = 5000');
+  sqlite.pragma('foreign_keys = ON');
+  for (const statement of [...SCHEMA, ...PROOF_SCHEMA, ...FILL_OUTPUT_SCHEMA]) sqlite.exec(statement);
+  upgradeOldJournal(sqlite);
   const db = new Kysely<JournalTables>({ dialect: new SqliteDialect({ database: sqlite }) });
   const ledger = createStoreTxLedger<JournalTables>({
     db,
@@ -219,25 +245,7 @@ export function openLpJournal(file: string): LpJournal {
           .execute();
         return true;
       }),
-    async confirmedOrdered() {
-      const rows = await db
-        .selectFrom('lp_fill_outputs as o')
-        .innerJoin('lp_quotes as q', 'q.quote_id', 'o.quote_id')
-        .innerJoin('chain_actions as a', (join) =>
-          join.onRef('a.order_id', '=', 'o.order_hash').on('a.kind', '=', 'fill'),
-        )
-        .select(['o.quote_id', 'o.order_id', 'o.order_hash', 'o.chain', 'a.tx_hash'])
-        .where('q.status', '=', 'ordered')
-        .where('a.status', '=', 'confirmed')
-        .execute();
-      return rows.map((r) => ({
-        quoteId: r.quote_id,
-        orderId: r.order_id,
-        orderHash: r.order_hash as Hex,
-        chain: r.chain,
-        txHash: r.tx_hash as Hex,
-      }));
-    },
+    confirmedOrdered: () => confirmedOrderedFills(db),
     async recordQuote(q) {
       await db
         .insertInto('lp_quotes')
