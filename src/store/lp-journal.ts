@@ -204,9 +204,10 @@ export function openLpJournal(file: string): LpJournal {
     transaction: (work) => db.transaction().execute(work),
   });
 
+  const proofs = createLpProofJournal(db);
   return {
     ledger,
-    proofs: createLpProofJournal(db),
+    proofs,
     fillOutputs: createLpFillOutputs(db),
     async hasAction(trx, subject, kind, statuses) {
       const row = await (trx as Kysely<JournalTables>)
@@ -235,8 +236,10 @@ export function openLpJournal(file: string): LpJournal {
           .set({ status: 'recorded', waiting_since: now, updated_at: now })
           .where('id', '=', actionId)
           .where('status', '=', 'confirmed')
+          .returning(['order_id', 'kind'])
           .executeTakeFirst();
-        if (reopened.numUpdatedRows === 0n) return false;
+        if (!reopened) return false;
+        if (reopened.kind === 'fill') await proofs.reopenFill(trx, reopened.order_id);
         await trx
           .updateTable('chain_action_txs')
           .set({ status: 'mined' })
