@@ -14,7 +14,9 @@ import {
 } from 'viem';
 import type { PrivateKeyAccount } from 'viem/accounts';
 import type { OrderTerms } from '../domain/order-typed-data.ts';
+import { DEFAULT_MAX_LOG_RANGE } from './chain-registry.ts';
 import { loadArtifact } from './contract-artifacts.ts';
+import { isLogRangeTooLarge } from './log-range-error.ts';
 
 // FerryApp's ABI holds FerryFill's (fill, fillTimes, Filled) and its own (fillAndProve, quoteProve).
 const appAbi = loadArtifact('FerryApp').abi;
@@ -148,6 +150,15 @@ export async function escrowStatus(c: ChainClients, escrow: Address, orderHash: 
   return ESCROW_STATUSES[Number(raw)] ?? 'none';
 }
 
+/** The escrow's settleGrace (seconds): its refund opens at fillDeadline + settleGrace. */
+export async function escrowSettleGrace(c: ChainClients, escrow: Address): Promise<bigint> {
+  return (await c.public.readContract({
+    address: escrow,
+    abi: escrowAbi,
+    functionName: 'settleGrace',
+  })) as bigint;
+}
+
 /** The chain's latest block timestamp (unix seconds): the clock its contracts check deadlines against. */
 export async function chainTime(c: ChainClients): Promise<bigint> {
   return (await c.public.getBlock({ blockTag: 'latest' })).timestamp;
@@ -193,16 +204,36 @@ export async function minedBlockOf(c: ChainClients, txHash: Hex): Promise<bigint
  * The order hashes FerryApp `app` sent a proof message for (its ProofSent events) from `fromBlock` on, whoever
  * proved them (lowercase).
  */
-export async function provenSince(c: ChainClients, app: Address, fromBlock: bigint): Promise<Set<string>> {
-  const logs = await c.public.getContractEvents({
-    address: app,
-    abi: appAbi,
-    eventName: 'ProofSent',
-    fromBlock,
-  });
+export async function provenSince(
+  c: ChainClients,
+  app: Address,
+  fromBlock: bigint,
+  maxRange = DEFAULT_MAX_LOG_RANGE,
+): Promise<Set<string>> {
   const proven = new Set<string>();
-  for (const log of logs as unknown as { args: { orderHashes?: readonly Hex[] } }[]) {
-    for (const hash of log.args.orderHashes ?? []) proven.add(hash.toLowerCase());
+  const latest = await c.public.getBlockNumber();
+  // RPCs cap eth_getLogs' span: after a long outage one call from the oldest fill would be refused every pass.
+  let size = BigInt(Math.max(1, maxRange));
+  for (let from = fromBlock; from <= latest; ) {
+    const to = from + size - 1n < latest ? from + size - 1n : latest;
+    let logs: unknown[];
+    try {
+      logs = await c.public.getContractEvents({
+        address: app,
+        abi: appAbi,
+        eventName: 'ProofSent',
+        fromBlock: from,
+        toBlock: to,
+      });
+    } catch (error) {
+      if (size === 1n || !isLogRangeTooLarge(error)) throw error;
+      size = (size + 1n) / 2n;
+      continue;
+    }
+    for (const log of logs as { args: { orderHashes?: readonly Hex[] } }[]) {
+      for (const hash of log.args.orderHashes ?? []) proven.add(hash.toLowerCase());
+    }
+    from = to + 1n;
   }
   return proven;
 }

@@ -12,6 +12,7 @@ import type { LpJournal } from '../store/lp-journal.ts';
 import { type ChainInfo, type FerryApi, FerryApiError, type OrderView } from './ferry-api.ts';
 import { DEFAULT_FILL_MARGIN_SECONDS } from './fill-margin.ts';
 import { pinChains } from './lp-chain-pins.ts';
+import { markFilledQuotes } from './lp-filled-quotes.ts';
 import { createFiller, type Done } from './lp-filler.ts';
 import { createPollLoop, nextPassAt, RECEIPT_WAIT_MS, watchStream } from './lp-poll-loop.ts';
 import { createProver, type ProverDeps } from './lp-prover.ts';
@@ -271,7 +272,6 @@ export function createLpBot(options: LpBotOptions): LpBot {
   // Validates the spread once, up front.
   quoteOutputAmount(1n, spreadBps, { input: 0, output: 0 });
   const maxOffererShare = offererShareOf(options);
-
   /** Orders the bot is done with (filled, or not its to fill). */
   const settledOrders = new Set<Hex>();
   let chains = new Map<string, ChainInfo>();
@@ -346,6 +346,7 @@ export function createLpBot(options: LpBotOptions): LpBot {
     await driveTransactions(transactions, chains.keys(), account, log, report);
     // Fills first: an accepted order is money waiting, a quote is only an offer.
     await fillDeposited(api, settledOrders, (order) => fillOne(order, report), report, failed);
+    await markFilledQuotes({ journal: options.journal, chain, clientsFor }, report, failed);
     // Then proofs: the LP's repayment, which batching delays by at most the window.
     report.nextPassAt = await nextPassAt(options.journal, await prover.provePass(report, failed));
 

@@ -145,7 +145,7 @@ async function sendFill(
   info: ChainInfo,
   signed: SignedOrder,
   previous: TxAction | null,
-  of: { orderId: string; inputChain: string },
+  of: { orderId: string; inputChain: string; quoteId: string },
 ): Promise<TxOutcome | null> {
   const { account, journal, transactions } = deps;
   const orderHash = signed.orderHash;
@@ -168,6 +168,7 @@ async function sendFill(
         chain: info.name,
         token: signed.order.outputToken,
         amount: signed.order.outputAmount,
+        ...of,
       });
       if (batched(deps, signed)) {
         await journal.proofs.recordFill(trx, {
@@ -382,7 +383,7 @@ export function createFiller(deps: FillerDeps) {
         },
         'filling',
       );
-      const of = { orderId: order.orderId, inputChain: inputInfo.name };
+      const of = { orderId: order.orderId, inputChain: inputInfo.name, quoteId: quote.quoteId };
       const outcome = await sendFill(deps, c, info, signed, previous, of);
       if (!outcome) return;
       if (outcome.status === 'success') {

@@ -3,6 +3,7 @@ import type { Hex } from 'viem';
 import type { PrivateKeyAccount } from 'viem/accounts';
 import {
   type ChainClients,
+  escrowSettleGrace,
   escrowStatus,
   fillTimeOf,
   minedBlockOf,
@@ -62,11 +63,31 @@ async function reconcile(deps: ProverDeps, sentPending: Set<string>, report: Pas
   }
 }
 
-/** Starts the batch window of fills now at depth; drops fills that failed for good. */
-async function noteDepth(deps: ProverDeps, fills: JournalFill[], now: number): Promise<JournalFill[]> {
+/**
+ * A fill whose transaction is confirmed in the ledger but whose receipt is gone (reorged away, its re-send given up)
+ * never reaches depth: once the escrow settled or refunded the order, or its refund opened (fillDeadline +
+ * settleGrace), nothing is left to prove and the row retires instead of waking the bot every second for good.
+ */
+async function goneForGood(deps: ProverDeps, fill: JournalFill, now: number): Promise<boolean> {
+  if (fill.order.fillDeadline * 1000n >= BigInt(now)) return false;
+  const input = await deps.chain(fill.inputChain);
+  if (!input) return false;
+  const c = deps.clientsFor(input);
+  const status = await escrowStatus(c, fill.escrow, fill.orderHash);
+  if (status === 'settled' || status === 'refunded') return true;
+  const grace = await escrowSettleGrace(c, fill.escrow);
+  return (fill.order.fillDeadline + grace) * 1000n < BigInt(now);
+}
+
+/**
+ * Starts the batch window of fills now at depth; retires fills that failed for good. Returns the fills at depth and
+ * how many still wait for theirs.
+ */
+async function noteDepth(deps: ProverDeps, fills: JournalFill[], now: number) {
   const { journal } = deps;
   const proofs = journal.proofs;
   const ready: JournalFill[] = [];
+  let waiting = 0;
   for (const fill of fills) {
     if (fill.filledAt !== null) {
       ready.push(fill);
@@ -75,46 +96,67 @@ async function noteDepth(deps: ProverDeps, fills: JournalFill[], now: number): P
     const action = await journal.latestAction(fill.orderHash, 'fill');
     if (action && FAILED_FILL.has(action.status) && fill.order.fillDeadline * 1000n < BigInt(now)) {
       await proofs.setStatus([fill.orderHash], 'done');
+      continue;
     }
+    waiting++;
     if (action?.status !== 'confirmed') continue;
     const info = await deps.chain(fill.outputChain);
     const block = info && (await minedBlockOf(deps.clientsFor(info), action.txHash));
-    if (!block) continue;
+    if (!block) {
+      if (await goneForGood(deps, fill, now)) {
+        await proofs.setStatus([fill.orderHash], 'done');
+        waiting--;
+      }
+      continue;
+    }
+    waiting--;
     await proofs.noteFilled(fill.orderHash, now, block);
     ready.push({ ...fill, filledAt: now, fillBlock: block });
   }
-  return ready;
+  return { ready, waiting };
 }
 
 /**
- * The fills of `candidates` still to prove, read from both chains: one settled or refunded on the input chain is
- * done, one in a proof message since its fill (anyone's) is proven, one no longer on the output chain (a reorg)
- * waits for its fill to be sent again.
+ * The fills of `candidates` that can be proven now, read from the input and output chains one fill at a time (one
+ * failed read leaves only that fill for the next pass): one settled or refunded on the input chain is done; one no
+ * longer on the output chain (a reorg) waits for its fill to be sent again, and is done once its fill deadline
+ * passed (it can never be filled again). Oldest first, as given.
  */
-async function stillUnproven(
-  deps: ProverDeps,
-  info: ChainInfo,
-  inputInfo: ChainInfo,
-  candidates: JournalFill[],
-) {
-  const proofs = deps.journal.proofs;
+async function provable(deps: ProverDeps, info: ChainInfo, inputInfo: ChainInfo, candidates: JournalFill[]) {
   const c = deps.clientsFor(info);
-  const from = candidates.reduce(
+  const [escrows, fillTimes] = await Promise.all([
+    Promise.allSettled(
+      candidates.map((f) => escrowStatus(deps.clientsFor(inputInfo), f.escrow, f.orderHash)),
+    ),
+    Promise.allSettled(candidates.map((f) => fillTimeOf(c, info.fill as Hex, f.orderHash))),
+  ]);
+  const now = BigInt(Date.now());
+  const done: Hex[] = [];
+  const ok: JournalFill[] = [];
+  candidates.forEach((f, i) => {
+    const escrow = escrows[i];
+    const fillTime = fillTimes[i];
+    if (escrow?.status === 'fulfilled' && (escrow.value === 'settled' || escrow.value === 'refunded'))
+      done.push(f.orderHash);
+    else if (fillTime?.status !== 'fulfilled' || escrow?.status !== 'fulfilled') return;
+    else if (fillTime.value !== 0n) ok.push(f);
+    else if (f.order.fillDeadline * 1000n < now) done.push(f.orderHash);
+  });
+  await deps.journal.proofs.setStatus(done, 'done');
+  const failed = [...escrows, ...fillTimes].find((r) => r.status === 'rejected');
+  if (failed && ok.length === 0) throw failed.reason;
+  return ok;
+}
+
+/** The fills of `batch` no proof message carried since its fill (anyone's): the others are marked proven. */
+async function notProvenByOthers(deps: ProverDeps, info: ChainInfo, batch: JournalFill[]) {
+  const from = batch.reduce(
     (min, f) => (f.fillBlock !== null && f.fillBlock < min ? f.fillBlock : min),
     2n ** 63n,
   );
-  const [proven, escrows, fillTimes] = await Promise.all([
-    provenSince(c, info.fill as Hex, from),
-    Promise.all(candidates.map((f) => escrowStatus(deps.clientsFor(inputInfo), f.escrow, f.orderHash))),
-    Promise.all(candidates.map((f) => fillTimeOf(c, info.fill as Hex, f.orderHash))),
-  ]);
-  const done = candidates.filter((_, i) => escrows[i] === 'settled' || escrows[i] === 'refunded');
-  const byOthers = candidates.filter((f) => !done.includes(f) && proven.has(f.orderHash.toLowerCase()));
-  await proofs.setStatus(
-    done.map((f) => f.orderHash),
-    'done',
-  );
-  await proofs.setStatus(
+  const proven = await provenSince(deps.clientsFor(info), info.fill as Hex, from);
+  const byOthers = batch.filter((f) => proven.has(f.orderHash.toLowerCase()));
+  await deps.journal.proofs.setStatus(
     byOthers.map((f) => f.orderHash),
     'proven',
   );
@@ -123,7 +165,7 @@ async function stillUnproven(
       { orderHashes: byOthers.map((f) => f.orderHash) },
       'fills proven by someone else; not proving them',
     );
-  return candidates.filter((f, i) => !done.includes(f) && !byOthers.includes(f) && fillTimes[i] !== 0n);
+  return batch.filter((f) => !byOthers.includes(f));
 }
 
 export function createProver(deps: ProverDeps) {
@@ -132,17 +174,23 @@ export function createProver(deps: ProverDeps) {
   /** Batches this process sent whose block it has not seen yet. */
   const sentPending = new Set<string>();
 
-  /** One prove(orders) for `candidates` (one route), written down with its batch before it is broadcast. */
-  async function sendBatch(candidates: JournalFill[], report: PassReport): Promise<void> {
+  /**
+   * One prove(orders) for the first `size` provable fills of `candidates` (one route), written down with its batch
+   * before it is broadcast. Returns how many provable fills it left for the next batch.
+   */
+  async function sendBatch(candidates: JournalFill[], size: number, report: PassReport): Promise<number> {
     const first = candidates[0] as JournalFill;
     const [info, inputInfo] = [await deps.chain(first.outputChain), await deps.chain(first.inputChain)];
     if (!info || !inputInfo)
       throw new Error(`not proving: unknown chain ${first.outputChain} or ${first.inputChain}`);
+    // Fills that cannot be proven now are dropped before the batch is chosen: they never hold its slots.
+    const open = await provable(deps, info, inputInfo, candidates);
+    const left = Math.max(0, open.length - size);
     // Equal input tokens next to each other: the escrow pays one transfer per run (prove-options.ts).
-    const fills = (await stillUnproven(deps, info, inputInfo, candidates)).sort((a, b) =>
+    const fills = (await notProvenByOthers(deps, info, open.slice(0, size))).sort((a, b) =>
       a.order.inputToken.toLowerCase().localeCompare(b.order.inputToken.toLowerCase()),
     );
-    if (fills.length === 0) return;
+    if (fills.length === 0) return left;
     const c = deps.clientsFor(info);
     const orders = fills.map((f) => f.order);
     const options = proveOptions(orders.length, tokenRunsOf(orders));
@@ -160,13 +208,14 @@ export function createProver(deps: ProverDeps) {
       account: deps.account,
       guard: (trx) => proofs.claim(trx, batchId, info.name, hashes, Date.now()),
     });
-    if (!sent) return;
+    if (!sent) return left;
     const extra = { batchId, chain: info.name, fills: hashes.length, txHash: sent.outcome.txHash };
     log.info(extra, 'batch proof sent');
     if (sent.outcome.status === 'success') {
       await proofs.closeBatch(batchId, 'proven');
       report.proved.push({ batchId, orderHashes: hashes, txHash: sent.outcome.txHash });
     } else sentPending.add(batchId);
+    return left;
   }
 
   return {
@@ -181,7 +230,7 @@ export function createProver(deps: ProverDeps) {
       await reconcile(deps, sentPending, report);
       const now = Date.now();
       const waiting = (await proofs.unproven()).filter((f) => f.batchId === null);
-      const ready = await noteDepth(deps, waiting, now);
+      const { ready, waiting: atDepthSoon } = await noteDepth(deps, waiting, now);
       const routes = new Map<string, JournalFill[]>();
       for (const fill of ready) routes.set(routeOf(fill), [...(routes.get(routeOf(fill)) ?? []), fill]);
       let dueAt: number | null = null;
@@ -193,14 +242,13 @@ export function createProver(deps: ProverDeps) {
           continue;
         }
         try {
-          await sendBatch(fills.slice(0, size), report);
           // More than one batch's worth waits: the next goes out in the next pass, at once.
-          if (fills.length > size) dueAt = now;
+          if ((await sendBatch(fills, size, report)) > 0) dueAt = now;
         } catch (error) {
           failed(`prove ${route}`, error);
         }
       }
-      if (waiting.length > ready.length) dueAt = Math.min(dueAt ?? Number.POSITIVE_INFINITY, now + 1_000);
+      if (atDepthSoon > 0) dueAt = Math.min(dueAt ?? Number.POSITIVE_INFINITY, now + 1_000);
       return dueAt;
     },
   };

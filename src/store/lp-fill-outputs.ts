@@ -12,6 +12,9 @@ interface LpFillOutputsTable {
   chain: string;
   token: string;
   amount: string;
+  /** The quote and Ferry order the fill delivers: its quote is marked filled from the ledger (lp-filled-quotes.ts). */
+  quote_id: string;
+  order_id: string;
 }
 
 export interface FillOutputTables extends LedgerTables {
@@ -20,14 +23,22 @@ export interface FillOutputTables extends LedgerTables {
 
 export const FILL_OUTPUT_SCHEMA = [
   `create table if not exists lp_fill_outputs (
-    order_hash text primary key, chain text not null, token text not null, amount text not null)`,
+    order_hash text primary key, chain text not null, token text not null, amount text not null,
+    quote_id text not null default '', order_id text not null default '')`,
 ];
 
 export interface LpFillOutputs {
   /** Inside the fill's ledger write (its guard): the output the fill pays. */
   record(
     trx: unknown,
-    fill: { orderHash: string; chain: string; token: string; amount: bigint },
+    fill: {
+      orderHash: string;
+      chain: string;
+      token: string;
+      amount: bigint;
+      quoteId?: string;
+      orderId?: string;
+    },
   ): Promise<void>;
   /**
    * The outputs in `token` on `chain` of the fills sent and not yet seen in a block: their action still open
@@ -48,6 +59,8 @@ export function createLpFillOutputs<DB extends FillOutputTables>(database: Kysel
           chain: fill.chain,
           token: fill.token.toLowerCase(),
           amount: fill.amount.toString(),
+          quote_id: fill.quoteId ?? '',
+          order_id: fill.orderId ?? '',
         })
         .onConflict((oc) => oc.column('order_hash').doNothing())
         .execute();

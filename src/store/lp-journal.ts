@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, SqliteDialect, sql } from 'kysely';
+import type { Hex } from 'viem';
 import type { TxAction, TxActionStatus, TxLedger } from '../chains/tx-ledger.ts';
 import {
   createLpFillOutputs,
@@ -82,6 +83,13 @@ export interface LpJournal {
    */
   reopenAction(actionId: string, now: number): Promise<boolean>;
   recordQuote(quote: JournalQuote): Promise<void>;
+  /**
+   * Quotes still `ordered` whose fill the ledger holds confirmed (at depth): the bot marks them filled once the
+   * chain shows the fill, whatever Ferry's listing says by then.
+   */
+  confirmedOrdered(): Promise<
+    { quoteId: string; orderId: string; orderHash: Hex; chain: string; txHash: Hex }[]
+  >;
   findQuote(quoteId: string): Promise<JournalQuote | null>;
   /** Moves a quote on (active → ordered → filled, or → ended), keeping it reserved until `reservedUntil`. */
   setQuoteStatus(quoteId: string, status: JournalQuote['status'], reservedUntil?: number): Promise<void>;
@@ -145,6 +153,41 @@ const toQuote = (row: LpQuotesTable): JournalQuote => ({
  * quoted and every transaction it signed. Writes are durable before they return (synchronous = FULL): a fill
  * written down and then lost to a crash would be signed again with another nonce.
  */
+/** Gives a journal written by an older bot the columns it lacks (their rows count for no offerer, quote or order). */
+function upgradeOldJournal(sqlite: SQLite.Database): void {
+  // Journals written before quotes kept their offerer gain the column; their quotes count for no offerer.
+  const columns = sqlite.prepare('pragma table_info(lp_quotes)').all() as { name: string }[];
+  if (!columns.some((c) => c.name === 'offerer'))
+    sqlite.exec("alter table lp_quotes add column offerer text not null default ''");
+  const outputColumns = sqlite.prepare('pragma table_info(lp_fill_outputs)').all() as { name: string }[];
+  if (!outputColumns.some((c) => c.name === 'quote_id'))
+    sqlite.exec(
+      "alter table lp_fill_outputs add column quote_id text not null default ''; " +
+        "alter table lp_fill_outputs add column order_id text not null default ''",
+    );
+}
+
+/** Quotes still ordered whose fill the ledger holds confirmed (LpJournal.confirmedOrdered). */
+async function confirmedOrderedFills(db: Kysely<JournalTables>) {
+  const rows = await db
+    .selectFrom('lp_fill_outputs as o')
+    .innerJoin('lp_quotes as q', 'q.quote_id', 'o.quote_id')
+    .innerJoin('chain_actions as a', (join) =>
+      join.onRef('a.order_id', '=', 'o.order_hash').on('a.kind', '=', 'fill'),
+    )
+    .select(['o.quote_id', 'o.order_id', 'o.order_hash', 'o.chain', 'a.tx_hash'])
+    .where('q.status', '=', 'ordered')
+    .where('a.status', '=', 'confirmed')
+    .execute();
+  return rows.map((r) => ({
+    quoteId: r.quote_id,
+    orderId: r.order_id,
+    orderHash: r.order_hash as Hex,
+    chain: r.chain,
+    txHash: r.tx_hash as Hex,
+  }));
+}
+
 export function openLpJournal(file: string): LpJournal {
   fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
   const sqlite = new SQLite(file);
@@ -153,10 +196,7 @@ export function openLpJournal(file: string): LpJournal {
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('foreign_keys = ON');
   for (const statement of [...SCHEMA, ...PROOF_SCHEMA, ...FILL_OUTPUT_SCHEMA]) sqlite.exec(statement);
-  // Journals written before quotes kept their offerer gain the column; their quotes count for no offerer.
-  const columns = sqlite.prepare('pragma table_info(lp_quotes)').all() as { name: string }[];
-  if (!columns.some((c) => c.name === 'offerer'))
-    sqlite.exec("alter table lp_quotes add column offerer text not null default ''");
+  upgradeOldJournal(sqlite);
   const db = new Kysely<JournalTables>({ dialect: new SqliteDialect({ database: sqlite }) });
   const ledger = createStoreTxLedger<JournalTables>({
     db,
@@ -164,9 +204,10 @@ export function openLpJournal(file: string): LpJournal {
     transaction: (work) => db.transaction().execute(work),
   });
 
+  const proofs = createLpProofJournal(db);
   return {
     ledger,
-    proofs: createLpProofJournal(db),
+    proofs,
     fillOutputs: createLpFillOutputs(db),
     async hasAction(trx, subject, kind, statuses) {
       const row = await (trx as Kysely<JournalTables>)
@@ -195,8 +236,10 @@ export function openLpJournal(file: string): LpJournal {
           .set({ status: 'recorded', waiting_since: now, updated_at: now })
           .where('id', '=', actionId)
           .where('status', '=', 'confirmed')
+          .returning(['order_id', 'kind'])
           .executeTakeFirst();
-        if (reopened.numUpdatedRows === 0n) return false;
+        if (!reopened) return false;
+        if (reopened.kind === 'fill') await proofs.reopenFill(trx, reopened.order_id);
         await trx
           .updateTable('chain_action_txs')
           .set({ status: 'mined' })
@@ -205,6 +248,7 @@ export function openLpJournal(file: string): LpJournal {
           .execute();
         return true;
       }),
+    confirmedOrdered: () => confirmedOrderedFills(db),
     async recordQuote(q) {
       await db
         .insertInto('lp_quotes')

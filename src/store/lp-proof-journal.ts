@@ -70,11 +70,20 @@ export const PROOF_SCHEMA = [
 
 /** The bot's fills on LayerZero routes and the batches proving them (kept in the LP journal's file). */
 export interface LpProofJournal {
-  /** Inside the fill's ledger write: the fill to prove, unless the journal has it already. */
+  /**
+   * Inside the fill's ledger write: the fill to prove. A fill the journal has already (sent again after a reorg)
+   * is to prove again: its row is reset as reopenFill does.
+   */
   recordFill(
     trx: unknown,
     fill: Omit<JournalFill, 'status' | 'filledAt' | 'fillBlock' | 'batchId'>,
   ): Promise<void>;
+  /**
+   * Inside the write that opens a confirmed fill again (a reorg took it off the chain): the fill is unproven again,
+   * out of any batch (a batch closed proven carried the fill the reorg removed), and waits for its new block; its
+   * fill_block stays, a lower bound for the search for someone else's proof.
+   */
+  reopenFill(trx: unknown, orderHash: string): Promise<void>;
   /** Fills not yet proven (outside an open batch or in one), oldest first. */
   unproven(): Promise<JournalFill[]>;
   /** The fill was seen at depth in `block` at `at` (unix ms): its batch window may start. */
@@ -103,6 +112,9 @@ const orderOf = (json: string): OrderTerms =>
   JSON.parse(json, (_key, value) =>
     typeof value === 'string' && /^\d+n$/.test(value) ? BigInt(value.slice(0, -1)) : value,
   );
+
+/** What a fill sent or opened again resets: a proof of its earlier block no longer counts. */
+const REOPENED = { status: 'unproven', batch_id: null, filled_at: null } as const;
 
 const toFill = (row: LpFillsTable): JournalFill => ({
   orderHash: row.order_hash as Hex,
@@ -136,7 +148,15 @@ export function createLpProofJournal<DB extends ProofTables>(database: Kysely<DB
           fill_block: null,
           batch_id: null,
         })
-        .onConflict((oc) => oc.column('order_hash').doNothing())
+        // A fill sent again (a reorg took the first, and maybe its proof, off the chain) is to prove again.
+        .onConflict((oc) => oc.column('order_hash').doUpdateSet(REOPENED))
+        .execute();
+    },
+    async reopenFill(trx, orderHash) {
+      await inTrx(trx)
+        .updateTable('lp_fills')
+        .set(REOPENED)
+        .where('order_hash', '=', orderHash.toLowerCase())
         .execute();
     },
     async unproven() {
