@@ -346,7 +346,7 @@ export function createLpBot(options: LpBotOptions): LpBot {
     await driveTransactions(transactions, chains.keys(), account, log, report);
     // Fills first: an accepted order is money waiting, a quote is only an offer.
     await fillDeposited(api, settledOrders, (order) => fillOne(order, report), report, failed);
-    await markFilledQuotes({ journal: options.journal, chain, clientsFor }, report, failed);
+    await markFilledQuotes({ journal: options.journal, chain, clientsFor, log }, report, failed);
     // Then proofs: the LP's repayment, which batching delays by at most the window.
     report.nextPassAt = await nextPassAt(options.journal, await prover.provePass(report, failed));
 

@@ -8,6 +8,8 @@ export interface FilledQuotesDeps {
   readonly journal: LpJournal;
   chain(name: string): Promise<ChainInfo | null>;
   clientsFor(info: ChainInfo): ChainClients;
+  /** The same `filled` line the filler writes for a fill it sees at depth: one word for "counted final". */
+  readonly log?: { info(fields: object, msg: string): void };
 }
 
 /**
@@ -28,6 +30,7 @@ export async function markFilledQuotes(
       if ((await fillTimeOf(deps.clientsFor(info), info.fill as Hex, fill.orderHash)) === 0n) continue;
       await deps.journal.setQuoteStatus(fill.quoteId, 'filled');
       report.filled.push({ orderId: fill.orderId, orderHash: fill.orderHash, txHash: fill.txHash });
+      deps.log?.info({ orderId: fill.orderId, orderHash: fill.orderHash, txHash: fill.txHash }, 'filled');
     } catch (error) {
       failed(fill.orderId, error);
     }

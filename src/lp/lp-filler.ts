@@ -285,8 +285,7 @@ async function watchConfirmed(
   }
   if (fillTime !== 0n) {
     if (target.quote.status !== 'filled') {
-      // A fill sent without waiting for its block (or before a restart), first seen at depth: the same `filled`
-      // line as a fill seen at depth in the pass that sent it, so operators read one word for "counted final".
+      // Sent without waiting for its block (or before a restart), first seen at depth: logged `filled` all the same.
       await deps.journal.setQuoteStatus(quoteId, 'filled');
       seen.report.filled.push({ orderId: seen.orderId, orderHash: signed.orderHash, txHash: fill.txHash });
       return done('filled', 'info', extra, false);
