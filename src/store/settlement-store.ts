@@ -16,6 +16,7 @@ import {
 import type { Executor } from './db-types.ts';
 import { toOrder } from './orders-store.ts';
 import type { Database, OrdersTable } from './schema.ts';
+import { SPENT, servingActions } from './serving-actions.ts';
 import { latestLedgerAction } from './tx-ledger-store.ts';
 
 /**
@@ -30,9 +31,6 @@ export type ChainActionKind = RelayerActionKind;
  * keeps one in flight at a time.
  */
 const REPEATABLE: ReadonlySet<ChainActionKind> = new Set(['prove', 'commit-gap']);
-
-/** Finished without effect on chain: a new action of the kind may follow, and it no longer blocks its rival. */
-const SPENT: ReadonlySet<TxAction['status']> = new Set(['reverted', 'cancelled', 'nonce-conflict']);
 
 const WORKING_STATUSES: OrderStatus[] = ['created', 'deposited', 'filled'];
 
@@ -129,7 +127,7 @@ export async function transitionOrder(
     .where('id', '=', id)
     .where('status', '=', from);
   if (forbidding !== null) {
-    update = update.where((eb) => eb.not(eb.exists(liveActions(db, id, forbidding))));
+    update = update.where((eb) => eb.not(eb.exists(servingActions(db, id, [forbidding], true))));
   }
   const result = await update.executeTakeFirst();
   return result.numUpdatedRows > 0n;
@@ -274,42 +272,13 @@ export async function mayRecord(
   return !(await hasLiveAction(trx, orderId, kind === 'refund' ? RELEASE_ACTIONS : ['refund']));
 }
 
-/**
- * The order's actions of `kinds` written down that may still take effect (recorded, or confirmed on chain): its own
- * and those of another order that serve it too (a shared prove, linked in chain_action_orders), each half found
- * through an index. The one rule for "an action is live for this order", for the guards and the refund-beats-fill
- * condition alike.
- */
-function liveActions(db: Executor, orderId: string, kinds: ChainActionKind | readonly ChainActionKind[]) {
-  const list = typeof kinds === 'string' ? [kinds] : [...kinds];
-  const own = db
-    .selectFrom('chain_actions')
-    .select('chain_actions.id')
-    .where('chain_actions.order_id', '=', orderId)
-    .where('chain_actions.kind', 'in', list)
-    .where('chain_actions.status', 'not in', [...SPENT]);
-  const linked = db
-    .selectFrom('chain_action_orders as l')
-    .innerJoin('chain_actions as a', (join) =>
-      join
-        .onRef('a.order_id', '=', 'l.action_order_id')
-        .onRef('a.kind', '=', 'l.kind')
-        .onRef('a.seq', '=', 'l.seq'),
-    )
-    .select('a.id')
-    .where('l.order_id', '=', orderId)
-    .where('l.kind', 'in', list)
-    .where('a.status', 'not in', [...SPENT]);
-  return own.unionAll(linked);
-}
-
-/** Whether the order has a live action of one of `kinds` (liveActions). */
+/** Whether the order has a live action of one of `kinds` (servingActions). */
 export async function hasLiveAction(
   db: Executor,
   orderId: string,
   kinds: readonly ChainActionKind[],
 ): Promise<boolean> {
-  return (await liveActions(db, orderId, kinds).limit(1).executeTakeFirst()) !== undefined;
+  return (await servingActions(db, orderId, kinds, true).limit(1).executeTakeFirst()) !== undefined;
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { TxAction } from '../chains/tx-ledger.ts';
 import type { OrderStatus } from '../domain/lifecycle.ts';
 import type { Executor } from './db-types.ts';
+import { servingActions } from './serving-actions.ts';
 import { type ChainActionKind, hasLiveAction, mayRecord } from './settlement-store.ts';
 import { toTxAction } from './tx-ledger-store.ts';
 
@@ -24,24 +25,7 @@ export async function findServingAction(
   orderId: string,
   kind: ChainActionKind,
 ): Promise<TxAction | null> {
-  const own = db
-    .selectFrom('chain_actions as a')
-    .selectAll('a')
-    .where('a.order_id', '=', orderId)
-    .where('a.kind', '=', kind);
-  const linked = db
-    .selectFrom('chain_action_orders as l')
-    .innerJoin('chain_actions as a', (join) =>
-      join
-        .onRef('a.order_id', '=', 'l.action_order_id')
-        .onRef('a.kind', '=', 'l.kind')
-        .onRef('a.seq', '=', 'l.seq'),
-    )
-    .selectAll('a')
-    .where('l.order_id', '=', orderId)
-    .where('l.kind', '=', kind);
-  const row = await own
-    .unionAll(linked)
+  const row = await servingActions(db, orderId, [kind], false)
     .orderBy('created_at', 'desc')
     .orderBy('seq', 'desc')
     .limit(1)
