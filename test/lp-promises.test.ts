@@ -7,6 +7,7 @@ import type { OrderStatus } from '../src/domain/lifecycle.ts';
 import { acceptedQuotesHoldSince } from '../src/domain/quote-times.ts';
 import { type CommitmentKey, lpCommitted, lpCommittedFromRows } from '../src/store/lp-commitments-store.ts';
 import { backfillLpPromises } from '../src/store/migrations/0019-lp-promises.ts';
+import { openRequestedInput, openRequestedInputFromRows } from '../src/store/quote-requests-store.ts';
 import { transitionOrder } from '../src/store/settlement-store.ts';
 import { transferToken } from './support/chain-actors.ts';
 import { createQuoteRequest, expectError } from './support/fixtures.ts';
@@ -39,7 +40,8 @@ interface LiveQuote {
 }
 
 /**
- * An LP's open promises are kept as running totals (migrations/0019-lp-promises.ts); after random sequences of
+ * An LP's open promises are kept as running totals (migrations/0019-lp-promises.ts), and so is the input of an
+ * offerer's open requests (0023-offerer-input-totals.ts); after random sequences of
  * quotes, accepts, declines, swaps, expiry (clock and sweep), fills, failures and refunds through the real API (the
  * order moves through the worker's own store function), the totals equal the promises recomputed from the rows
  * the way the coverage check read them before (lpCommittedFromRows). Real server, SQLite or PostgreSQL.
@@ -89,6 +91,22 @@ describe('LP promise totals reconcile with the quote and order rows', () => {
         kept: reference,
       });
       total += reference;
+    }
+    // The offerer's open input totals (migration 0023) likewise, for every offerer, chain and token seen.
+    const now = h.clock.now();
+    const funds = await database.db
+      .selectFrom('quote_requests')
+      .select(['offerer', 'input_chain as chain', 'input_token as token'])
+      .distinct()
+      .execute();
+    for (const f of funds) {
+      const reference = await openRequestedInputFromRows(database.db, f, now);
+      const kept = await openRequestedInput(database.db, f, now);
+      expect({ step, offerer: `${f.offerer} ${f.chain}`, kept }).toEqual({
+        step,
+        offerer: `${f.offerer} ${f.chain}`,
+        kept: reference,
+      });
     }
     return total;
   }
@@ -195,6 +213,8 @@ describe('LP promise totals reconcile with the quote and order rows', () => {
       h.clock.advance(h.config.quoteValiditySeconds + h.config.openWindowSeconds + 700);
       await h.app.sweeper.sweep();
       await expectReconciled(`seed ${seed} after the sweep`);
+      // Every request has left `open`: the offerer's totals are spent and their rows gone.
+      expect(await h.app.database.db.selectFrom('offerer_input_totals').selectAll().execute()).toEqual([]);
     }
 
     // The sequences did exercise every kind of change, refusals included.

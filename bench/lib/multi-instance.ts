@@ -68,7 +68,7 @@ export async function runMultiInstance(options: {
       body: {
         offerer: OFFERER,
         recipient: OFFERER,
-        inputAmount: '250000000',
+        inputAmount: '1000000',
         inputChain: chainA.name,
         outputChain: chainB.name,
         inputToken: chainA.tokens[0],

@@ -4,7 +4,11 @@ import { acceptedQuotesHoldSince } from '../domain/quote-times.ts';
 import { createPeriodicJob } from '../process/periodic-job.ts';
 import { deleteIdempotencyKeysBefore } from '../store/idempotency-store.ts';
 import { deleteLapsedPromises } from '../store/lp-commitments-store.ts';
-import { expireDueQuoteRequests, findQuoteRequests } from '../store/quote-requests-store.ts';
+import {
+  deleteSpentOffererTotals,
+  expireDueQuoteRequests,
+  findQuoteRequests,
+} from '../store/quote-requests-store.ts';
 import { expireDueQuotes } from '../store/quotes-store.ts';
 import { deleteExpiredNonces, deleteExpiredSessions } from '../store/sessions-store.ts';
 import type { ServiceDeps } from './service-deps.ts';
@@ -80,6 +84,8 @@ export function createExpirySweeper({ database, clock, log, config }: ServiceDep
       nowSeconds: unixSeconds(now),
       acceptedSinceSeconds: acceptedQuotesHoldSince(now, config.openWindowSeconds),
     });
+    // The offerers' input totals come back to zero as this sweep writes their requests down; spent rows go here.
+    await deleteSpentOffererTotals(database.db, now);
     return count;
   }
 

@@ -27,8 +27,9 @@ export function expiredQuote(eb: QuotesEb, nowSeconds: number) {
 }
 
 /**
- * Stored `open` and before its expiresAt (lifecycle.ts quoteRequestExpired). PostgreSQL's ferry_offerer_open_input
- * (migration 0020) says the same in SQL of its own: a change here needs a migration replacing that function.
+ * Stored `open` and before its expiresAt (lifecycle.ts quoteRequestExpired). The offerer's input totals (migration
+ * 0023) count a request the same way, to the end of the second it expires in: a change here needs a migration
+ * changing their triggers.
  */
 export function openQuoteRequest(eb: QuoteRequestsEb, nowMs: number) {
   return eb.and([eb('quote_requests.status', '=', 'open'), eb('quote_requests.expires_at', '>', nowMs)]);

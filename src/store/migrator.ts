@@ -21,6 +21,7 @@ import { lpPromisesMigration } from './migrations/0019-lp-promises.ts';
 import { offererOpenInputMigration } from './migrations/0020-offerer-open-input.ts';
 import { chainActionOrdersMigration } from './migrations/0021-chain-action-orders.ts';
 import { settlementMessageIndexMigration } from './migrations/0022-settlement-message-index.ts';
+import { offererInputTotalsMigration } from './migrations/0023-offerer-input-totals.ts';
 
 /** Migrations live in code (not scanned from disk) so both dialects and bundlers see the same list. */
 function provider(dialect: FerryDatabase['dialect']): MigrationProvider {
@@ -48,6 +49,7 @@ function provider(dialect: FerryDatabase['dialect']): MigrationProvider {
         '0020-offerer-open-input': offererOpenInputMigration(dialect),
         '0021-chain-action-orders': chainActionOrdersMigration,
         '0022-settlement-message-index': settlementMessageIndexMigration,
+        '0023-offerer-input-totals': offererInputTotalsMigration(dialect),
       };
     },
   };

@@ -316,8 +316,19 @@ export interface LpPromisesTable {
   amount: string;
 }
 
+/** Migration 0023: the input of an offerer's open quote requests per token and second of expiry. */
+export interface OffererInputTotalsTable {
+  offerer: string;
+  chain: string;
+  token: string;
+  end_second: number;
+  /** A decimal string (numeric on PostgreSQL). */
+  amount: string;
+}
+
 export interface Database {
   lp_promises: LpPromisesTable;
+  offerer_input_totals: OffererInputTotalsTable;
   swap_permits: SwapPermitsTable;
   webhook_endpoints: WebhookEndpointsTable;
   webhook_deliveries: WebhookDeliveriesTable;
