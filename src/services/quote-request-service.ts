@@ -6,12 +6,9 @@ import { type Page, type PageRequest, toPage } from '../domain/pagination.ts';
 import type { Principal } from '../domain/principal.ts';
 import { publicQuoteRequestView } from '../domain/public-views.ts';
 import type { QuoteRequest } from '../domain/records.ts';
-import {
-  findQuoteRequest,
-  insertCoveredQuoteRequest,
-  listQuoteRequests,
-} from '../store/quote-requests-store.ts';
+import { findQuoteRequest, listQuoteRequests } from '../store/quote-requests-store.ts';
 import { type QuoteRequestInput, validateQuoteRequestTerms } from './quote-request-terms.ts';
+import { createQuoteRequestWriter } from './quote-request-writer.ts';
 import type { ServiceDeps } from './service-deps.ts';
 
 export interface QuoteRequestService {
@@ -29,6 +26,7 @@ export interface QuoteRequestService {
 
 export function createQuoteRequestService(deps: ServiceDeps): QuoteRequestService {
   const { database, clock, registry, chains, config } = deps;
+  const write = createQuoteRequestWriter(deps);
 
   return {
     async create(principal: Principal, input: QuoteRequestInput): Promise<QuoteRequest> {
@@ -75,13 +73,13 @@ export function createQuoteRequestService(deps: ServiceDeps): QuoteRequestServic
         data: publicQuoteRequestView(qr),
         accountIds: [principal.accountId],
       };
-      let open = await insertCoveredQuoteRequest(database, qr, balance, created);
+      let open = await write({ qr, event: created, balance });
       if (open !== null) {
         // The reading did not cover the open requests too: read the chain unless a younger reading covers them
         // all (a short reading is never trusted), and judge once more.
         const needed = open + terms.inputAmount;
         balance = await chains.balanceOf(terms.inputChain, terms.inputToken, terms.offerer, needed);
-        if (balance >= needed) open = await insertCoveredQuoteRequest(database, qr, balance, created);
+        if (balance >= needed) open = await write({ qr, event: created, balance });
       }
       if (open !== null) {
         throw fieldError(

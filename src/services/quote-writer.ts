@@ -5,6 +5,7 @@ import type { Quote, QuoteRequest } from '../domain/records.ts';
 import { coverCheck, lockedLpCommitted, lpCommitted } from '../store/lp-commitments-store.ts';
 import { coveredQuotesInsert, expireStaleQuoteOfProvider, insertQuotes } from '../store/quotes-store.ts';
 import { UncoveredQuoteError, UniqueViolationError } from '../store/store-errors.ts';
+import { createKeyedQueue, type Pending as KeyedPending } from './keyed-queue.ts';
 import type { CoverageInput, QuoteLimits } from './quote-limits.ts';
 import type { ServiceDeps } from './service-deps.ts';
 
@@ -24,11 +25,7 @@ export interface QuoteWriter {
 /** At most this many quotes of one LP on one chain and token are judged and written together. */
 const MAX_BATCH = 64;
 
-interface Pending {
-  readonly item: QuoteToWrite;
-  resolve(): void;
-  reject(error: unknown): void;
-}
+type Pending = KeyedPending<QuoteToWrite, void>;
 
 function createdEvent({ quote, request, now, coverage }: QuoteToWrite): NewEvent {
   const accountIds = [coverage.lpAccountId, request.accountId];
@@ -105,16 +102,15 @@ async function expireStale(
 
 /**
  * Quotes of one LP on one chain and token are judged one after another against one balance, under a lock held
- * until their commit (lp-commitments-store.ts coverCheck): one at a time, an LP could quote no faster than one
- * commit after another. So while one write of a (LP, chain, token) is in flight, the next quotes of that key wait
- * here and then go together: one lock, one read of the promises, each quote judged in arrival order on top of the
- * ones before it, one insert, one commit. A quote alone (the usual case when the LP is not busy) is one statement.
+ * until their commit (lp-commitments-store.ts coverCheck). Those that arrive while one of the key is being written
+ * go together (keyed-queue.ts): one lock, one read of the promises, each quote judged in arrival order on top of
+ * the ones before it, one insert, one commit. A quote alone (the usual case when the LP is not busy) is one
+ * statement.
  */
 export function createQuoteWriter(
   deps: Pick<ServiceDeps, 'database'> & { readonly limits: QuoteLimits },
 ): QuoteWriter {
   const { database, limits } = deps;
-  const queues = new Map<string, Pending[]>();
 
   /**
    * One quote as one statement (database.write). An LP's quote past its end may still read `active` until the
@@ -190,33 +186,15 @@ export function createQuoteWriter(
     for (const p of batch) await writeOne(p.item).then(p.resolve, p.reject);
   }
 
-  async function drain(key: string, queue: Pending[]): Promise<void> {
-    while (queue.length > 0) {
-      const batch = queue.splice(0, MAX_BATCH);
-      const only = batch.length === 1 ? (batch[0] as Pending) : null;
-      await (only ? writeOne(only.item).then(only.resolve, only.reject) : writeBatch(batch)).catch(
-        (error: unknown) => {
-          for (const p of batch) p.reject(error);
-        },
-      );
-    }
-    queues.delete(key);
-  }
+  const enqueue = createKeyedQueue<QuoteToWrite, void>(MAX_BATCH, async (batch) => {
+    const only = batch.length === 1 ? (batch[0] as Pending) : null;
+    await (only ? writeOne(only.item).then(only.resolve, only.reject) : writeBatch(batch));
+  });
 
   return {
     write(item) {
       const { request, lpAccountId } = item.coverage;
-      const key = `${lpAccountId}\n${request.outputChain}\n${request.outputToken}`;
-      return new Promise<void>((resolve, reject) => {
-        const queue = queues.get(key);
-        if (queue) {
-          queue.push({ item, resolve, reject });
-          return;
-        }
-        const fresh: Pending[] = [{ item, resolve, reject }];
-        queues.set(key, fresh);
-        void drain(key, fresh);
-      });
+      return enqueue(`${lpAccountId}\n${request.outputChain}\n${request.outputToken}`, item);
     },
   };
 }

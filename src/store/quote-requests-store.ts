@@ -201,56 +201,84 @@ export async function deleteSpentOffererTotals(db: Executor, now: Date): Promise
     .execute();
 }
 
-// The insert, only if the offerer's open requests (summed under its lock by ferry_offerer_open_input, migrations
-// 0020 and 0023) leave the balance room for it. Every parameter is cast: a parameter's type is taken from its
-// first use.
-const INSERT_COVERED_PG = `insert into quote_requests (id, account_id, offerer, recipient, input_token, output_token,
-  input_amount, input_chain, output_chain, status, accepted_quote_id, created_at, updated_at, expires_at)
-select $1::text, $2::text, $3::text, $4::text, $5::text, $6::text, $7::text, $8::text, $9::text, $10::text,
-  $11::text, $12::bigint, $13::bigint, $14::bigint
-where ferry_offerer_open_input($15::text, $3::text, $8::text, $5::text, $12::bigint) + $16::numeric <= $17::numeric
-returning id`;
+const REQUEST_COLUMNS = `id, account_id, offerer, recipient, input_token, output_token, input_amount, input_chain,
+  output_chain, status, accepted_quote_id, created_at, updated_at, expires_at`;
+const REQUEST_TYPES = [...Array(11).fill('text'), 'bigint', 'bigint', 'bigint'] as const;
 
 /**
- * Inserts `qr` with its event when `balance` covers it on top of what the offerer's open requests in that token
- * already ask for; otherwise writes nothing and answers what they ask for (null: inserted). PostgreSQL judges and
- * inserts in one statement, under the offerer's lock; SQLite in one unit of work (one writer at a time).
+ * The insert of `rows` requests of one offerer in one token, only if its open requests (summed under its lock by
+ * ferry_offerer_open_input, migrations 0020 and 0023, evaluated once in the CTE) leave the balance room for all of
+ * them. Every parameter is cast: a parameter's type is taken from its first use.
  */
-export async function insertCoveredQuoteRequest(
+function coveredInsertPg(rows: number): string {
+  const values = Array.from({ length: rows }, (_, r) => {
+    const slots = REQUEST_TYPES.map((type, i) => `$${r * REQUEST_TYPES.length + i + 1}::${type}`);
+    return `(${slots.join(', ')})`;
+  });
+  const p = rows * REQUEST_TYPES.length;
+  return `with judged as (select ferry_offerer_open_input($${p + 1}::text, $${p + 2}::text, $${p + 3}::text,
+    $${p + 4}::text, $${p + 5}::bigint) + $${p + 6}::numeric <= $${p + 7}::numeric as covered)
+insert into quote_requests (${REQUEST_COLUMNS})
+select v.* from (values ${values.join(', ')}) v, judged where judged.covered
+returning id`;
+}
+
+function requestParameters(qr: QuoteRequest): unknown[] {
+  return [
+    ...[
+      qr.id,
+      qr.accountId,
+      qr.offerer,
+      qr.recipient,
+      qr.inputToken,
+      qr.outputToken,
+      qr.inputAmount.toString(),
+    ],
+    ...[qr.inputChain, qr.outputChain, qr.status, qr.acceptedQuoteId, qr.createdAt.getTime()],
+    ...[qr.updatedAt.getTime(), qr.expiresAt.getTime()],
+  ];
+}
+
+/** New requests of one offerer in one token on one chain, each with its event. */
+export interface CoveredRequests {
+  readonly requests: readonly { readonly qr: QuoteRequest; readonly event: NewEvent }[];
+  /** The offerer's balance reading that must cover them all on top of its open requests. */
+  readonly balance: bigint;
+}
+
+/**
+ * Inserts the requests with their events when `balance` covers all of them on top of what the offerer's open
+ * requests in that token already ask for; otherwise writes nothing and answers what those ask for (null:
+ * inserted). PostgreSQL judges and inserts in one statement, under the offerer's lock; SQLite in one unit of work
+ * (one writer at a time).
+ */
+export async function insertCoveredQuoteRequests(
   database: FerryDatabase,
-  qr: QuoteRequest,
-  balance: bigint,
-  event: NewEvent,
+  { requests, balance }: CoveredRequests,
 ): Promise<bigint | null> {
-  const funds = { chain: qr.inputChain, token: qr.inputToken, offerer: qr.offerer };
+  const first = (requests[0] as CoveredRequests['requests'][number]).qr;
+  const funds = { chain: first.inputChain, token: first.inputToken, offerer: first.offerer };
+  const total = requests.reduce((sum, { qr }) => sum + qr.inputAmount, 0n);
   if (database.dialect === 'postgres') {
-    const amount = qr.inputAmount.toString();
+    const judge = [offererLockKey(funds), funds.offerer, funds.chain, funds.token, first.createdAt.getTime()];
     const parameters = [
-      ...[
-        qr.id,
-        qr.accountId,
-        qr.offerer,
-        qr.recipient,
-        qr.inputToken,
-        qr.outputToken,
-        amount,
-        qr.inputChain,
-      ],
-      ...[qr.outputChain, qr.status, qr.acceptedQuoteId, qr.createdAt.getTime(), qr.updatedAt.getTime()],
-      ...[qr.expiresAt.getTime(), offererLockKey(funds), amount, balance.toString()],
+      ...requests.flatMap(({ qr }) => requestParameters(qr)),
+      ...[...judge, total.toString(), balance.toString()],
     ];
     const inserted = await database.writeIfInserted(
-      () => CompiledQuery.raw(INSERT_COVERED_PG, parameters),
-      [event],
+      () => CompiledQuery.raw(coveredInsertPg(requests.length), parameters),
+      requests.map((r) => r.event),
     );
     // Refused (rare): what the open requests ask for now, outside the lock, for the message and a fresher reading.
-    return inserted ? null : openRequestedInput(database.db, funds, qr.createdAt);
+    return inserted ? null : openRequestedInput(database.db, funds, first.createdAt);
   }
   return database.transaction(async (trx, uow) => {
-    const open = await openRequestedInput(trx, funds, qr.createdAt);
-    if (balance < open + qr.inputAmount) return open;
-    await trx.executeQuery(quoteRequestInsert(qr)(trx));
-    uow.emit(event);
+    const open = await openRequestedInput(trx, funds, first.createdAt);
+    if (balance < open + total) return open;
+    for (const { qr, event } of requests) {
+      await trx.executeQuery(quoteRequestInsert(qr)(trx));
+      uow.emit(event);
+    }
     return null;
   });
 }

@@ -6,7 +6,7 @@ import type { QuoteRequest } from '../domain/records.ts';
 import { insertAccount } from './accounts-store.ts';
 import type { FerryDatabase } from './database.ts';
 import { latestEventId, readFinalEventsAfter } from './events-store.ts';
-import { findQuoteRequest, insertCoveredQuoteRequest, quoteRequestInsert } from './quote-requests-store.ts';
+import { findQuoteRequest, insertCoveredQuoteRequests, quoteRequestInsert } from './quote-requests-store.ts';
 import { UniqueViolationError } from './store-errors.ts';
 
 const backend = process.env.FERRY_TEST_PG ? 'PostgreSQL' : 'SQLite';
@@ -83,17 +83,32 @@ describe(`database.write on ${backend}`, () => {
     expect((await readFinalEventsAfter(database.db, before, 10)).events).toEqual([]);
   });
 
-  it('a covered request: inserted with its event when the balance covers the open ones too, else neither', async () => {
+  it('covered requests: inserted with their events when the balance covers the open ones too, else none', async () => {
     // Its own offerer: only qr_uow_1 (123 tokens) of the earlier tests is open for this one.
     const before = await latestEventId(database.db);
+    const write = (balance: bigint, ...qrs: QuoteRequest[]) =>
+      insertCoveredQuoteRequests(database, {
+        requests: qrs.map((qr) => ({ qr, event: event(qr.id) })),
+        balance,
+      });
     const fits = { ...request('qr_uow_2'), inputAmount: 77_000_000n };
-    expect(await insertCoveredQuoteRequest(database, fits, 200_000_000n, event('qr_uow_2'))).toBeNull();
+    expect(await write(200_000_000n, fits)).toBeNull();
     const short = { ...request('qr_uow_3'), inputAmount: 1n };
-    expect(await insertCoveredQuoteRequest(database, short, 200_000_000n, event('qr_uow_3'))).toBe(
-      200_000_000n,
-    );
+    expect(await write(200_000_000n, short)).toBe(200_000_000n);
     expect(await findQuoteRequest(database.db, 'qr_uow_3')).toBeNull();
+    // Together: all of them or none (the second pair is one base unit over).
+    const pair = [
+      { ...request('qr_uow_4'), inputAmount: 20n },
+      { ...request('qr_uow_5'), inputAmount: 30n },
+    ];
+    expect(await write(200_000_050n, ...pair)).toBeNull();
+    const over = [
+      { ...request('qr_uow_6'), inputAmount: 1n },
+      { ...request('qr_uow_7'), inputAmount: 1n },
+    ];
+    expect(await write(200_000_051n, ...over)).toBe(200_000_050n);
+    expect(await findQuoteRequest(database.db, 'qr_uow_6')).toBeNull();
     const { events } = await readFinalEventsAfter(database.db, before, 10);
-    expect(events.map((e) => e.data)).toEqual([{ id: 'qr_uow_2' }]);
+    expect(events.map((e) => e.data)).toEqual([{ id: 'qr_uow_2' }, { id: 'qr_uow_4' }, { id: 'qr_uow_5' }]);
   });
 });
