@@ -70,16 +70,17 @@ describe.skipIf(!process.env.FERRY_TEST_PG)('round trips per hot endpoint (Postg
     const lp = await h.createAccount('liquidityProvider');
     expect(await swapFlow(mm, lp)).toEqual({
       // key lookup + one statement: the offerer's lock, its open requests summed after it, the insert if the
-      // balance covers them, and its event (insertCoveredQuoteRequest; the balance reading was cached)
+      // balance covers them, and its event (insertCoveredQuoteRequests; the balance reading was cached)
       quoteRequest: 2,
       // key + request with the LP's fill address, then one statement: the (LP, chain, token) lock, its promises
       // from the running totals, the insert (which the totals' triggers follow) and its event (database.write)
       quote: 3,
-      // key + quote + request, begin + request CAS + quote CAS + decline the others (one statement) + events + commit
-      accept: 9,
-      // key + quote + request + existing order with the revert throttle's count (one query), then the insert and
-      // its event as one statement
-      swap: 5,
+      // key + the quote with its request (one query), begin + request CAS + quote CAS + decline the others (one
+      // statement) + events + commit
+      accept: 8,
+      // key + the quote with its request + existing order with the revert throttle's count (one query each), then
+      // the insert and its event as one statement
+      swap: 4,
     });
   });
 

@@ -3,8 +3,8 @@ import type { QuoteStatus } from '../domain/lifecycle.ts';
 import { type Page, type PageRequest, toPage } from '../domain/pagination.ts';
 import type { Principal } from '../domain/principal.ts';
 import type { Quote, QuoteRequest } from '../domain/records.ts';
-import { findQuoteRequest, findQuoteRequests } from '../store/quote-requests-store.ts';
-import { findQuote, listQuotes } from '../store/quotes-store.ts';
+import { findQuoteRequests } from '../store/quote-requests-store.ts';
+import { findQuoteWithRequest, listQuotes } from '../store/quotes-store.ts';
 import type { ServiceDeps } from './service-deps.ts';
 
 export interface QuoteWithRequest {
@@ -27,16 +27,14 @@ export function createQuoteReader(deps: Pick<ServiceDeps, 'database' | 'clock'>)
   const { database, clock } = deps;
   return {
     async get(principal, id) {
-      const quote = await findQuote(database.db, id);
-      const request = quote ? await findQuoteRequest(database.db, quote.quoteRequestId) : null;
+      const found = await findQuoteWithRequest(database.db, id);
       const visible =
-        quote !== null &&
-        request !== null &&
+        found !== null &&
         (principal.accountType === 'liquidityProvider'
-          ? quote.liquidityProviderId === principal.accountId
-          : request.accountId === principal.accountId);
+          ? found.quote.liquidityProviderId === principal.accountId
+          : found.request.accountId === principal.accountId);
       if (!visible) throw fieldError('QUOTE_NOT_FOUND', 'params.id', `quote ${id} does not exist`);
-      return { quote, request };
+      return found;
     },
 
     async list(principal, query, page) {

@@ -102,6 +102,49 @@ export async function findQuote(db: Executor, id: string): Promise<Quote | null>
   return row ? toQuote(row) : null;
 }
 
+const selectQuoteWithRequest = compiledQuery((db, p: { id: string }) =>
+  db
+    .selectFrom('quotes')
+    .innerJoin('quote_requests as r', 'r.id', 'quotes.quote_request_id')
+    .selectAll('quotes')
+    .select(['r.account_id as r_account_id', 'r.offerer as r_offerer', 'r.recipient as r_recipient'])
+    .select([
+      'r.input_token as r_input_token',
+      'r.output_token as r_output_token',
+      'r.input_amount as r_input_amount',
+    ])
+    .select(['r.input_chain as r_input_chain', 'r.output_chain as r_output_chain', 'r.status as r_status'])
+    .select(['r.accepted_quote_id as r_accepted_quote_id', 'r.created_at as r_created_at'])
+    .select(['r.updated_at as r_updated_at', 'r.expires_at as r_expires_at'])
+    .where('quotes.id', '=', p.id),
+);
+
+/** A quote with its request, in one query (null when there is no such quote). */
+export async function findQuoteWithRequest(
+  db: Executor,
+  id: string,
+): Promise<{ quote: Quote; request: QuoteRequest } | null> {
+  const row = (await selectQuoteWithRequest(db, { id })).rows[0];
+  if (!row) return null;
+  const request = toQuoteRequest({
+    id: row.quote_request_id,
+    account_id: row.r_account_id,
+    offerer: row.r_offerer,
+    recipient: row.r_recipient,
+    input_token: row.r_input_token,
+    output_token: row.r_output_token,
+    input_amount: row.r_input_amount,
+    input_chain: row.r_input_chain,
+    output_chain: row.r_output_chain,
+    status: row.r_status,
+    accepted_quote_id: row.r_accepted_quote_id,
+    created_at: row.r_created_at,
+    updated_at: row.r_updated_at,
+    expires_at: row.r_expires_at,
+  });
+  return { quote: toQuote(row), request };
+}
+
 /** The quotes with these ids, by id, in one query. */
 export async function findQuotes(db: Executor, ids: readonly string[]): Promise<Map<string, Quote>> {
   const unique = [...new Set(ids)];
