@@ -14,6 +14,7 @@ import { approveEscrow, balanceOf, catchUpClock } from './support/chain-actors.t
 import { createQuoteRequest, WORKER_ON } from './support/fixtures.ts';
 import { type Harness, startHarness } from './support/harness.ts';
 import { devnetClient, packetOf, verifyByDvns } from './support/lz-messages.ts';
+import { until } from './support/polling.ts';
 import { acceptAndSwap, waitForStatus } from './support/swap-steps.ts';
 
 const lpWallet = privateKeyToAccount(ANVIL_KEYS[4]);
@@ -32,7 +33,15 @@ describe('LP bot: batched proofs', () => {
   let journalFile: string;
   let usdtA: Address;
 
-  /** A bot process on the LP's journal (a restarted `ferry lp` opens it anew). */
+  /**
+   * A bot process on the LP's journal (a restarted `ferry lp` opens it anew). `run` is one pass, its report kept in
+   * `passes`: what the bot did shows across its passes, not in any one of them. It looks once for a transaction's
+   * receipt right after broadcasting it and never waits (RECEIPT_WAIT_MS): on a loaded machine an approval, fill or
+   * proof is often mined only after the pass that sent it ended, and a later pass goes on from there (an approval not
+   * mined yet holds its fill back; a fill not yet at depth holds back its batch), as `ferry lp`'s loop does within a
+   * second (nextPassAt). `passUntil` runs passes until `done`, by default until every transaction the bot sent is
+   * mined at depth (no open action in its ledger).
+   */
   const newBot = (options: Partial<LpBotOptions>) => {
     const lines: { level: string; msg: string; obj: any }[] = [];
     const at = (level: string) => (obj: object, msg: string) => void lines.push({ level, msg, obj });
@@ -47,20 +56,40 @@ describe('LP bot: batched proofs', () => {
       journal,
       ...options,
     });
-    return { bot, lines, journal };
+    const passes: PassReport[] = [];
+    const run = async () => {
+      const report = await bot.runOnce();
+      passes.push(report);
+      return report;
+    };
+    const allMined = async () => !(await journal.hasOpenActions());
+    const passUntil = (done: () => Promise<boolean> = allMined) =>
+      until(
+        'the bot to get there over its passes',
+        async () => {
+          await run();
+          return done();
+        },
+        30_000,
+      );
+    /** The orders it reported filled, in any pass (two filled in one pass come in the listing's order). */
+    const filled = () => passes.flatMap((r) => r.filled.map((f) => f.orderHash)).sort();
+    return { bot, lines, journal, passes, run, passUntil, filled };
   };
+  type TestBot = ReturnType<typeof newBot>;
+  const hashesOf = (swaps: { orderHash: Hex }[]) => swaps.map((s) => s.orderHash).sort();
 
   /** A swap of `input` of `token` the bot quotes (one pass, which also fills what is deposited), deposited. */
-  const swapQuotedBy = async (bot: { runOnce(): Promise<PassReport> }, input: bigint, token: Address) => {
+  const swapQuotedBy = async (bot: TestBot, input: bigint, token: Address) => {
     await approveEscrow(h, h.chainA, token, h.offerer, input);
     const qrId = await createQuoteRequest(h, mm.apiKey, { inputAmount: input.toString(), inputToken: token });
-    const report = await bot.runOnce();
+    const report = await bot.run();
     const mine = report.quoted.find((q) => q.quoteRequestId === qrId);
     expect(mine, JSON.stringify(report.errors)).toBeDefined();
     const q = (await h.http('GET', `/api/v1/quotes/${mine!.quoteId}`, { apiKey: mm.apiKey })).body.data;
     const { orderHash } = await acceptAndSwap(h, mm.apiKey, q);
     await waitForStatus(h, mm.apiKey, q.orderId, 'deposited');
-    return { orderId: q.orderId as string, orderHash: orderHash as Hex, input, token, report };
+    return { orderId: q.orderId as string, orderHash: orderHash as Hex, input, token };
   };
 
   /** Every ProofSent of chain B's FerryApp: the order hashes of each message. */
@@ -117,7 +146,7 @@ describe('LP bot: batched proofs', () => {
   });
 
   it('proves three fills of two input tokens and three fees in one message, which pays the filler and fees exactly', async () => {
-    const { bot } = newBot({ proveBatch: 3, proveAfterSeconds: 3600 });
+    const bot = newBot({ proveBatch: 3, proveAfterSeconds: 3600 });
     const before = {
       usdc: await balanceOf(h, h.chainA, h.usdcA, lpWallet.address),
       usdt: await balanceOf(h, h.chainA, usdtA, lpWallet.address),
@@ -129,11 +158,11 @@ describe('LP bot: batched proofs', () => {
       await swapQuotedBy(bot, 5_432_100n, usdtA),
       await swapQuotedBy(bot, 7_654_321n, h.usdcA),
     ];
-    const last = await bot.runOnce();
-    expect(last.errors).toEqual([]);
-    const reports = [...swaps.map((s) => s.report), last];
-    // Each fill went out in its own pass, without a proof: the recipient does not wait for the batch.
-    expect(reports.flatMap((r) => r.filled.map((f) => f.orderHash))).toEqual(swaps.map((s) => s.orderHash));
+    await bot.passUntil();
+    const reports = bot.passes;
+    expect(reports.flatMap((r) => r.errors)).toEqual([]);
+    // Each fill went out alone, without a proof: the recipient does not wait for the batch.
+    expect(bot.filled()).toEqual(hashesOf(swaps));
     for (const fill of reports.flatMap((r) => r.filled)) {
       const receipt = await devnetClient(h, h.chainB).getTransactionReceipt({ hash: fill.txHash });
       expect(parseEventLogs({ abi: appAbi, eventName: 'ProofSent', logs: receipt.logs })).toEqual([]);
@@ -156,15 +185,15 @@ describe('LP bot: batched proofs', () => {
     expect((await owedOnA(h.usdcA, DEVNET_FEE_RECIPIENT)) - before.feeUsdc).toBe(fees(h.usdcA));
     expect((await owedOnA(usdtA, DEVNET_FEE_RECIPIENT)) - before.feeUsdt).toBe(fees(usdtA));
     // Nothing more to prove.
-    expect((await bot.runOnce()).proved).toEqual([]);
+    expect((await bot.run()).proved).toEqual([]);
   });
 
   it('a restart between a fill and its batch still proves it, once; a batch sent before a crash is not sent again', async () => {
     const first = newBot({ proveBatch: 2, proveAfterSeconds: 3600 });
-    const x = await swapQuotedBy(first.bot, 2_000_000n, h.usdcA);
-    const filledX = await first.bot.runOnce();
-    expect(filledX.filled.map((f) => f.orderHash)).toEqual([x.orderHash]);
-    expect(filledX.proved).toEqual([]);
+    const x = await swapQuotedBy(first, 2_000_000n, h.usdcA);
+    await first.passUntil();
+    expect(first.filled()).toEqual([x.orderHash]);
+    expect(first.passes.flatMap((r) => r.proved)).toEqual([]);
 
     // Restarted; it crashes right after broadcasting the batch proof (before it learns the outcome).
     const crashing = newBot({
@@ -176,15 +205,17 @@ describe('LP bot: batched proofs', () => {
         },
       },
     });
-    const y = await swapQuotedBy(crashing.bot, 2_500_000n, h.usdcA);
-    const crashed = await crashing.bot.runOnce();
-    expect(crashed.filled.map((f) => f.orderHash)).toEqual([y.orderHash]);
-    expect(crashed.errors.map((e) => e.message)).toContain('crash after sending the batch proof');
+    const y = await swapQuotedBy(crashing, 2_500_000n, h.usdcA);
+    // Passes until the crash, and none after: the process is gone.
+    const crashMessages = () => crashing.passes.flatMap((r) => r.errors.map((e) => e.message));
+    await crashing.passUntil(async () => crashMessages().length > 0);
+    expect(crashing.filled()).toEqual([y.orderHash]);
+    expect(crashMessages()).toEqual(['crash after sending the batch proof']);
 
     const restarted = newBot({ proveBatch: 2, proveAfterSeconds: 0 });
-    const after = await restarted.bot.runOnce();
-    expect(after.errors).toEqual([]);
-    expect(after.proved).toEqual([]);
+    await restarted.passUntil();
+    expect(restarted.passes.flatMap((r) => r.errors)).toEqual([]);
+    expect(restarted.passes.flatMap((r) => r.proved)).toEqual([]);
     expect(restarted.lines.map((l) => l.msg)).toContain('batch proof mined');
     expect(restarted.lines.map((l) => l.msg)).not.toContain('batch proof sent');
     for (const s of [x, y]) await waitForStatus(h, mm.apiKey, s.orderId, 'completed', 30_000);
@@ -197,13 +228,13 @@ describe('LP bot: batched proofs', () => {
   it('the worker commits and executes a batch message once, not once per order in it', async () => {
     await h.devnets.relay?.stop();
     try {
-      const { bot } = newBot({ proveBatch: 2, proveAfterSeconds: 3600 });
+      const bot = newBot({ proveBatch: 2, proveAfterSeconds: 3600 });
       const swaps = [
         await swapQuotedBy(bot, 1_300_000n, h.usdcA),
         await swapQuotedBy(bot, 1_400_000n, h.usdcA),
       ];
-      const last = await bot.runOnce();
-      const proved = [...swaps.map((s) => s.report), last].flatMap((r) => r.proved);
+      await bot.passUntil();
+      const proved = bot.passes.flatMap((r) => r.proved);
       expect(proved).toHaveLength(1);
       // Only the DVNs' part: the executor is down, so the worker commits and executes after executeAfterSeconds.
       await verifyByDvns(h, await packetOf(h, proved[0]!.txHash));
@@ -229,11 +260,12 @@ describe('LP bot: batched proofs', () => {
   });
 
   it("when the bot proves nothing, the worker's fallback proves every order of the route in one message and the bot does not prove them again", async () => {
-    const { bot } = newBot({ proveBatch: 51, proveAfterSeconds: 3600 });
+    const bot = newBot({ proveBatch: 51, proveAfterSeconds: 3600 });
     const swaps = [await swapQuotedBy(bot, 1_100_000n, h.usdcA), await swapQuotedBy(bot, 1_200_000n, usdtA)];
-    const filled = await bot.runOnce();
-    expect(filled.errors).toEqual([]);
-    expect([...swaps.map((s) => s.report), filled].flatMap((r) => r.proved)).toEqual([]);
+    await bot.passUntil();
+    expect(bot.passes.flatMap((r) => r.errors)).toEqual([]);
+    expect(bot.filled()).toEqual(hashesOf(swaps));
+    expect(bot.passes.flatMap((r) => r.proved)).toEqual([]);
     // Past the output chain's proveAfterSeconds on the worker's clock: it proves the fills itself. Both in one pass by
     // construction: the worker has seen both fills (`filled`), and no pass under way reads the clock while it moves
     // (one could find the first order due and the second not yet), so the clock moves while the worker is held and
@@ -250,12 +282,12 @@ describe('LP bot: batched proofs', () => {
     for (const s of swaps) await waitForStatus(h, mm.apiKey, s.orderId, 'completed', 30_000);
 
     // Restarted with no window: the batch is due at once, and the chains say there is nothing left to prove.
-    const { bot: late, lines, journal } = newBot({ proveBatch: 51, proveAfterSeconds: 0 });
-    const report = await late.runOnce();
-    expect(report.errors).toEqual([]);
-    expect(report.proved).toEqual([]);
-    expect(lines.map((l) => l.msg)).not.toContain('batch proof sent');
-    expect(await journal.proofs.unproven()).toEqual([]);
+    const late = newBot({ proveBatch: 51, proveAfterSeconds: 0 });
+    await late.passUntil();
+    expect(late.passes.flatMap((r) => r.errors)).toEqual([]);
+    expect(late.passes.flatMap((r) => r.proved)).toEqual([]);
+    expect(late.lines.map((l) => l.msg)).not.toContain('batch proof sent');
+    expect(await late.journal.proofs.unproven()).toEqual([]);
     // One prove of the worker's for both (one route, two input tokens), linked to both orders.
     const messages = await Promise.all(swaps.map((s) => messagesProving(s.orderHash)));
     expect(messages.map((m) => m.length)).toEqual([1, 1]);
