@@ -254,6 +254,18 @@ describe('LP bot: batched proofs', () => {
       expect(actions.filter((a) => a.kind === 'commit')).toEqual([{ kind: 'commit', status: 'confirmed' }]);
       expect(actions.filter((a) => a.kind === 'execute')).toEqual([{ kind: 'execute', status: 'confirmed' }]);
       expect(actions.filter((a) => a.kind === 'prove')).toEqual([]);
+      // Each was sent for one order and linked to the other in the write that recorded it.
+      const links = await h.app.database.db
+        .selectFrom('chain_action_orders')
+        .select(['kind', 'order_id'])
+        .where(
+          'order_id',
+          'in',
+          swaps.map((s) => s.orderId),
+        )
+        .where('kind', 'in', ['commit', 'execute'])
+        .execute();
+      expect(links.map((l) => l.kind).sort()).toEqual(['commit', 'execute']);
     } finally {
       h.devnets.startRelay();
     }
@@ -304,7 +316,12 @@ describe('LP bot: batched proofs', () => {
     expect(proves).toEqual([
       { order_id: expect.any(String), seq: 0, status: 'confirmed', tx_hash: messages[0]![0]!.txHash },
     ]);
-    const links = await h.app.database.db.selectFrom('chain_action_orders').selectAll().execute();
+    const links = await h.app.database.db
+      .selectFrom('chain_action_orders')
+      .selectAll()
+      .where('kind', '=', 'prove')
+      .where('order_id', 'in', ids)
+      .execute();
     expect(links).toEqual([
       {
         action_order_id: proves[0]!.order_id,

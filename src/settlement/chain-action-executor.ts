@@ -44,24 +44,20 @@ export interface ChainActionExecutor {
     account: PrivateKeyAccount;
     expectStatus: OrderStatus;
     retry?: boolean;
-  }): Promise<ActionOutcome>;
-  /**
-   * One action for `leader` and `others` (shared-actions-store.ts): recorded for the leader, linked to the others in
-   * the same write, unless any of them moved on or already has an action of `kind` (`stale`, nothing sent).
-   */
-  executeShared(input: {
-    leader: string;
-    others: readonly string[];
-    kind: ChainActionKind;
-    call: ContractCall;
-    account: PrivateKeyAccount;
-    expectStatus: OrderStatus;
+    /**
+     * Other orders the action serves too (a batch's prove, its message's commit or execute), linked to it in the
+     * same write (shared-actions-store.ts mayRecordShared): all or nothing, `stale` if any of them moved on.
+     */
+    others?: readonly string[];
   }): Promise<ActionOutcome>;
 }
 
-/** A prove may serve several orders (one message): an order's newest is its own or the one it is linked to. */
+/** Kinds one action may do for several orders: a prove of a batch, the commit and execute of its one message. */
+const SHARED_KINDS: ReadonlySet<ChainActionKind> = new Set(['prove', 'commit', 'execute']);
+
+/** An order's newest action of a shared kind is its own or the one it is linked to. */
 const serving = (database: FerryDatabase, orderId: string, kind: ChainActionKind) =>
-  kind === 'prove'
+  SHARED_KINDS.has(kind)
     ? findServingAction(database.db, orderId, kind)
     : findChainAction(database.db, orderId, kind);
 
@@ -104,8 +100,9 @@ export function createChainActionExecutor(deps: {
       account: PrivateKeyAccount;
       expectStatus: OrderStatus;
       retry?: boolean;
+      others?: readonly string[];
     }): Promise<ActionOutcome> {
-      const { orderId, kind } = input;
+      const { orderId, kind, others = [] } = input;
       const existing = await serving(database, orderId, kind);
       if (existing && !input.retry) return outcomeOf(existing);
       if (existing && existing.status === 'recorded') return outcomeOf(existing);
@@ -122,24 +119,15 @@ export function createChainActionExecutor(deps: {
         ...(input.call.value === undefined ? {} : { value: input.call.value }),
         account: input.account,
         guard: (trx) =>
-          mayRecord(trx, database.dialect, { orderId, kind, seq, expectStatus: input.expectStatus }),
-      });
-      return sent ? sent.outcome : { status: 'stale' };
-    },
-
-    async executeShared(input) {
-      const { leader, others, kind, expectStatus } = input;
-      const own = await findChainAction(database.db, leader, kind);
-      const seq = own ? own.seq + 1 : 0;
-      faults.at(`before-record:${kind}`);
-      const sent = await transactions.submit({
-        subject: leader,
-        kind,
-        seq,
-        call: input.call,
-        ...(input.call.value === undefined ? {} : { value: input.call.value }),
-        account: input.account,
-        guard: (trx) => mayRecordShared(trx, database.dialect, { leader, others, kind, seq, expectStatus }),
+          others.length > 0
+            ? mayRecordShared(trx, database.dialect, {
+                leader: orderId,
+                others,
+                kind,
+                seq,
+                expectStatus: input.expectStatus,
+              })
+            : mayRecord(trx, database.dialect, { orderId, kind, seq, expectStatus: input.expectStatus }),
       });
       return sent ? sent.outcome : { status: 'stale' };
     },

@@ -17,11 +17,11 @@ import type { FerryDatabase } from '../store/database.ts';
 import { findOrder } from '../store/orders-store.ts';
 import {
   type ChainActionKind,
-  messageActionOfAnother,
   noteOrderProblem,
   recordOrderSettlement,
   transitionOrder,
 } from '../store/settlement-store.ts';
+import { messageOrdersToServe } from '../store/shared-actions-store.ts';
 import { createAttesting } from './attesting.ts';
 import type { ActionOutcome, ChainActionExecutor } from './chain-action-executor.ts';
 import { orderDepositCall } from './order-deposit-call.ts';
@@ -125,22 +125,23 @@ async function noteGivenUp(
 type MoveArgs = [Order, OrderChange | null, OrderSettlement | null, SettlementObservation];
 
 /**
- * One message proves a batch of orders: another order's commit or execute of it, in flight or mined, serves this one
- * too, which then follows the message as the chains show it next pass.
+ * One message proves a batch of orders: its commit or execute is sent once, for this order, and linked to the
+ * message's other orders that still need it, which then follow it as their own (shared-actions-store.ts).
  */
-async function sentForAnother(
-  deps: { readonly database: FerryDatabase; readonly log: FastifyBaseLogger },
+async function messageOthers(
+  database: FerryDatabase,
   order: Order,
   kind: 'commit' | 'execute',
   obs: SettlementObservation,
-): Promise<boolean> {
+): Promise<string[]> {
   const proof = obs.route.method === 'layerzero' ? obs.route.proof : null;
-  if (!proof || !(await messageActionOfAnother(deps.database.db, order.id, proof.guid, kind))) return false;
-  deps.log.debug(
-    { orderId: order.id, kind, messageId: proof.guid },
-    `${kind} of the message sent for another order`,
-  );
-  return true;
+  if (!proof) return [];
+  return messageOrdersToServe(database.db, {
+    messageId: proof.guid,
+    leader: order.id,
+    kind,
+    status: order.status,
+  });
 }
 
 /**
@@ -183,6 +184,7 @@ export function createDecisionExecutor(deps: {
     call: ContractCall,
     retryOf: Hex | undefined,
     mode?: 'repeat',
+    others?: readonly string[],
   ): Promise<StepResult> {
     if (retryOf) {
       const what = `${kind} transaction ${retryOf} reverted and would revert again`;
@@ -195,7 +197,15 @@ export function createDecisionExecutor(deps: {
     const retry = retryOf !== undefined || mode === 'repeat';
     try {
       return again(
-        await actions.execute({ orderId: order.id, kind, call, account: relayer, expectStatus, retry }),
+        await actions.execute({
+          orderId: order.id,
+          kind,
+          call,
+          account: relayer,
+          expectStatus,
+          retry,
+          others,
+        }),
       );
     } catch (error) {
       // A transaction the node refused to estimate was never sent; if it reverts, it waits like a retry.
@@ -236,12 +246,13 @@ export function createDecisionExecutor(deps: {
         return send(order, 'commit-gap', await gapCommitCall(chain, order, decision), undefined, 'repeat');
       case 'commit':
       case 'execute':
-        if (await sentForAnother(deps, order, decision.kind, obs)) return { again: 'soon' };
         return send(
           order,
           decision.kind,
           await deliveryCall(chain, order, obs, decision.kind),
           decision.retryOf,
+          undefined,
+          await messageOthers(database, order, decision.kind, obs),
         );
       case 'refund':
         return send(order, 'refund', chain.refundCall(order.inputChain, terms), decision.retryOf);

@@ -92,8 +92,8 @@ describe('ProveBatcher.flush', () => {
       proveCall: (chain: string) => ({ chain, to: LP_A, data: '0x' as const }),
     } as unknown as SettlementChain;
     const actions = {
-      async executeShared(input: { leader: string; others: readonly string[] }) {
-        sent.push([input.leader, ...input.others].sort());
+      async execute(input: { orderId: string; others: readonly string[] }) {
+        sent.push([input.orderId, ...input.others].sort());
         return { status: 'pending', txHash: '0x01' };
       },
     } as unknown as ChainActionExecutor;

@@ -57,8 +57,8 @@ export function createProveBatcher(deps: {
     const terms = batch.map((d) => d.terms);
     const options = proveOptions(terms.length, tokenRunsOf(terms));
     const fee = await chain.quoteProve(first.order.outputChain, terms, options);
-    const outcome = await actions.executeShared({
-      leader: first.order.id,
+    const outcome = await actions.execute({
+      orderId: first.order.id,
       others: batch.slice(1).map((d) => d.order.id),
       kind: 'prove',
       call: chain.proveCall(first.order.outputChain, terms, fee, options),

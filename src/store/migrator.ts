@@ -22,6 +22,7 @@ import { offererOpenInputMigration } from './migrations/0020-offerer-open-input.
 import { chainActionOrdersMigration } from './migrations/0021-chain-action-orders.ts';
 import { settlementMessageIndexMigration } from './migrations/0022-settlement-message-index.ts';
 import { offererInputTotalsMigration } from './migrations/0023-offerer-input-totals.ts';
+import { proofSentGuidMigration } from './migrations/0024-proof-sent-guid.ts';
 
 /** Migrations live in code (not scanned from disk) so both dialects and bundlers see the same list. */
 function provider(dialect: FerryDatabase['dialect']): MigrationProvider {
@@ -50,6 +51,7 @@ function provider(dialect: FerryDatabase['dialect']): MigrationProvider {
         '0021-chain-action-orders': chainActionOrdersMigration,
         '0022-settlement-message-index': settlementMessageIndexMigration,
         '0023-offerer-input-totals': offererInputTotalsMigration(dialect),
+        '0024-proof-sent-guid': proofSentGuidMigration,
       };
     },
   };

@@ -5,12 +5,12 @@ import type { FerryDatabase } from './database.ts';
 import { findOrder } from './orders-store.ts';
 import {
   mayRecord,
-  messageActionOfAnother,
   moneyMoverRevertTimes,
   noteOrderProblem,
   revertedActionCounts,
   transitionOrder,
 } from './settlement-store.ts';
+import { messageOrdersToServe } from './shared-actions-store.ts';
 
 const backend = process.env.FERRY_TEST_PG ? 'PostgreSQL' : 'SQLite';
 
@@ -193,29 +193,52 @@ describe(`order transitions on ${backend}`, () => {
     expect(await mayRefund()).toBe(true);
   });
 
-  it("sees a commit another order of the same message made, and only that message's", async () => {
+  it("finds the other orders of a message one commit would serve: the message's, in the status, not yet served", async () => {
     const mine = await seedOrderRow(database, 'filled');
     const theirs = await seedOrderRow(database, 'filled');
+    const moved = await seedOrderRow(database, 'completed');
     const elsewhere = await seedOrderRow(database, 'filled');
     const message = `0x${'ab'.repeat(32)}`;
-    const setMessage = (id: string, messageId: string) =>
-      database.db
-        .updateTable('orders')
-        .set({ settlement_message_id: messageId })
+    // The message's ProofSent rows name its orders by hash, whether or not the worker wrote it on them yet.
+    const sent = async (id: string, guid: string, logIndex: number) => {
+      const { blockchain_order_id } = await database.db
+        .selectFrom('orders')
+        .select('blockchain_order_id')
         .where('id', '=', id)
+        .executeTakeFirstOrThrow();
+      await database.db
+        .insertInto('proof_sent')
+        .values({
+          chain: 'b',
+          tx_hash: `0x${guid.slice(2, 6)}`,
+          log_index: logIndex,
+          order_hash: blockchain_order_id,
+          guid,
+          dst_eid: 1,
+          block_number: 1,
+          block_timestamp: 1,
+        })
         .execute();
-    await setMessage(mine, message);
-    await setMessage(theirs, message);
-    await setMessage(elsewhere, `0x${'cd'.repeat(32)}`);
-    await recordAction(elsewhere, 'commit', 'confirmed', 0);
-    expect(await messageActionOfAnother(database.db, mine, message, 'commit')).toBe(false);
-    await recordAction(mine, 'commit', 'confirmed', 0);
-    // Its own commit is not another's.
-    expect(await messageActionOfAnother(database.db, mine, message, 'commit')).toBe(false);
+    };
+    for (const [i, id] of [mine, theirs, moved].entries()) await sent(id, message, i);
+    await sent(elsewhere, `0x${'cd'.repeat(32)}`, 0);
+    // Proven since by a newer message of its own: not this message's to follow.
+    const reproved = await seedOrderRow(database, 'filled');
+    await sent(reproved, message, 3);
+    await database.db
+      .updateTable('orders')
+      .set({ settlement_message_id: `0x${'ef'.repeat(32)}` })
+      .where('id', '=', reproved)
+      .execute();
+    const toServe = (kind: 'commit' | 'execute') =>
+      messageOrdersToServe(database.db, { messageId: message, leader: mine, kind, status: 'filled' });
+    expect(await toServe('commit')).toEqual([theirs]);
+    // Spent without effect: it still needs one.
     await recordAction(theirs, 'commit', 'reverted', 0);
-    expect(await messageActionOfAnother(database.db, mine, message, 'commit')).toBe(false);
+    expect(await toServe('commit')).toEqual([theirs]);
+    // Its own commit in flight serves it.
     await recordAction(theirs, 'commit', 'recorded', 1);
-    expect(await messageActionOfAnother(database.db, mine, message, 'commit')).toBe(true);
-    expect(await messageActionOfAnother(database.db, mine, message, 'execute')).toBe(false);
+    expect(await toServe('commit')).toEqual([]);
+    expect(await toServe('execute')).toEqual([theirs]);
   });
 });

@@ -334,35 +334,3 @@ export async function recordFillAttestation(
     .executeTakeFirst();
   return result.numUpdatedRows > 0n;
 }
-
-/**
- * Whether another order's `kind` action (commit or execute) for the proof message `messageId` is in flight or took
- * effect: one message proves several orders (a filler's batch), and it is committed and executed once, not once per
- * order.
- */
-export async function messageActionOfAnother(
-  db: Executor,
-  orderId: string,
-  messageId: string,
-  kind: 'commit' | 'execute',
-): Promise<boolean> {
-  // From the message's orders (orders_settlement_message) to each one's actions of `kind` (order_id, kind): a join
-  // from chain_actions lets SQLite start from every confirmed action instead.
-  const row = await db
-    .selectFrom('orders')
-    .select('orders.id')
-    .where('orders.settlement_message_id', '=', messageId)
-    .where('orders.id', '!=', orderId)
-    .where((eb) =>
-      eb.exists(
-        eb
-          .selectFrom('chain_actions')
-          .select('chain_actions.id')
-          .whereRef('chain_actions.order_id', '=', 'orders.id')
-          .where('chain_actions.kind', '=', kind)
-          .where('chain_actions.status', 'in', ['recorded', 'confirmed']),
-      ),
-    )
-    .executeTakeFirst();
-  return row !== undefined;
-}

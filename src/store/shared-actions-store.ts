@@ -74,6 +74,37 @@ export async function mayRecordShared(
   return true;
 }
 
+/**
+ * The other orders of the proof message `messageId` that one commit or execute of it would serve too: those the
+ * message proves (its ProofSent rows, one per order hash, so an order the worker has not yet seen proven counts),
+ * whose newest message it is or is not yet written down, still in `status`, with no action of `kind` in flight or
+ * mined, their own or linked. The leader's action is linked to them (mayRecordShared, which checks them again under
+ * the lock), so the message is committed and executed once.
+ */
+export async function messageOrdersToServe(
+  db: Executor,
+  input: { messageId: string; leader: string; kind: ChainActionKind; status: OrderStatus },
+): Promise<string[]> {
+  const rows = await db
+    .selectFrom('proof_sent as p')
+    .innerJoin('orders as o', 'o.blockchain_order_id', 'p.order_hash')
+    .select('o.id')
+    .distinct()
+    .where('p.guid', '=', input.messageId)
+    .where('o.id', '!=', input.leader)
+    .where('o.status', '=', input.status)
+    .where((eb) =>
+      eb.or([eb('o.settlement_message_id', 'is', null), eb('o.settlement_message_id', '=', input.messageId)]),
+    )
+    .execute();
+  const free: string[] = [];
+  for (const { id } of rows) {
+    const serving = await findServingAction(db, id, input.kind);
+    if (!serving || !LIVE.has(serving.status)) free.push(id);
+  }
+  return free.sort();
+}
+
 /** The orders each of `actions` serves besides its own (none for most). */
 export async function linkedOrders(
   db: Executor,
