@@ -18,6 +18,11 @@ export interface ScenarioRow {
   readonly vs?: { readonly ratio: number; readonly of: string };
   readonly target: string | null;
   readonly pass: boolean | null;
+  /**
+   * Set when the scenario's responses were not what it expects (load-row.ts unexpectedResponses): its rate then
+   * measures something else (a refusal, an error page), and the row fails whatever its target says.
+   */
+  readonly failure?: string;
   readonly notes: string;
   readonly raw: unknown;
 }
@@ -80,7 +85,7 @@ export function toMarkdown(report: BenchReport): string {
           s.cpuPercent,
         )} | ${fmt(s.peakRssMb)} | ${s.ratio === null ? '' : fmt(s.ratio, 2)} | ${
           s.vs ? `${fmt(s.vs.ratio, 2)} × ${s.vs.of}` : ''
-        } | ${s.target ?? ''} | ${s.pass === null ? '' : s.pass ? 'pass' : '**miss**'} |`,
+        } | ${s.target ?? ''} | ${verdict(s)} |`,
       );
     }
     const notes = run.scenarios.filter((s) => s.notes);
@@ -99,6 +104,11 @@ export function toMarkdown(report: BenchReport): string {
     '',
   );
   return lines.join('\n');
+}
+
+function verdict(s: ScenarioRow): string {
+  if (s.failure) return '**failed**';
+  return s.pass === null ? '' : s.pass ? 'pass' : '**miss**';
 }
 
 export function writeReport(dir: string, report: BenchReport): { json: string; md: string } {

@@ -1,5 +1,6 @@
 /** Report rows of the scenarios that compare with a reference of their own: 8, 9 and 11, and the PostgreSQL ratios. */
 import type { LoadResult } from './load.ts';
+import { unexpectedResponses } from './load-row.ts';
 import { describeLocks, type MultiInstanceResult } from './multi-instance.ts';
 import type { RawWriteResult } from './pg-writes.ts';
 import type { BackendRun, ScenarioRow } from './report.ts';
@@ -22,7 +23,7 @@ export function withRawPgRatio(s: ScenarioRow, raw: RawWriteResult): ScenarioRow
   if (target === undefined) return s;
   const ratio = s.rate / raw.transactionsPerSec;
   const vs = { ratio, of: 'raw PG' };
-  return { ...s, vs, target: `≥ ${target} × raw PG writes`, pass: ratio >= target };
+  return { ...s, vs, target: `≥ ${target} × raw PG writes`, pass: !s.failure && ratio >= target };
 }
 
 export function rawPgRow(id: string, r: RawWriteResult): ScenarioRow {
@@ -60,6 +61,8 @@ export function compareWithEmbedded(pgRows: ScenarioRow[], embedded: BackendRun 
 
 /** 9a (instance A alone) and 9b (both instances, summed), with what the lock sampler saw in each phase. */
 export function multiInstanceRows(r: MultiInstanceResult, raw: RawWriteResult): ScenarioRow[] {
+  const oneFailure = unexpectedResponses(r.one.load);
+  const twoFailure = r.two.loads.map(unexpectedResponses).find((f) => f !== undefined);
   const one: ScenarioRow = {
     id: '9a',
     name: `one instance: ${r.endpoint}`,
@@ -72,8 +75,9 @@ export function multiInstanceRows(r: MultiInstanceResult, raw: RawWriteResult): 
     ratio: null,
     vs: { ratio: r.one.rate / raw.transactionsPerSec, of: 'raw PG' },
     target: null,
-    pass: null,
-    notes: `${r.connections} connections to instance A while B and the worker idle. Locks: ${describeLocks(r.one.locks)}.`,
+    pass: oneFailure ? false : null,
+    ...(oneFailure ? { failure: oneFailure } : {}),
+    notes: `${oneFailure ? `FAILED: ${oneFailure}. ` : ''}${r.connections} connections to instance A while B and the worker idle. Locks: ${describeLocks(r.one.locks)}.`,
     raw: r.one,
   };
   const queued = r.two.locks.samplesWithQueue > 0;
@@ -89,8 +93,9 @@ export function multiInstanceRows(r: MultiInstanceResult, raw: RawWriteResult): 
     ratio: null,
     vs: { ratio: r.scaling, of: 'one instance' },
     target: '≥ 1 × one instance; no queue on one lock',
-    pass: r.scaling >= 1 && !queued,
-    notes: `${Math.floor(r.connections / 2)} connections to each instance (${r.two.perInstance.map((x) => x.toFixed(0)).join(' + ')} req/s; ${(r.two.rate / raw.transactionsPerSec).toFixed(2)} × raw PG); CPU and p50/p99 are the two instances' sum and worst. Locks: ${describeLocks(r.two.locks)}.${queued ? ' Sessions queued on one lock key.' : ''}`,
+    pass: !twoFailure && r.scaling >= 1 && !queued,
+    ...(twoFailure ? { failure: twoFailure } : {}),
+    notes: `${twoFailure ? `FAILED: ${twoFailure}. ` : ''}${Math.floor(r.connections / 2)} connections to each instance (${r.two.perInstance.map((x) => x.toFixed(0)).join(' + ')} req/s; ${(r.two.rate / raw.transactionsPerSec).toFixed(2)} × raw PG); CPU and p50/p99 are the two instances' sum and worst. Locks: ${describeLocks(r.two.locks)}.${queued ? ' Sessions queued on one lock key.' : ''}`,
     raw: r.two,
   };
   return [one, two];

@@ -19,6 +19,7 @@ export type OrderRow = Insertable<OrdersTable>;
 export interface ChainInfo {
   readonly name: string;
   readonly chainId: number;
+  readonly rpcUrl: string;
   readonly escrow: Address;
   readonly tokens: readonly Address[];
 }
@@ -118,9 +119,23 @@ export class SeedRows {
     status: string,
     lpIds: readonly string[],
     lpAddress: Map<string, Address>,
-    winner?: string,
   ) {
     const qr = this.quoteRequest(mm, createdAt, status);
+    return { qr, quotes: this.quotesOn(qr, createdAt, lpIds, lpAddress) };
+  }
+
+  /**
+   * 1-3 quotes of LPs drawn from `lpIds` on `qr`, in the statuses its own status implies: the first (`winner`,
+   * when given) accepted on an accepted request, the others declined.
+   */
+  quotesOn(
+    qr: QuoteRequestsTable,
+    createdAt: number,
+    lpIds: readonly string[],
+    lpAddress: Map<string, Address>,
+    winner?: string,
+  ): QuotesTable[] {
+    const status = qr.status;
     const n = 1 + Math.floor(Math.random() * 3);
     const lps = shuffle([...lpIds]).slice(0, n);
     if (winner && !lps.includes(winner)) lps[0] = winner;
@@ -137,25 +152,16 @@ export class SeedRows {
       return this.quote(qr, lp, lpAddress, createdAt + 300 + i * 150, quoteStatus);
     });
     if (status === 'accepted') qr.accepted_quote_id = (quotes[0] as QuotesTable).id;
-    return { qr, quotes };
+    return quotes;
   }
 
-  order(qr: QuoteRequestsTable, quote: QuotesTable, requestedAt: number): OrderRow & { id: string } {
+  order(
+    qr: QuoteRequestsTable,
+    quote: QuotesTable,
+    requestedAt: number,
+    status: string,
+  ): OrderRow & { id: string } {
     const createdAt = requestedAt + 5000 + Math.floor(Math.random() * 30_000);
-    const roll = Math.random();
-    // Most history is settled; a tail is still moving, and some failed or were refunded.
-    const status =
-      roll < 0.7
-        ? 'completed'
-        : roll < 0.8
-          ? 'failed'
-          : roll < 0.86
-            ? 'refunded'
-            : roll < 0.9
-              ? 'filled'
-              : roll < 0.95
-                ? 'deposited'
-                : 'created';
     const hash = () => toHex(randomBytes(32));
     const reached = (s: string) => {
       const order = ['created', 'deposited', 'filled', 'completed'];
@@ -207,6 +213,25 @@ export class SeedRows {
       attempts: terminal ? 1 + Math.floor(Math.random() * 3) : 0,
     };
   }
+}
+
+/** Statuses in which an order's output is still owed by its LP: what Ferry's coverage check counts. */
+export const UNFILLED = new Set(['created', 'deposited']);
+
+/** An order's status: most history is settled; a tail is still moving, and some failed or were refunded. */
+export function orderStatus(): string {
+  const roll = Math.random();
+  return roll < 0.7
+    ? 'completed'
+    : roll < 0.8
+      ? 'failed'
+      : roll < 0.86
+        ? 'refunded'
+        : roll < 0.9
+          ? 'filled'
+          : roll < 0.95
+            ? 'deposited'
+            : 'created';
 }
 
 export function pick<T>(items: readonly T[]): T {

@@ -9,7 +9,8 @@ import { createDatabase, type FerryDatabase } from '../../src/store/database.ts'
 import { migrateToLatest } from '../../src/store/migrator.ts';
 import type { QuoteRequestsTable, QuotesTable } from '../../src/store/schema.ts';
 import { Batch } from './seed-batch.ts';
-import { type ChainInfo, pick, randomAddress, SeedRows } from './seed-rows.ts';
+import { InFlightBudget, readBalances } from './seed-in-flight.ts';
+import { type ChainInfo, orderStatus, pick, randomAddress, SeedRows, UNFILLED } from './seed-rows.ts';
 
 const secp256k1 = createRequire(import.meta.url)('secp256k1') as {
   ecdsaSign(msg32: Uint8Array, privateKey: Uint8Array): { signature: Uint8Array; recid: number };
@@ -17,6 +18,24 @@ const secp256k1 = createRequire(import.meta.url)('secp256k1') as {
 
 const DAY = 86_400_000;
 const MINUTE = 60_000;
+
+/**
+ * Liquidity providers of the history beside the bench's 16: the history's unfilled orders (about 10 % of the
+ * orders, at realistic amounts: some 250 million tokens at 100,000 orders) are more than 16 LPs holding 1,000,000
+ * per chain and token could owe, so most are owed by these.
+ */
+const MARKET_LPS = 48;
+
+/**
+ * Scenario 5's requests are for 50 tokens and quoted at OPEN_REQUEST_OUTPUT, 49.9 (within MAX_QUOTE_PREMIUM_BPS):
+ * small enough that the 3,000 quotes of one LP in 5 and 3,000 more in 5b, still live together, stay within the room
+ * seed-in-flight.ts leaves beside the LP's unfilled orders, so every quote is a 201.
+ */
+export const OPEN_REQUEST_INPUT = 50_000_000n;
+export const OPEN_REQUEST_OUTPUT = 49_900_000n;
+
+/** Whole tokens of a 6-decimal amount, for the log. */
+const tokens = (units: bigint) => (units / 1_000_000n).toLocaleString('en-US');
 
 /** The funded devnet wallet that signs every swap of the bench (anvil account 2: 1,000,000 USDC per chain). */
 export const OFFERER_KEY = ANVIL_KEYS[2];
@@ -88,6 +107,7 @@ export class Seeder {
     const chains = registry.chains.map((c) => ({
       name: c.name,
       chainId: c.chainId,
+      rpcUrl: c.rpcUrl,
       escrow: c.contracts.escrow,
       tokens: c.tokens.map((t) => t.address),
     }));
@@ -135,9 +155,31 @@ export class Seeder {
   }
 
   /**
+   * The rest of the market's liquidity providers, who share the history with the bench's: with random fill
+   * addresses, no API key, and never quoting in the bench.
+   */
+  private async marketLiquidityProviders(count: number): Promise<{ id: string; address: Address }[]> {
+    const service = createAccountService({ database: this.database, clock: { now: () => new Date() } });
+    const lps = [];
+    for (let i = 0; i < count; i++) {
+      const address = randomAddress();
+      const lp = await service.createAccount({
+        type: 'liquidityProvider',
+        name: `Market LP ${i + 1}`,
+        address,
+      });
+      lps.push({ id: lp.id, address });
+    }
+    return lps;
+  }
+
+  /**
    * History: `orders` swaps (each with its accepted request and quote, statuses spread over the lifecycle, created
    * over the last 30 days) and `extraRequests` requests that never became orders (expired, cancelled, or accepted
-   * and abandoned), each with 1-3 quotes. About 5 % of the orders belong to the bench money mover.
+   * and abandoned), each with 1-3 quotes. About 5 % of the orders belong to the bench money mover. The quotes and
+   * orders are spread over the bench LPs and MARKET_LPS others; an unfilled order goes to a bench LP only while
+   * that LP's unfilled orders on its output chain and token stay within IN_FLIGHT_SHARE_BPS of its fill balance
+   * there (seed-in-flight.ts), and to one of the others otherwise.
    */
   async seedHistory(
     orders: number,
@@ -154,8 +196,14 @@ export class Seeder {
         (await service.createAccount({ type: 'moneyMover', name: `Integrator ${i + 1}`, address: null })).id,
       );
     }
-    const lpIds = accounts.liquidityProviders.map((lp) => lp.id);
-    const lpAddress = new Map(accounts.liquidityProviders.map((lp) => [lp.id, lp.address]));
+    const bench = accounts.liquidityProviders;
+    const market = await this.marketLiquidityProviders(MARKET_LPS);
+    const lpIds = [...bench, ...market].map((lp) => lp.id);
+    const marketIds = market.map((lp) => lp.id);
+    const lpAddress = new Map([...bench, ...market].map((lp) => [lp.id, lp.address]));
+    // Every bench LP fills from one address (createAccounts).
+    const balances = await readBalances(this.chains, (bench[0] as { address: Address }).address);
+    const budget = new InFlightBudget(balances, new Set(bench.map((lp) => lp.id)));
     const now = Date.now();
     const mmOrderIds: string[] = [];
     let batch = new Batch(this.database);
@@ -165,10 +213,15 @@ export class Seeder {
       const mine = i % 20 === 0;
       const mm = mine ? accounts.moneyMover.id : pick(otherMms);
       const createdAt = now - 10 * MINUTE - Math.floor(Math.random() * 30 * DAY);
-      const lp = pick(lpIds);
-      const { qr, quotes } = this.rows.requestWithQuotes(mm, createdAt, 'accepted', lpIds, lpAddress, lp);
-      const accepted = quotes[0] as QuotesTable;
-      const order = this.rows.order(qr, accepted, createdAt);
+      const qr = this.rows.quoteRequest(mm, createdAt, 'accepted');
+      const status = orderStatus();
+      let quotes = this.rows.quotesOn(qr, createdAt, lpIds, lpAddress, pick(lpIds));
+      const owed = quotes[0] as QuotesTable;
+      const { liquidity_provider_id: lp, output_amount: amount } = owed;
+      if (UNFILLED.has(status) && !budget.take(lp, qr.output_chain, qr.output_token, BigInt(amount))) {
+        quotes = this.rows.quotesOn(qr, createdAt, lpIds, lpAddress, pick(marketIds));
+      }
+      const order = this.rows.order(qr, quotes[0] as QuotesTable, createdAt, status);
       if (mine) mmOrderIds.push(order.id);
       batch.qrs.push(qr);
       batch.quotes.push(...quotes);
@@ -194,6 +247,10 @@ export class Seeder {
       }
     }
     await batch.flush();
+    const owed = budget.summary();
+    log(
+      `  unfilled orders owed by the bench LPs: ${tokens(owed.total)} tokens in all, at most ${tokens(owed.largest)} by one LP on one chain and token`,
+    );
     return {
       orders,
       quoteRequests: orders + extraRequests,
@@ -203,7 +260,10 @@ export class Seeder {
     };
   }
 
-  /** Open requests of the bench money mover on `route` that liquidity providers can quote (scenario 5), valid 2 h. */
+  /**
+   * Open requests of the bench money mover on `route` that liquidity providers can quote (scenario 5), valid 2 h, of
+   * OPEN_REQUEST_INPUT each.
+   */
   async seedOpenRequests(count: number, route: SeedRoute): Promise<string[]> {
     const accounts = this.accounts;
     if (!accounts) throw new Error('createAccounts first');
@@ -213,8 +273,7 @@ export class Seeder {
     for (let i = 0; i < count; i++) {
       const qr = onRoute(this.rows.quoteRequest(accounts.moneyMover.id, now, 'open', SEEDED_OFFERER), route);
       qr.expires_at = now + 2 * 60 * MINUTE;
-      // Scenario 5 quotes 249.5 tokens on each: within MAX_QUOTE_PREMIUM_BPS of 250, so every quote is a 201.
-      qr.input_amount = '250000000';
+      qr.input_amount = OPEN_REQUEST_INPUT.toString();
       ids.push(qr.id);
       batch.qrs.push(qr);
       if (batch.size() >= 400) {
