@@ -178,18 +178,24 @@ export async function createQuotes(ctx: ScenarioContext): Promise<void> {
 /** Quotes of every bench LP on fresh open requests of the scenario's route, warm-up then measured. */
 async function driveQuotes({ server, seeder, accounts, route, load, warm }: ScenarioContext) {
   const lps = accounts.liquidityProviders;
-  const capacity = Math.ceil(((DURATION + WARMUP) * 4000) / LP_COUNT);
+  // Room for 6,000 quotes a second over warm-up and run, each pair once: past it an LP would quote a request twice.
+  const capacity = Math.ceil(((DURATION + WARMUP) * 6000) / LP_COUNT);
   const open = await seeder.seedOpenRequests(capacity, route);
   let i = 0;
   const spec = {
     method: 'POST' as const,
     path: '/api/v1/quotes',
+    // Every LP in turn on each request, as LPs answer a new request together: the LPs' quotes are in flight at once
+    // (on PostgreSQL, on as many locks), not one LP's thousands in a row.
     next: () => {
       const n = i++;
-      const lp = lps[Math.floor(n / open.length) % lps.length];
+      const lp = lps[n % lps.length];
       return {
         headers: { 'x-api-key': lp?.apiKey ?? '' },
-        body: { quoteRequestId: open[n % open.length], outputAmount: OPEN_REQUEST_OUTPUT.toString() },
+        body: {
+          quoteRequestId: open[Math.floor(n / lps.length) % open.length],
+          outputAmount: OPEN_REQUEST_OUTPUT.toString(),
+        },
       };
     },
     ...load,
