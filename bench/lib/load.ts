@@ -26,6 +26,8 @@ export interface LoadSpec {
   readonly durationSeconds?: number;
   /** Stop after this many requests instead of after a duration. */
   readonly amount?: number;
+  /** Requests per second over all connections (autocannon's overallRate): a steady load instead of as fast as it goes. */
+  readonly overallRate?: number;
 }
 
 /** Drives one scenario with autocannon (in this process, a separate process from the server) on loopback. */
@@ -44,6 +46,7 @@ export async function drive(server: RunningServer, spec: LoadSpec): Promise<Load
     pipelining: 1,
     timeout: 30,
     ...(spec.amount !== undefined ? { amount: spec.amount } : { duration: spec.durationSeconds ?? 10 }),
+    ...(spec.overallRate !== undefined ? { overallRate: spec.overallRate } : {}),
     requests: [
       {
         method: spec.method ?? 'GET',

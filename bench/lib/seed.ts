@@ -28,8 +28,9 @@ const MARKET_LPS = 48;
 
 /**
  * Scenario 5's requests are for 50 tokens and quoted at OPEN_REQUEST_OUTPUT, 49.9 (within MAX_QUOTE_PREMIUM_BPS):
- * small enough that the 4,500 quotes of one LP in 5 and 4,500 more in 5b (full run), still live together, stay
- * within the room seed-in-flight.ts leaves beside the LP's unfilled orders, so every quote is a 201.
+ * small enough that the ~4,500 quotes of one LP in 5, as many in 5b and ~800 in 5c (full run), still live together,
+ * and 6a's orders after them stay within the room seed-in-flight.ts leaves beside the LP's unfilled orders (about
+ * 860,000 of 1,000,000 tokens at worst), so every quote is a 201.
  */
 export const OPEN_REQUEST_INPUT = 50_000_000n;
 export const OPEN_REQUEST_OUTPUT = 49_900_000n;
