@@ -35,6 +35,12 @@ export interface StreamHandlers {
   onError(error: FerryApiError): void;
 }
 
+export interface FerryTerms {
+  readonly protocolFeeBps: number;
+  /** OPEN_WINDOW_SECONDS: an accepted quote without an order holds its output until endTime + this. */
+  readonly openWindowSeconds: number;
+}
+
 /** The narrow surface the bot calls Ferry through (createFerryApi's, or a test's own). */
 export interface FerryApi {
   readonly baseUrl: string;
@@ -43,8 +49,11 @@ export interface FerryApi {
   /** The account behind the API key (its type and fill address). */
   account(): Promise<Account>;
   chains(): Promise<ChainInfo[]>;
-  /** Ferry's protocol fee in bps of each order's input: the bot prices it into its quotes. */
-  protocolFeeBps(): Promise<number>;
+  /**
+   * Ferry's settings the bot's quotes follow: its protocol fee in bps of each order's input (priced into the
+   * quotes), and its deposit window after a quote's end (how long an accepted quote holds its output).
+   */
+  terms(): Promise<FerryTerms>;
   /** Open quote requests created within `timeWindowSeconds` (a liquidity provider sees everyone's). */
   openQuoteRequests(timeWindowSeconds: number): Promise<QuoteRequest[]>;
   createQuote(input: {
@@ -90,8 +99,9 @@ export function createFerryApi(options: { baseUrl: string; apiKey?: string; time
       return (await client.public.chains()).data.chains;
     },
 
-    async protocolFeeBps(): Promise<number> {
-      return (await client.public.chains()).data.protocolFeeBps;
+    async terms(): Promise<FerryTerms> {
+      const { protocolFeeBps, openWindowSeconds } = (await client.public.chains()).data;
+      return { protocolFeeBps, openWindowSeconds };
     },
 
     /** Open quote requests created within `timeWindowSeconds` (a liquidity provider sees everyone's). */
