@@ -72,6 +72,9 @@ export interface FerryApi {
 
 const MAX_PAGES = 20;
 
+/** Ferry's default deposit window (config settings OPEN_WINDOW_SECONDS), for a Ferry that does not publish its own. */
+const UNPUBLISHED_OPEN_WINDOW_SECONDS = 600;
+
 export function createFerryApi(options: { baseUrl: string; apiKey?: string; timeoutMs?: number }): FerryApi {
   const client = createFerryClient(options);
 
@@ -101,7 +104,8 @@ export function createFerryApi(options: { baseUrl: string; apiKey?: string; time
 
     async terms(): Promise<FerryTerms> {
       const { protocolFeeBps, openWindowSeconds } = (await client.public.chains()).data;
-      return { protocolFeeBps, openWindowSeconds };
+      // A Ferry from before it published the window: its default (OPEN_WINDOW_SECONDS), which few change.
+      return { protocolFeeBps, openWindowSeconds: openWindowSeconds ?? UNPUBLISHED_OPEN_WINDOW_SECONDS };
     },
 
     /** Open quote requests created within `timeWindowSeconds` (a liquidity provider sees everyone's). */
