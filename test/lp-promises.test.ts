@@ -2,9 +2,8 @@ import { pino } from 'pino';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../src/app.ts';
-import { unixSeconds } from '../src/domain/clock.ts';
 import type { OrderStatus } from '../src/domain/lifecycle.ts';
-import { acceptedQuotesHoldSince } from '../src/domain/quote-times.ts';
+import { promiseBounds } from '../src/domain/lp-coverage.ts';
 import { type CommitmentKey, lpCommitted, lpCommittedFromRows } from '../src/store/lp-commitments-store.ts';
 import { backfillLpPromises } from '../src/store/migrations/0019-lp-promises.ts';
 import { openRequestedInput, openRequestedInputFromRows } from '../src/store/quote-requests-store.ts';
@@ -69,10 +68,7 @@ describe('LP promise totals reconcile with the quote and order rows', () => {
 
   function keys(): CommitmentKey[] {
     const now = h.clock.now();
-    const at = {
-      nowSeconds: unixSeconds(now),
-      acceptedSinceSeconds: acceptedQuotesHoldSince(now, h.config.openWindowSeconds),
-    };
+    const at = promiseBounds(now, h.config.openWindowSeconds);
     return lps.flatMap((lp) => [
       { lpAccountId: lp.id, chain: h.chainB, token: h.usdcB, ...at },
       { lpAccountId: lp.id, chain: h.chainA, token: h.usdcA, ...at },

@@ -4128,6 +4128,8 @@ export interface operations {
                             }[];
                             /** @description Ferry's protocol fee in basis points of every order's input (PROTOCOL_FEE_BPS): an order's protocolFee is inputAmount × protocolFeeBps / 10000, rounded down. Liquidity providers price it into outputAmount. */
                             protocolFeeBps: number;
+                            /** @description The swap's deposit window after a quote's endTime (OPEN_WINDOW_SECONDS). An accepted quote without an order counts against its liquidity provider's balance until endTime + openWindowSeconds (LP coverage, INSUFFICIENT_BALANCE): a provider reserving its quotes until then never counts less than Ferry does. */
+                            openWindowSeconds: number;
                         };
                     };
                 };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { acceptedQuotesHoldSince, quoteTimes } from './quote-times.ts';
+import { quoteTimes } from './quote-times.ts';
 
 describe('quote times', () => {
   const base = { validForSeconds: 60, openWindowSeconds: 600, fillWindowSeconds: 1800 };
@@ -31,9 +31,5 @@ describe('quote times', () => {
       outputChainNow: 1_200,
     });
     expect(later.fillDeadline).toBe(1_300 + 60 + 600 + 1800);
-  });
-
-  it('accepted quotes hold funds while their deposit window may still be open', () => {
-    expect(acceptedQuotesHoldSince(new Date(10_000_500), 600)).toBe(10_000 - 600);
   });
 });

@@ -38,11 +38,3 @@ export function quoteTimes(input: QuoteTimesInput): QuoteTimes {
     fillDeadline: bothNow + validFor + input.openWindowSeconds + input.fillWindowSeconds,
   };
 }
-
-/**
- * An accepted quote's swap may come until its deposit window closes (openDeadline is endTime + the open window):
- * accepted quotes that ended after this time still hold their liquidity provider's funds.
- */
-export function acceptedQuotesHoldSince(now: Date, openWindowSeconds: number): number {
-  return unixSeconds(now) - openWindowSeconds;
-}

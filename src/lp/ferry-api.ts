@@ -35,6 +35,12 @@ export interface StreamHandlers {
   onError(error: FerryApiError): void;
 }
 
+export interface FerryTerms {
+  readonly protocolFeeBps: number;
+  /** OPEN_WINDOW_SECONDS: an accepted quote without an order holds its output until endTime + this. */
+  readonly openWindowSeconds: number;
+}
+
 /** The narrow surface the bot calls Ferry through (createFerryApi's, or a test's own). */
 export interface FerryApi {
   readonly baseUrl: string;
@@ -43,8 +49,11 @@ export interface FerryApi {
   /** The account behind the API key (its type and fill address). */
   account(): Promise<Account>;
   chains(): Promise<ChainInfo[]>;
-  /** Ferry's protocol fee in bps of each order's input: the bot prices it into its quotes. */
-  protocolFeeBps(): Promise<number>;
+  /**
+   * Ferry's settings the bot's quotes follow: its protocol fee in bps of each order's input (priced into the
+   * quotes), and its deposit window after a quote's end (how long an accepted quote holds its output).
+   */
+  terms(): Promise<FerryTerms>;
   /** Open quote requests created within `timeWindowSeconds` (a liquidity provider sees everyone's). */
   openQuoteRequests(timeWindowSeconds: number): Promise<QuoteRequest[]>;
   createQuote(input: {
@@ -62,6 +71,9 @@ export interface FerryApi {
 }
 
 const MAX_PAGES = 20;
+
+/** Ferry's default deposit window (config settings OPEN_WINDOW_SECONDS), for a Ferry that does not publish its own. */
+const UNPUBLISHED_OPEN_WINDOW_SECONDS = 600;
 
 export function createFerryApi(options: { baseUrl: string; apiKey?: string; timeoutMs?: number }): FerryApi {
   const client = createFerryClient(options);
@@ -90,8 +102,10 @@ export function createFerryApi(options: { baseUrl: string; apiKey?: string; time
       return (await client.public.chains()).data.chains;
     },
 
-    async protocolFeeBps(): Promise<number> {
-      return (await client.public.chains()).data.protocolFeeBps;
+    async terms(): Promise<FerryTerms> {
+      const { protocolFeeBps, openWindowSeconds } = (await client.public.chains()).data;
+      // A Ferry from before it published the window: its default (OPEN_WINDOW_SECONDS), which few change.
+      return { protocolFeeBps, openWindowSeconds: openWindowSeconds ?? UNPUBLISHED_OPEN_WINDOW_SECONDS };
     },
 
     /** Open quote requests created within `timeWindowSeconds` (a liquidity provider sees everyone's). */

@@ -1,16 +1,40 @@
 import type { Hex } from 'viem';
 import type { PrivateKeyAccount } from 'viem/accounts';
 import { balanceOf, type ChainClients } from '../chains/lp-chain-clients.ts';
+import { covers, quoteHoldsUntil } from '../domain/lp-coverage.ts';
 import { protocolFeeOf } from '../domain/protocol-fee.ts';
 import type { LpJournal } from '../store/lp-journal.ts';
-import { type ChainInfo, type FerryApi, FerryApiError, type QuoteRequestView } from './ferry-api.ts';
+import {
+  type ChainInfo,
+  type FerryApi,
+  FerryApiError,
+  type FerryTerms,
+  type QuoteEnvelope,
+  type QuoteRequestView,
+} from './ferry-api.ts';
 import type { BotLog, PassReport } from './lp-bot.ts';
 import { quoteOutputAmount } from './pricing.ts';
 
 const hex = (value: string) => value as Hex;
 
-/** Permanent refusals of a quote: asking again cannot succeed (409s mean "already quoted" or "closed"). */
+/**
+ * Permanent refusals of a quote: asking again cannot succeed (409s mean "already quoted" or "closed"). A 422 for
+ * coverage is not among them (isCoverageRefusal).
+ */
 const FINAL_QUOTE_STATUSES = new Set([400, 403, 404, 409, 410, 422]);
+
+/**
+ * Posts of one request Ferry may refuse for coverage before the bot gives it up. The bot reserves by Ferry's own
+ * rule (domain/lp-coverage.ts), so a refusal means Ferry counts promises the bot does not know of (another instance
+ * on the same key, a quote made by hand, a journal lost): it is tried again only once the balance or the bot's own
+ * promises have changed, and only so often, so it cannot spin.
+ */
+const MAX_COVERAGE_POSTS = 4;
+
+/** Ferry's 422 INSUFFICIENT_BALANCE on a quote: its fill address does not cover it on top of what Ferry counts. */
+function isCoverageRefusal(error: unknown): error is FerryApiError {
+  return error instanceof FerryApiError && error.status === 422 && error.code === 'INSUFFICIENT_BALANCE';
+}
 
 /** Quotes one open request at the bot's spread, if its wallet can cover it beyond what it already promised. */
 export interface Quoter {
@@ -21,18 +45,26 @@ export interface Quoter {
 
 type QuoterDeps = Parameters<typeof createQuoter>[0];
 
+/** The fill wallet's balance of the output token and what the bot's quotes and orders hold of it (journal). */
+interface WalletCover {
+  readonly held: bigint;
+  readonly reserved: bigint;
+  /** Why the wallet cannot take this quote now, or null. */
+  readonly short: { msg: string; extra: Record<string, string> } | null;
+}
+
 /**
- * Why the fill wallet cannot take this quote now, or null: it quotes only what it can deliver, net of what its other
- * quotes and orders promise, and one offerer's requests (however many accounts ask for that wallet) hold at most
- * their share of it, so other money movers still get quotes.
+ * Whether the fill wallet can take this quote now: it quotes only what it can deliver, net of what its other
+ * quotes and orders promise (covers, the rule Ferry checks), and one offerer's requests (however many accounts ask
+ * for that wallet) hold at most their share of it, so other money movers still get quotes.
  */
-async function shortfall(
+async function walletCover(
   deps: QuoterDeps,
   shareMillionths: bigint,
   out: { info: ChainInfo; token: ChainInfo['tokens'][number] },
   qr: QuoteRequestView,
   outputAmount: bigint,
-): Promise<{ msg: string; extra: Record<string, string> } | null> {
+): Promise<WalletCover> {
   const { info, token } = out;
   const now = Date.now();
   const [held, reserved, offererHolds] = await Promise.all([
@@ -42,16 +74,60 @@ async function shortfall(
   ]);
   const cap = (held * shareMillionths) / 1_000_000n;
   if (offererHolds + outputAmount > cap) {
-    return {
-      msg: "not quoting yet: this offerer's open quotes would hold more than its share of the fill wallet",
-      extra: { offerer: qr.offerer, offererHolds: `${offererHolds}`, cap: `${cap}`, token: token.symbol },
+    const msg =
+      "not quoting yet: this offerer's open quotes would hold more than its share of the fill wallet";
+    const extra = {
+      offerer: qr.offerer,
+      offererHolds: `${offererHolds}`,
+      cap: `${cap}`,
+      token: token.symbol,
     };
+    return { held, reserved, short: { msg, extra } };
   }
-  if (held - reserved >= outputAmount) return null;
+  if (covers(held, reserved, outputAmount)) return { held, reserved, short: null };
   return {
-    msg: 'not quoting yet: fill wallet holds too little of the output token',
-    extra: { held: `${held}`, reserved: `${reserved}`, token: token.symbol },
+    held,
+    reserved,
+    short: {
+      msg: 'not quoting yet: fill wallet holds too little of the output token',
+      extra: { held: `${held}`, reserved: `${reserved}`, token: token.symbol },
+    },
   };
+}
+
+/**
+ * Writes a quote Ferry took into the journal and the pass's report. Until its order shows, the bot cannot tell an
+ * accepted quote from an active one: it reserves the output as long as Ferry may count it, through the swap's
+ * deposit window (quoteHoldsUntil).
+ */
+async function recordQuoted(
+  deps: QuoterDeps,
+  { qr, outputAmount, route }: { qr: QuoteRequestView; outputAmount: bigint; route: string },
+  created: QuoteEnvelope,
+  openWindowSeconds: number,
+  report: PassReport,
+): Promise<void> {
+  await deps.journal.recordQuote({
+    quoteId: created.quoteId,
+    quoteRequestId: qr.id,
+    inputChain: qr.inputChain,
+    inputToken: qr.inputToken,
+    inputAmount: BigInt(qr.inputAmount),
+    outputChain: qr.outputChain,
+    outputToken: qr.outputToken,
+    outputAmount,
+    offerer: qr.offerer,
+    spreadBps: deps.spreadBps,
+    status: 'active',
+    reservedUntil: quoteHoldsUntil(created.quote.endTime, openWindowSeconds) * 1000,
+  });
+  report.quoted.push({
+    quoteRequestId: qr.id,
+    quoteId: created.quoteId,
+    outputAmount: outputAmount.toString(),
+  });
+  const amounts = { inputAmount: qr.inputAmount, outputAmount: outputAmount.toString() };
+  deps.log.info({ quoteRequestId: qr.id, quoteId: created.quoteId, ...amounts, route }, 'quoted');
 }
 
 export function createQuoter(deps: {
@@ -71,21 +147,39 @@ export function createQuoter(deps: {
   const quoted = new Map<string, string>();
   /** Requests the bot cannot cover yet (balance), logged once each. */
   const shortWarned = new Set<string>();
+  /**
+   * Requests Ferry refused for coverage: the wallet's balance and reservations the bot saw when it posted, and how
+   * often it has posted. Posted again only once those changed (MAX_COVERAGE_POSTS).
+   */
+  const refused = new Map<string, { seen: string; posts: number }>();
   const options = { journal: deps.journal, validForSeconds: deps.validForSeconds };
   const shareMillionths = BigInt(Math.round(deps.maxOffererShare * 1_000_000));
-  // Read once: the fee is a setting of the Ferry the bot quotes on, fixed while it runs.
-  let feeBps: Promise<number> | null = null;
-  const protocolFeeBps = () => {
-    feeBps ??= api.protocolFeeBps().catch((error: unknown) => {
-      feeBps = null;
+  // Read once: the fee and the deposit window are settings of the Ferry the bot quotes on, fixed while it runs.
+  let termsRead: Promise<FerryTerms> | null = null;
+  const terms = () => {
+    termsRead ??= api.terms().catch((error: unknown) => {
+      termsRead = null;
       throw error;
     });
-    return feeBps;
+    return termsRead;
   };
+
+  /** Posts the quote and reserves its output in the journal (recordQuoted). */
+  async function post(qr: QuoteRequestView, outputAmount: bigint, report: PassReport, route: string) {
+    const created = await api.createQuote({
+      quoteRequestId: qr.id,
+      outputAmount: outputAmount.toString(),
+      ...(options.validForSeconds ? { validFor: options.validForSeconds } : {}),
+    });
+    quoted.set(qr.id, created.quoteId);
+    refused.delete(qr.id);
+    await recordQuoted(deps, { qr, outputAmount, route }, created, (await terms()).openWindowSeconds, report);
+  }
 
   async function quoteOne(qr: QuoteRequestView, report: PassReport): Promise<void> {
     const skip = (reason: string, level: 'debug' | 'warn' = 'warn') => {
       quoted.set(qr.id, reason);
+      refused.delete(qr.id);
       log[level]({ quoteRequestId: qr.id }, `not quoting: ${reason}`);
     };
     const [inChain, outChain] = [await chain(qr.inputChain), await chain(qr.outputChain)];
@@ -93,7 +187,8 @@ export function createQuoter(deps: {
     const outToken = outChain?.tokens.find((t) => t.address.toLowerCase() === qr.outputToken.toLowerCase());
     if (!outChain || !inToken || !outToken) return skip('unknown chain or token');
     // The filler is paid the input less Ferry's fee, so that is what the bot prices.
-    const paid = BigInt(qr.inputAmount) - protocolFeeOf(BigInt(qr.inputAmount), await protocolFeeBps());
+    const { protocolFeeBps } = await terms();
+    const paid = BigInt(qr.inputAmount) - protocolFeeOf(BigInt(qr.inputAmount), protocolFeeBps);
     const outputAmount = quoteOutputAmount(paid, spreadBps, {
       input: inToken.decimals,
       output: outToken.decimals,
@@ -101,58 +196,46 @@ export function createQuoter(deps: {
     if (outputAmount <= 0n) return skip('input too small for a non-zero output');
 
     // An RPC error here is retried next pass.
-    const short = await shortfall(
+    const cover = await walletCover(
       deps,
       shareMillionths,
       { info: outChain, token: outToken },
       qr,
       outputAmount,
     );
-    if (short) {
+    if (cover.short) {
       if (!shortWarned.has(qr.id)) {
         shortWarned.add(qr.id);
-        log.warn({ quoteRequestId: qr.id, needed: outputAmount.toString(), ...short.extra }, short.msg);
+        log.warn(
+          { quoteRequestId: qr.id, needed: outputAmount.toString(), ...cover.short.extra },
+          cover.short.msg,
+        );
       }
       return;
     }
+    const seen = `${cover.held}/${cover.reserved}`;
+    const before = refused.get(qr.id);
+    // Refused for coverage with the wallet as it is now: asking again would be refused again.
+    if (before?.seen === seen) return;
 
     try {
-      const created = await api.createQuote({
-        quoteRequestId: qr.id,
-        outputAmount: outputAmount.toString(),
-        ...(options.validForSeconds ? { validFor: options.validForSeconds } : {}),
-      });
-      quoted.set(qr.id, created.quoteId);
-      await options.journal.recordQuote({
-        quoteId: created.quoteId,
-        quoteRequestId: qr.id,
-        inputChain: qr.inputChain,
-        inputToken: qr.inputToken,
-        inputAmount: BigInt(qr.inputAmount),
-        outputChain: qr.outputChain,
-        outputToken: qr.outputToken,
+      await post(
+        qr,
         outputAmount,
-        offerer: qr.offerer,
-        spreadBps,
-        status: 'active',
-        reservedUntil: created.quote.endTime * 1000,
-      });
-      report.quoted.push({
-        quoteRequestId: qr.id,
-        quoteId: created.quoteId,
-        outputAmount: outputAmount.toString(),
-      });
-      log.info(
-        {
-          quoteRequestId: qr.id,
-          quoteId: created.quoteId,
-          inputAmount: qr.inputAmount,
-          outputAmount: outputAmount.toString(),
-          route: `${inToken.symbol}@${qr.inputChain} -> ${outToken.symbol}@${qr.outputChain}`,
-        },
-        'quoted',
+        report,
+        `${inToken.symbol}@${qr.inputChain} -> ${outToken.symbol}@${qr.outputChain}`,
       );
     } catch (error) {
+      if (isCoverageRefusal(error)) {
+        const posts = (before?.posts ?? 0) + 1;
+        if (posts >= MAX_COVERAGE_POSTS) return skip(`${error.code} ${posts} times (${error.message})`);
+        refused.set(qr.id, { seen, posts });
+        log.warn(
+          { quoteRequestId: qr.id, held: `${cover.held}`, reserved: `${cover.reserved}`, err: error.message },
+          "Ferry counts more promised than the bot does: quoting it again once the wallet's balance or reservations change",
+        );
+        return;
+      }
       if (error instanceof FerryApiError && FINAL_QUOTE_STATUSES.has(error.status)) {
         // 409 CONFLICT: this provider already has an active quote on it (e.g. from before a restart);
         // 409 QUOTE_REQUEST_CLOSED: accepted or expired meanwhile. Either way: done with it.

@@ -1,6 +1,5 @@
-import { unixSeconds } from '../domain/clock.ts';
+import { promiseBounds } from '../domain/lp-coverage.ts';
 import { publicQuoteRequestView, publicQuoteView } from '../domain/public-views.ts';
-import { acceptedQuotesHoldSince } from '../domain/quote-times.ts';
 import { createPeriodicJob } from '../process/periodic-job.ts';
 import { deleteIdempotencyKeysBefore } from '../store/idempotency-store.ts';
 import { deleteLapsedPromises } from '../store/lp-commitments-store.ts';
@@ -80,10 +79,7 @@ export function createExpirySweeper({ database, clock, log, config }: ServiceDep
     // An expired session can never authenticate again; without this every sign-in would leave a row forever.
     await deleteExpiredSessions(database.db, now);
     // LP promise totals that lapsed by time were never written down as such: their rows go here.
-    await deleteLapsedPromises(database.db, database.dialect, {
-      nowSeconds: unixSeconds(now),
-      acceptedSinceSeconds: acceptedQuotesHoldSince(now, config.openWindowSeconds),
-    });
+    await deleteLapsedPromises(database.db, database.dialect, promiseBounds(now, config.openWindowSeconds));
     // The offerers' input totals come back to zero as this sweep writes their requests down; spent rows go here.
     await deleteSpentOffererTotals(database.db, now);
     return count;

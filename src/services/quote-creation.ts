@@ -147,7 +147,17 @@ export function createQuoteCreation(deps: ServiceDeps & { readonly limits: Quote
       const basis = { principal, request, inputChain, outputChain, filler, outputAmount, validFor, now };
       const quote = buildQuote(basis, chainClock, config);
       const coverage = { request, lpAccountId: principal.accountId, filler, held, outputAmount };
-      await writer.write({ quote, request, coverage, now });
+      try {
+        await writer.write({ quote, request, coverage, now });
+      } catch (error) {
+        if (!(error instanceof AppError && error.code === 'INSUFFICIENT_BALANCE')) throw error;
+        // The reading covered this quote alone and may be a cached one from before a top-up (the LP bot quotes
+        // again after its balance grew): as for quote requests, read the chain unless a younger reading holds
+        // more, and judge once more before refusing.
+        const fresh = await chains.balanceOf(request.outputChain, request.outputToken, filler, held + 1n);
+        if (fresh <= held) throw error;
+        await writer.write({ quote, request, coverage: { ...coverage, held: fresh }, now });
+      }
       return { quote, request };
     },
   };

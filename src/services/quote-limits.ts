@@ -1,8 +1,7 @@
 import type { Address } from '../domain/address.ts';
 import { exceedsPremium } from '../domain/amount.ts';
 import { type AppError, fieldError } from '../domain/app-error.ts';
-import { unixSeconds } from '../domain/clock.ts';
-import { acceptedQuotesHoldSince } from '../domain/quote-times.ts';
+import { promiseBounds } from '../domain/lp-coverage.ts';
 import type { QuoteRequest } from '../domain/records.ts';
 import type { Coverage } from '../store/lp-commitments-store.ts';
 import type { ServiceDeps } from './service-deps.ts';
@@ -63,8 +62,7 @@ export function createQuoteLimits(deps: Pick<ServiceDeps, 'clock' | 'registry' |
         lpAccountId: input.lpAccountId,
         chain: input.request.outputChain,
         token: input.request.outputToken,
-        nowSeconds: unixSeconds(now),
-        acceptedSinceSeconds: acceptedQuotesHoldSince(now, config.openWindowSeconds),
+        ...promiseBounds(now, config.openWindowSeconds),
         amount: input.outputAmount,
         held: input.held,
       };

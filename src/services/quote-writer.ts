@@ -1,5 +1,6 @@
 import { fieldError } from '../domain/app-error.ts';
 import type { NewEvent } from '../domain/events.ts';
+import { covers } from '../domain/lp-coverage.ts';
 import { publicQuoteView } from '../domain/public-views.ts';
 import type { Quote, QuoteRequest } from '../domain/records.ts';
 import { coverCheck, lockedLpCommitted, lpCommitted } from '../store/lp-commitments-store.ts';
@@ -57,7 +58,7 @@ function judge(batch: readonly Pending[], promised: bigint) {
   let minHeld: bigint | null = null;
   for (const pending of batch) {
     const { held, outputAmount } = pending.item.coverage;
-    if (promised + total + outputAmount > held)
+    if (!covers(held, promised + total, outputAmount))
       refused.set(pending, new UncoveredQuoteError(promised + total));
     else {
       total += outputAmount;

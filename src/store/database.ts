@@ -4,6 +4,7 @@ import SQLite from 'better-sqlite3';
 import { type CompiledQuery, Kysely, PostgresDialect, SqliteDialect, sql, type Transaction } from 'kysely';
 import pg from 'pg';
 import type { NewEvent } from '../domain/events.ts';
+import { covers } from '../domain/lp-coverage.ts';
 import type { Executor } from './db-types.ts';
 import { appendEvents, changeWithEvents } from './events-store.ts';
 import { createGroupCommit } from './group-commit.ts';
@@ -208,7 +209,7 @@ function registerAmountFunctions(sqlite: SQLite.Database): void {
   // SQLite's half of lp-commitments-store.ts coverCheck (one writer: no lock to take).
   sqlite.function('ferry_cover', (promised: unknown, amount: unknown, held: unknown) => {
     const total = BigInt(String(promised));
-    if (total + BigInt(String(amount)) > BigInt(String(held))) throw new UncoveredQuoteError(total);
+    if (!covers(BigInt(String(held)), total, BigInt(String(amount)))) throw new UncoveredQuoteError(total);
     return 1;
   });
 }

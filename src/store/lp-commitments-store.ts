@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import type { PromiseBounds } from '../domain/lp-coverage.ts';
 import type { Dialect } from './database.ts';
 import type { Executor } from './db-types.ts';
 import { activeQuote } from './lifecycle-sql.ts';
@@ -9,14 +10,15 @@ const UNFILLED = ['created', 'deposited'];
 /** Lapsed totals rows stay this long before the sweep deletes them: more than any clock skew among instances. */
 const LAPSED_KEEP_SECONDS = 600;
 
-export interface CommitmentKey {
+/**
+ * Whose promises, on what, and the bounds that say which still count: those come from domain/lp-coverage.ts
+ * (promiseBounds), the rule's one home, which the LP bot's reservations follow too. The totals rows only carry
+ * sums by kind and end second; what counts until when is decided there, not in this SQL.
+ */
+export interface CommitmentKey extends PromiseBounds {
   readonly lpAccountId: string;
   readonly chain: string;
   readonly token: string;
-  /** Active quotes hold while end_time > nowSeconds. */
-  readonly nowSeconds: number;
-  /** Accepted quotes without an order hold while end_time > acceptedSinceSeconds (their deposit window). */
-  readonly acceptedSinceSeconds: number;
 }
 
 /** SQLite: the live totals rows' sum, as one expression (PostgreSQL: ferry_lp_promised in the migration). */

@@ -58,13 +58,13 @@ export function registerPublicRoutes(
     orders: OrderService;
     registry: ChainRegistry;
     clock: Clock;
-    config: { readonly protocolFeeBps: number };
+    config: { readonly protocolFeeBps: number; readonly openWindowSeconds: number };
   },
 ) {
   registerPublicOrderRoutes(app, orders);
   registerRecentQuotes(app, orders, clock);
   registerStats(app, orders);
-  registerChains(app, registry, config.protocolFeeBps);
+  registerChains(app, registry, config);
 }
 
 function registerRecentQuotes(app: FerryApp, orders: OrderService, clock: Clock): void {
@@ -126,7 +126,14 @@ function registerStats(app: FerryApp, orders: OrderService): void {
   );
 }
 
-function registerChains(app: FerryApp, registry: ChainRegistry, protocolFeeBps: number): void {
+function registerChains(
+  app: FerryApp,
+  registry: ChainRegistry,
+  {
+    protocolFeeBps,
+    openWindowSeconds,
+  }: { readonly protocolFeeBps: number; readonly openWindowSeconds: number },
+): void {
   app.get(
     '/api/public/chains',
     {
@@ -148,6 +155,11 @@ function registerChains(app: FerryApp, registry: ChainRegistry, protocolFeeBps: 
                 description:
                   "Ferry's protocol fee in basis points of every order's input (PROTOCOL_FEE_BPS): an order's protocolFee is inputAmount × protocolFeeBps / 10000, rounded down. Liquidity providers price it into outputAmount.",
               }),
+              openWindowSeconds: Type.Integer({
+                minimum: 0,
+                description:
+                  "The swap's deposit window after a quote's endTime (OPEN_WINDOW_SECONDS). An accepted quote without an order counts against its liquidity provider's balance until endTime + openWindowSeconds (LP coverage, INSUFFICIENT_BALANCE): a provider reserving its quotes until then never counts less than Ferry does.",
+              }),
             }),
           }),
           ...errorResponses(429),
@@ -158,6 +170,7 @@ function registerChains(app: FerryApp, registry: ChainRegistry, protocolFeeBps: 
       status: 'success' as const,
       data: {
         protocolFeeBps,
+        openWindowSeconds,
         chains: registry.chains.map((c) => ({
           name: c.name,
           chainId: c.chainId,

@@ -7,7 +7,9 @@ import type { Dialect } from '../database.ts';
  * end_time): kind `quote` (active quotes, counted while end_time > now), `accepted` (accepted quotes without an
  * order, counted while end_time > now - OPEN_WINDOW) and `order` (unfilled orders, end_time 0, never lapses by
  * time). A promise that lapses by time needs no write: the read skips rows past their time, and the expiry sweep
- * deletes them later.
+ * deletes them later. The triggers only keep sums by kind and end second; which kind counts until when is the rule
+ * in domain/lp-coverage.ts (promiseHoldsUntil, promiseBounds), which the reads take their bounds from and the LP
+ * bot reserves by: the SQL cannot import it, so a change to the rule changes the bounds there, not these triggers.
  *
  * Triggers on quotes and orders keep the totals, in the statement that changes a row: every writer (API, worker,
  * bench seed, a future path) is covered in its own unit of work, with no extra round trip. One rule, written as a
