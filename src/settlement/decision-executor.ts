@@ -121,6 +121,9 @@ async function noteGivenUp(
   }
 }
 
+/** What sending an action takes (sendAction, after its deps). */
+type SendArgs = Parameters<typeof sendAction> extends [unknown, ...infer Rest] ? Rest : never;
+
 /** What moving an order takes (moveOrder, after its deps). */
 type MoveArgs = [Order, OrderChange | null, OrderSettlement | null, SettlementObservation];
 
@@ -144,11 +147,7 @@ async function messageOthers(
   });
 }
 
-/**
- * Chain actions only send; the next decision follows what they did on chain. Every status change goes through
- * `move`: one database transaction together with its event.
- */
-export function createDecisionExecutor(deps: {
+export interface DecisionExecutorDeps {
   readonly database: FerryDatabase;
   readonly registry: ChainRegistry;
   readonly chain: SettlementChain;
@@ -160,8 +159,58 @@ export function createDecisionExecutor(deps: {
   readonly metrics?: FerryMetrics;
   /** Sets first fallback proves aside for one prove(orders) per route at the pass's end. */
   readonly batcher?: ProveBatcher;
-}): DecisionExecutor {
-  const { database, chain, actions, log, relayer } = deps;
+}
+
+/**
+ * Sends (or follows) the order's action of `kind`. A retry after a revert is simulated first and sent only if it
+ * would not revert again; a first settle or refund the node refuses to estimate is simulated too, so a revert
+ * (a blacklisted offerer) waits the same way, its reason on the order, instead of failing the step bare.
+ */
+async function sendAction(
+  deps: DecisionExecutorDeps,
+  order: Order,
+  kind: ChainActionKind,
+  call: ContractCall,
+  retryOf: Hex | undefined,
+  mode?: 'repeat',
+  others?: readonly string[],
+): Promise<StepResult> {
+  if (retryOf) {
+    const what = `${kind} transaction ${retryOf} reverted and would revert again`;
+    await refuseWhileReverting(deps, order, kind, call, what);
+    deps.metrics?.settlementReverts.inc({ chain: call.chain, kind });
+    deps.log.warn({ orderId: order.id, kind, txHash: retryOf }, `${kind} reverted; sending it again`);
+  }
+  const expectStatus = kind === 'deposit' ? 'created' : order.status;
+  // A REPEATABLE kind (a prove again, the next older commit) is a new action whatever the last one did.
+  const retry = retryOf !== undefined || mode === 'repeat';
+  try {
+    return again(
+      await deps.actions.execute({
+        orderId: order.id,
+        kind,
+        call,
+        account: deps.relayer,
+        expectStatus,
+        retry,
+        others,
+      }),
+    );
+  } catch (error) {
+    // A transaction the node refused to estimate was never sent; if it reverts, it waits like a retry.
+    if (error instanceof WouldRevertError && (kind === 'settle' || kind === 'refund'))
+      await refuseWhileReverting(deps, order, kind, call, `${kind} would revert`);
+    throw error;
+  }
+}
+
+/**
+ * Chain actions only send; the next decision follows what they did on chain. Every status change goes through
+ * `move`: one database transaction together with its event.
+ */
+export function createDecisionExecutor(deps: DecisionExecutorDeps): DecisionExecutor {
+  const { database, chain, log } = deps;
+  const send = (...args: SendArgs) => sendAction(deps, ...args);
 
   const move = (...args: MoveArgs) => moveOrder(deps, ...args);
 
@@ -171,48 +220,6 @@ export function createDecisionExecutor(deps: {
   async function settleCall(order: Order, terms: OrderTerms, obs: SettlementObservation) {
     const kept = await attesting.attest(order, terms, obs);
     return chain.relayFillCall(order.inputChain, terms, kept.fillTime, kept.signature);
-  }
-
-  /**
-   * Sends (or follows) the order's action of `kind`. A retry after a revert is simulated first and sent only if it
-   * would not revert again; a first settle or refund the node refuses to estimate is simulated too, so a revert
-   * (a blacklisted offerer) waits the same way, its reason on the order, instead of failing the step bare.
-   */
-  async function send(
-    order: Order,
-    kind: ChainActionKind,
-    call: ContractCall,
-    retryOf: Hex | undefined,
-    mode?: 'repeat',
-    others?: readonly string[],
-  ): Promise<StepResult> {
-    if (retryOf) {
-      const what = `${kind} transaction ${retryOf} reverted and would revert again`;
-      await refuseWhileReverting(deps, order, kind, call, what);
-      deps.metrics?.settlementReverts.inc({ chain: call.chain, kind });
-      log.warn({ orderId: order.id, kind, txHash: retryOf }, `${kind} reverted; sending it again`);
-    }
-    const expectStatus = kind === 'deposit' ? 'created' : order.status;
-    // A REPEATABLE kind (a prove again, the next older commit) is a new action whatever the last one did.
-    const retry = retryOf !== undefined || mode === 'repeat';
-    try {
-      return again(
-        await actions.execute({
-          orderId: order.id,
-          kind,
-          call,
-          account: relayer,
-          expectStatus,
-          retry,
-          others,
-        }),
-      );
-    } catch (error) {
-      // A transaction the node refused to estimate was never sent; if it reverts, it waits like a retry.
-      if (error instanceof WouldRevertError && (kind === 'settle' || kind === 'refund'))
-        await refuseWhileReverting(deps, order, kind, call, `${kind} would revert`);
-      throw error;
-    }
   }
 
   /** Carries out one decision. Chain actions only send; the next decision follows what they did on chain. */
