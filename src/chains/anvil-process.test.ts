@@ -24,4 +24,10 @@ describe('startAnvil', () => {
       await first.stop();
     }
   });
+
+  it('fails at once when the binary cannot be started', async () => {
+    await expect(startAnvil({ chainId: 920004, binary: '/no-such-dir/anvil' })).rejects.toThrow(
+      /failed to start: spawn \/no-such-dir\/anvil ENOENT/,
+    );
+  });
 });

@@ -89,7 +89,8 @@ export async function startAnvil(options: StartAnvilOptions): Promise<AnvilInsta
   } catch (err) {
     process.removeListener('exit', killOnExit);
     child.kill('SIGKILL');
-    await exited;
+    // A binary that never started (ENOENT, EACCES) has no exit to wait for.
+    if (child.pid !== undefined) await exited;
     throw new Error(`anvil (chain ${chainId}) failed to start: ${(err as Error).message}\n${output}`);
   }
 }

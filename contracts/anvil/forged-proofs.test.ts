@@ -1,5 +1,7 @@
 import { type Address, concat, encodeAbiParameters, keccak256, parseEventLogs } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { LzPacket } from '../../src/chains/layerzero/lz-packet.ts';
+import { PROOF_MESSAGE } from '../../src/chains/prove-options.ts';
 import {
   A,
   approveOutput,
@@ -27,8 +29,6 @@ import {
   tokenAbi,
   usdcA,
 } from '../../test/support/contract-sides.ts';
-import type { LzPacket } from './layerzero/lz-packet.ts';
-import { PROOF_MESSAGE } from './prove-options.ts';
 
 /**
  * What the escrow does with proofs a compromised DVN quorum forges, and how it pays a batch (contract-sides.ts:

@@ -1,5 +1,12 @@
 import { type Address, getAddress, type Hex, zeroAddress } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadArtifact } from '../../src/chains/contract-artifacts.ts';
+import { DEVNET_RELAYER_KEY } from '../../src/chains/devnet.ts';
+import { loadLzArtifact, lzErrorAbi } from '../../src/chains/layerzero/lz-artifacts.ts';
+import { deployLz, writeLz } from '../../src/chains/layerzero/lz-chain-client.ts';
+import { requiredDvnsConfig } from '../../src/chains/layerzero/lz-oapp-config.ts';
+import { addressToBytes32, lzOrigin } from '../../src/chains/layerzero/lz-packet.ts';
+import { proveOptions } from '../../src/chains/prove-options.ts';
 import {
   A,
   appAbi,
@@ -39,13 +46,6 @@ import {
   verifyBy,
 } from '../../test/support/contract-sides.ts';
 import { CONFIRMATIONS, DVN_KEYS, EXECUTOR_KEY, LZ_OWNER_KEY } from '../../test/support/ferry-lz-deploy.ts';
-import { loadArtifact } from './contract-artifacts.ts';
-import { DEVNET_RELAYER_KEY } from './devnet.ts';
-import { loadLzArtifact, lzErrorAbi } from './layerzero/lz-artifacts.ts';
-import { deployLz, writeLz } from './layerzero/lz-chain-client.ts';
-import { requiredDvnsConfig } from './layerzero/lz-oapp-config.ts';
-import { addressToBytes32, lzOrigin } from './layerzero/lz-packet.ts';
-import { proveOptions } from './prove-options.ts';
 
 /**
  * Settlement through LayerZero V2 on two anvils (contract-sides.ts): LayerZero's own contracts, two DVNs with

@@ -1,5 +1,7 @@
 import { type Address, encodeFunctionData, type Hex, parseEventLogs, toFunctionSelector } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadArtifact } from '../../src/chains/contract-artifacts.ts';
+import { proveOptions } from '../../src/chains/prove-options.ts';
 import {
   A,
   appAbi,
@@ -26,8 +28,6 @@ import {
   stopSides,
   strangerKey,
 } from '../../test/support/contract-sides.ts';
-import { loadArtifact } from './contract-artifacts.ts';
-import { proveOptions } from './prove-options.ts';
 
 /**
  * The escrow's and the fill contract's reentrancy guards (transient storage), against a token that calls back

@@ -13,6 +13,7 @@ import {
   zeroAddress,
 } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ORDER_TYPE } from '../../src/domain/order-typed-data.ts';
 import {
   A,
   appAbi,
@@ -50,7 +51,6 @@ import {
   usdcA,
   usdtB,
 } from '../../test/support/contract-sides.ts';
-import { ORDER_TYPE } from '../domain/order-typed-data.ts';
 
 /** FerryEscrow deposits, FerryFill fills and the attester route, on two anvil chains (contract-sides.ts). */
 beforeAll(startSides, 180_000);

@@ -1,5 +1,7 @@
 import { type Address, createTestClient, type Hex, http, parseEventLogs, parseSignature } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadArtifact } from '../../src/chains/contract-artifacts.ts';
+import { permitTypedData } from '../../src/domain/swap-permit.ts';
 import {
   A,
   approveAndDeposit,
@@ -35,8 +37,6 @@ import {
   usdcA,
   verifyBy,
 } from '../../test/support/contract-sides.ts';
-import { permitTypedData } from '../domain/swap-permit.ts';
-import { loadArtifact } from './contract-artifacts.ts';
 
 type Order = Awaited<ReturnType<typeof makeOrder>>;
 
