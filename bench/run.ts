@@ -22,6 +22,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { DEFAULT_PROVE_AFTER_SECONDS } from '../src/lp/prove-batch-defaults.ts';
 import {
   createQuoteRequests,
   createQuotes,
@@ -224,7 +225,8 @@ async function runSettlement(): Promise<BackendRun> {
     const parties = await prepareSettlement(server, { dataDir, databaseUrl });
     try {
       const instant = QUICK ? 5 : 50;
-      scenarios.push(settlementRow('11a', await parties.run('instant', instant, 1000, 60_000, null), 2000));
+      const window = DEFAULT_PROVE_AFTER_SECONDS * 1000;
+      scenarios.push(settlementRow('11a', await parties.run('instant', instant, 1000, 60_000, null), window));
       logRow(scenarios.at(-1) as ScenarioRow);
       await parties.intervalMining(1);
       const slow = QUICK ? 3 : 20;

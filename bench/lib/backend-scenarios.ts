@@ -202,10 +202,10 @@ async function quotesAtSteadyRate(ctx: ScenarioContext): Promise<void> {
  */
 async function driveQuotes({ server, seeder, accounts, route, load, warm }: ScenarioContext, rate?: number) {
   const lps = accounts.liquidityProviders;
-  // Room for 5,500 quotes a second (or `rate`) over warm-up and run, each pair once: past it an LP would quote a
-  // request twice. autocannon may run on to its next whole second. (One LP's quotes of 5, 5b and 5c stay within its
+  // Room for 5,500 quotes a second (or twice `rate`: autocannon's rate limit may set up requests it then drops) over
+  // warm-up and run, each pair once: past it an LP would quote a request twice. autocannon may run on to its next whole second. (One LP's quotes of 5, 5b and 5c stay within its
   // room beside the seeded orders, and 6a's after them: seed.ts OPEN_REQUEST_INPUT.)
-  const capacity = Math.ceil(((DURATION + WARMUP + 1) * (rate ?? 5500)) / LP_COUNT);
+  const capacity = Math.ceil(((DURATION + WARMUP + 1) * (rate === undefined ? 5500 : 2 * rate)) / LP_COUNT);
   const open = await seeder.seedOpenRequests(capacity, route);
   let i = 0;
   const spec = {
@@ -221,6 +221,7 @@ async function driveQuotes({ server, seeder, accounts, route, load, warm }: Scen
         body: {
           quoteRequestId: open[Math.floor(n / lps.length) % open.length],
           outputAmount: OPEN_REQUEST_OUTPUT.toString(),
+          validFor: 600,
         },
       };
     },

@@ -101,11 +101,16 @@ export function multiInstanceRows(r: MultiInstanceResult, raw: RawWriteResult): 
   return [one, two];
 }
 
-/** 11a / 11b: swap → completed, with the time split between chains, the LP bot and Ferry. */
-export function settlementRow(id: string, r: SettlementResult, p50TargetMs: number | null): ScenarioRow {
+/**
+ * 11a / 11b: swap → completed, with the time split between chains, the LP bot and Ferry. On instant devnets (11a) the
+ * recipient's wait, swap → filled, must stay under 300 ms, and swap → completed under 2 s beyond the bot's proof
+ * window (its fills are proven in batches: the LP's repayment waits, the recipient does not).
+ */
+export function settlementRow(id: string, r: SettlementResult, proveWindowMs: number | null): ScenarioRow {
   const observeOk = Object.values(r.steps).every(
     (s) => s.observeAllowanceMs === null || s.observeP50Ms <= s.observeAllowanceMs,
   );
+  const completedTarget = proveWindowMs === null ? null : 2000 + proveWindowMs;
   return {
     id,
     name: `settlement: swap → completed (${r.blocks}, LP bot streaming)`,
@@ -116,9 +121,14 @@ export function settlementRow(id: string, r: SettlementResult, p50TargetMs: numb
     cpuPercent: 0,
     peakRssMb: 0,
     ratio: null,
-    target: p50TargetMs !== null ? `p50 < ${p50TargetMs} ms` : '≤ 1 block beyond confirmations per step',
-    pass: r.completed === r.swaps && (p50TargetMs !== null ? r.p50Ms < p50TargetMs : observeOk),
-    notes: `${r.completed}/${r.swaps} completed in ${r.seconds.toFixed(0)} s; share of the time waiting on chains (mempool → block) ${(100 * r.chainShare).toFixed(1)} %, the LP bot ${(100 * r.lpShare).toFixed(1)} %, Ferry ${(100 * r.ferryShare).toFixed(1)} %; ${describeSteps(r)}.${r.unseenPending ? ` ${r.unseenPending} transactions not seen pending.` : ''}${r.failures.length ? ` Failures: ${r.failures.join('; ')}` : ''}${r.botOutput ? ` LP bot said: ${r.botOutput}` : ''}`,
+    target:
+      completedTarget !== null
+        ? `filled p50 < 300 ms; completed p50 < ${completedTarget} ms (2 s + the bot's proof window)`
+        : '≤ 1 block beyond confirmations per step',
+    pass:
+      r.completed === r.swaps &&
+      (completedTarget !== null ? r.filledP50Ms < 300 && r.p50Ms < completedTarget : observeOk),
+    notes: `${r.completed}/${r.swaps} completed in ${r.seconds.toFixed(0)} s; swap → filled p50/p99 ${r.filledP50Ms}/${r.filledP99Ms} ms; share of the time waiting on chains (mempool → block) ${(100 * r.chainShare).toFixed(1)} %, the LP bot ${(100 * r.lpShare).toFixed(1)} %, Ferry ${(100 * r.ferryShare).toFixed(1)} %; ${describeSteps(r)}.${r.unseenPending ? ` ${r.unseenPending} transactions not seen pending.` : ''}${r.failures.length ? ` Failures: ${r.failures.join('; ')}` : ''}${r.botOutput ? ` LP bot said: ${r.botOutput}` : ''}`,
     raw: r,
   };
 }

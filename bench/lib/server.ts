@@ -140,6 +140,10 @@ function ferryEnv(options: FerryLaunch, port: number, devA: number, devB: number
     RATE_LIMIT_IP: '1000000',
     // Fan-out: 1,000 SSE clients and 200 WebSocket subscribers come from one IP and one API key.
     STREAM_LIMIT: '1000',
+    // A scenario's requests outlive the run (the quote scenarios send validFor 600 for their quotes), so the expiry
+    // sweep of one scenario's tens of thousands of leftovers, each with its event, never runs inside the next one's
+    // measurement.
+    QUOTE_REQUEST_TTL_SECONDS: '3600',
     CHAIN_REGISTRY: options.chainRegistry ?? '',
   };
   if (options.databaseUrl) env.DATABASE_URL = options.databaseUrl;
