@@ -238,6 +238,18 @@ describe('LP bot: batched proofs', () => {
       expect(proved).toHaveLength(1);
       // Only the DVNs' part: the executor is down, so the worker commits and executes after executeAfterSeconds.
       await verifyByDvns(h, await packetOf(h, proved[0]!.txHash));
+      // The worker's proof index holds the bot's message for both orders before its clock jumps 700 s: a clock
+      // ahead of its index would read "nobody proved" past proveAfterSeconds and prove again (a real clock does
+      // not jump; on PostgreSQL the index was seen a pass behind).
+      const hashes = swaps.map((s) => s.orderHash.toLowerCase());
+      await until('the proof index to hold the batch message', async () => {
+        const rows = await h.app.database.db
+          .selectFrom('proof_sent')
+          .select('order_hash')
+          .where('order_hash', 'in', hashes)
+          .execute();
+        return new Set(rows.map((r) => r.order_hash)).size === hashes.length;
+      });
       await catchUpClock(h);
       h.clock.advance(700);
       for (const s of swaps) await waitForStatus(h, mm.apiKey, s.orderId, 'completed', 30_000);
