@@ -28,6 +28,12 @@ export function offererInputTotalsMigration(dialect: Dialect) {
         .addColumn('amount', sql.raw(amountType), (c) => c.notNull())
         .addPrimaryKeyConstraint('offerer_input_totals_pk', ['offerer', 'chain', 'token', 'end_second'])
         .execute();
+      // The sweep's delete of spent rows (quote-requests-store.ts deleteSpentOffererTotals), without a scan of all.
+      await db.schema
+        .createIndex('offerer_input_totals_end')
+        .on('offerer_input_totals')
+        .column('end_second')
+        .execute();
       if (dialect === 'postgres') await postgresTriggers(db);
       else await sqliteTriggers(db);
       const sum =
