@@ -23,6 +23,7 @@ import { chainActionOrdersMigration } from './migrations/0021-chain-action-order
 import { settlementMessageIndexMigration } from './migrations/0022-settlement-message-index.ts';
 import { offererInputTotalsMigration } from './migrations/0023-offerer-input-totals.ts';
 import { proofSentGuidMigration } from './migrations/0024-proof-sent-guid.ts';
+import { revertTimesIndexMigration } from './migrations/0025-revert-times-index.ts';
 
 /** Migrations live in code (not scanned from disk) so both dialects and bundlers see the same list. */
 function provider(dialect: FerryDatabase['dialect']): MigrationProvider {
@@ -52,6 +53,7 @@ function provider(dialect: FerryDatabase['dialect']): MigrationProvider {
         '0022-settlement-message-index': settlementMessageIndexMigration,
         '0023-offerer-input-totals': offererInputTotalsMigration(dialect),
         '0024-proof-sent-guid': proofSentGuidMigration,
+        '0025-revert-times-index': revertTimesIndexMigration,
       };
     },
   };

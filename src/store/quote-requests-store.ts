@@ -11,6 +11,7 @@ import { expiredQuoteRequest, lapsedQuoteRequest, openQuoteRequest } from './lif
 import { type OffererFunds, offererLockKey } from './offerer-lock.ts';
 import { pageOf } from './page-query.ts';
 import type { QuoteRequestsTable } from './schema.ts';
+import { statusGuard } from './status-guard.ts';
 
 export function toQuoteRequest(row: QuoteRequestsTable): QuoteRequest {
   return {
@@ -130,10 +131,18 @@ export async function expireDueQuoteRequests(
   now: Date,
   limit: number,
 ): Promise<QuoteRequest[]> {
-  const rows = await db
+  const rows = await dueQuoteRequestsExpiry(db, now, limit).execute();
+  return rows
+    .map(toQuoteRequest)
+    .sort((a, b) => a.expiresAt.getTime() - b.expiresAt.getTime() || a.id.localeCompare(b.id));
+}
+
+/** The sweep's update of expireDueQuoteRequests, not run: its query plan is tested (status-guard.test.ts). */
+export function dueQuoteRequestsExpiry(db: Executor, now: Date, limit: number) {
+  return db
     .updateTable('quote_requests')
     .set({ status: 'expired', updated_at: now.getTime() })
-    .where('status', '=', 'open')
+    .where(statusGuard(db), '=', 'open')
     .where('id', 'in', (due) =>
       due
         .selectFrom('quote_requests')
@@ -142,11 +151,7 @@ export async function expireDueQuoteRequests(
         .orderBy('expires_at')
         .limit(limit),
     )
-    .returningAll()
-    .execute();
-  return rows
-    .map(toQuoteRequest)
-    .sort((a, b) => a.expiresAt.getTime() - b.expiresAt.getTime() || a.id.localeCompare(b.id));
+    .returningAll();
 }
 
 /**

@@ -10,6 +10,7 @@ import { activeQuote, expiredQuote, lapsedQuote } from './lifecycle-sql.ts';
 import { pageOf } from './page-query.ts';
 import { toQuoteRequest } from './quote-requests-store.ts';
 import type { QuotesTable } from './schema.ts';
+import { statusGuard } from './status-guard.ts';
 
 export function toQuote(row: QuotesTable): Quote {
   return {
@@ -223,22 +224,25 @@ export async function recentQuotes(db: Executor, limit: number): Promise<Quote[]
 
 /** Marks up to `limit` due active quotes expired and returns them for their events, in one statement. */
 export async function expireDueQuotes(db: Executor, now: Date, limit: number): Promise<Quote[]> {
-  const nowSeconds = unixSeconds(now);
-  const rows = await db
+  const rows = await dueQuotesExpiry(db, now, limit).execute();
+  return rows.map(toQuote).sort((a, b) => a.endTime - b.endTime || a.id.localeCompare(b.id));
+}
+
+/** The sweep's update of expireDueQuotes, not run: its query plan is tested (status-guard.test.ts). */
+export function dueQuotesExpiry(db: Executor, now: Date, limit: number) {
+  return db
     .updateTable('quotes')
     .set({ status: 'expired', updated_at: now.getTime() })
-    .where('status', '=', 'active')
+    .where(statusGuard(db), '=', 'active')
     .where('id', 'in', (due) =>
       due
         .selectFrom('quotes')
         .select('id')
-        .where((eb) => lapsedQuote(eb, nowSeconds))
+        .where((eb) => lapsedQuote(eb, unixSeconds(now)))
         .orderBy('end_time')
         .limit(limit),
     )
-    .returningAll()
-    .execute();
-  return rows.map(toQuote).sort((a, b) => a.endTime - b.endTime || a.id.localeCompare(b.id));
+    .returningAll();
 }
 
 /**
