@@ -52,6 +52,7 @@ import { fanOut } from './lib/fanout-scenario.ts';
 import { logRow, measureBaseline } from './lib/load-row.ts';
 import { lzGasRows, measureLzGas } from './lib/lz-gas.ts';
 import { runMultiInstance } from './lib/multi-instance.ts';
+import type { PgProbe } from './lib/pg-profile.ts';
 import { createPgDatabase, measureRawPgWrites, type RawWriteResult } from './lib/pg-writes.ts';
 import {
   type BackendRun,
@@ -74,7 +75,7 @@ import { prepareSettlement } from './lib/settlement.ts';
 async function runBackend(
   backend: string,
   baselineServer: RunningServer,
-  options: { databaseUrl?: string; redisUrl?: string; rawPg?: RawWriteResult },
+  options: { databaseUrl?: string; pgProbe?: PgProbe; redisUrl?: string; rawPg?: RawWriteResult },
 ): Promise<BackendRun> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ferry-bench-'));
   const databaseUrl = options.databaseUrl ?? `sqlite:${path.join(dataDir, 'ferry.sqlite')}`;
@@ -129,6 +130,7 @@ async function runBackend(
       load,
       warm,
       postgres: options.databaseUrl !== undefined,
+      pgProbe: options.pgProbe ?? null,
       record,
       nextBaseline,
     };
@@ -284,6 +286,7 @@ async function main() {
         try {
           pgRun = await runBackend(backend, baselineServer, {
             databaseUrl: pgDb.url,
+            pgProbe: pgDb,
             redisUrl,
             rawPg: raw.plain,
           });

@@ -8,6 +8,7 @@ import { driveFlow } from './flow.ts';
 import { drive } from './load.ts';
 import { row } from './load-row.ts';
 import { driveLpStream } from './lp-stream.ts';
+import { type PgProbe, profiledOnPg } from './pg-profile.ts';
 import type { ScenarioRow } from './report.ts';
 import { type BenchAccounts, OPEN_REQUEST_OUTPUT, type Seeder, type SeedSummary } from './seed.ts';
 import type { RunningServer } from './server.ts';
@@ -26,6 +27,8 @@ export interface ScenarioContext {
   readonly warm: { connections: number; durationSeconds: number };
   readonly postgres: boolean;
   readonly record: (row: ScenarioRow) => void;
+  /** The PostgreSQL database of the run (null when embedded): the write scenarios report its side of the time. */
+  readonly pgProbe: PgProbe | null;
   /** Measures the baseline again right after a scenario, so each ratio compares two adjacent measurements. */
   readonly nextBaseline: () => Promise<ScenarioRow>;
 }
@@ -115,6 +118,7 @@ export async function createQuoteRequests({
   warm,
   record,
   nextBaseline,
+  pgProbe,
 }: ScenarioContext): Promise<void> {
   const spec = {
     method: 'POST' as const,
@@ -124,7 +128,7 @@ export async function createQuoteRequests({
     ...load,
   };
   await drive(server, { ...spec, ...warm });
-  const r = await drive(server, spec);
+  const { result: r, note } = await profiledOnPg(pgProbe, () => drive(server, spec));
   record(
     row(
       '4',
@@ -132,7 +136,7 @@ export async function createQuoteRequests({
       r,
       await nextBaseline(),
       { ratio: 0.2 },
-      `one offerer, every amount covered: its balance is read from the devnet RPC about once per BALANCE_CACHE_MS (1 s), the other checks use that reading (anvil CPU ${r.proc.helperCpuPercent.toFixed(0)} %).`,
+      `one offerer, every amount covered: its balance is read from the devnet RPC about once per BALANCE_CACHE_MS (1 s), the other checks use that reading (anvil CPU ${r.proc.helperCpuPercent.toFixed(0)} %).${note}`,
     ),
   );
 }
@@ -153,7 +157,7 @@ export async function createQuotes(ctx: ScenarioContext): Promise<void> {
     five.result,
     await nextBaseline(),
     postgres ? {} : { rate: 3000 },
-    `${five.open} open requests × ${LP_COUNT} LPs.`,
+    `${five.open} open requests × ${LP_COUNT} LPs.${five.note}`,
   );
   record(fiveRow);
   await quotesAtSteadyRate(ctx);
@@ -168,7 +172,7 @@ export async function createQuotes(ctx: ScenarioContext): Promise<void> {
     fiveB.result,
     await nextBaseline(),
     {},
-    `${fiveB.open} open requests × ${LP_COUNT} LPs, each LP holding ${LIVE_QUOTES_PER_LP} live quotes on the same chain and token (${seeded}).`,
+    `${fiveB.open} open requests × ${LP_COUNT} LPs, each LP holding ${LIVE_QUOTES_PER_LP} live quotes on the same chain and token (${seeded}).${fiveB.note}`,
   );
   const ratio = r.rate / five.result.reqPerSec;
   // A ratio to a 5 that failed compares two other things.
@@ -189,7 +193,7 @@ async function quotesAtSteadyRate(ctx: ScenarioContext): Promise<void> {
     steady.result,
     await ctx.nextBaseline(),
     {},
-    `${steady.open} open requests × ${LP_COUNT} LPs, autocannon's overallRate ${STEADY_QUOTES_PER_SECOND}/s over ${ctx.load.connections} connections.`,
+    `${steady.open} open requests × ${LP_COUNT} LPs, one every ${1000 / STEADY_QUOTES_PER_SECOND} ms (open loop, latency from each request's due time).${steady.note}`,
   );
   const onRate = steady.result.reqPerSec >= STEADY_QUOTES_PER_SECOND * 0.95;
   const pass = postgres ? null : !r.failure && onRate && r.p99Ms < 50;
@@ -200,7 +204,10 @@ async function quotesAtSteadyRate(ctx: ScenarioContext): Promise<void> {
  * Quotes of every bench LP on fresh open requests of the scenario's route, warm-up then measured: as fast as they go,
  * or at `rate` a second.
  */
-async function driveQuotes({ server, seeder, accounts, route, load, warm }: ScenarioContext, rate?: number) {
+async function driveQuotes(
+  { server, seeder, accounts, route, load, warm, pgProbe }: ScenarioContext,
+  rate?: number,
+) {
   const lps = accounts.liquidityProviders;
   // Room for 5,500 quotes a second (or twice `rate`: autocannon's rate limit may set up requests it then drops) over
   // warm-up and run, each pair once: past it an LP would quote a request twice. autocannon may run on to its next whole second. (One LP's quotes of 5, 5b and 5c stay within its
@@ -227,9 +234,10 @@ async function driveQuotes({ server, seeder, accounts, route, load, warm }: Scen
     },
     ...load,
   };
-  const steady = rate === undefined ? {} : { overallRate: rate };
+  const steady = rate === undefined ? {} : { ratePerSec: rate };
   await drive(server, { ...spec, ...warm, ...steady });
-  return { result: await drive(server, { ...spec, ...steady }), open: open.length };
+  const { result, note } = await profiledOnPg(pgProbe, () => drive(server, { ...spec, ...steady }));
+  return { result, note, open: open.length };
 }
 
 /** 6a: the whole flow, concurrent; 6b: swaps of accepted, signed quotes. */
@@ -241,6 +249,7 @@ export async function swapFlow({
   mmKey,
   record,
   nextBaseline,
+  pgProbe,
 }: ScenarioContext): Promise<void> {
   const concurrency = 16;
   const flow = await driveFlow(server, {
@@ -276,14 +285,16 @@ export async function swapFlow({
   say(`   preparing ${count} accepted, signed quotes for 6b`);
   const swaps = await seeder.prepareSwaps(count, 3600);
   let i = 0;
-  const r = await drive(server, {
-    method: 'POST',
-    path: '/api/v1/swaps',
-    headers: mmKey,
-    next: () => ({ body: swaps[i++ % swaps.length] }),
-    connections: CONNECTIONS,
-    amount: swaps.length,
-  });
+  const { result: r, note } = await profiledOnPg(pgProbe, () =>
+    drive(server, {
+      method: 'POST',
+      path: '/api/v1/swaps',
+      headers: mmKey,
+      next: () => ({ body: swaps[i++ % swaps.length] }),
+      connections: CONNECTIONS,
+      amount: swaps.length,
+    }),
+  );
   record(
     row(
       '6b',
@@ -291,7 +302,7 @@ export async function swapFlow({
       r,
       await nextBaseline(),
       { rate: 1000 },
-      `${swaps.length} distinct accepted quotes, each executed once (201 expected).`,
+      `${swaps.length} distinct accepted quotes, each executed once (201 expected).${note}`,
     ),
   );
 }

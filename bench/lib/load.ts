@@ -1,4 +1,5 @@
 import autocannon from 'autocannon';
+import { driveOpenLoop } from './open-loop.ts';
 import { type ProcSample, startProcWindow } from './proc.ts';
 import type { RunningServer } from './server.ts';
 
@@ -26,12 +27,13 @@ export interface LoadSpec {
   readonly durationSeconds?: number;
   /** Stop after this many requests instead of after a duration. */
   readonly amount?: number;
-  /** Requests per second over all connections (autocannon's overallRate): a steady load instead of as fast as it goes. */
-  readonly overallRate?: number;
+  /** A steady load of this many requests a second (open-loop.ts) instead of as fast as they go. */
+  readonly ratePerSec?: number;
 }
 
 /** Drives one scenario with autocannon (in this process, a separate process from the server) on loopback. */
 export async function drive(server: RunningServer, spec: LoadSpec): Promise<LoadResult> {
+  if (spec.ratePerSec !== undefined) return driveOpenLoop(server, { ...spec, ratePerSec: spec.ratePerSec });
   const headers = {
     ...(spec.body !== undefined || spec.next ? { 'content-type': 'application/json' } : {}),
     ...spec.headers,
@@ -46,7 +48,6 @@ export async function drive(server: RunningServer, spec: LoadSpec): Promise<Load
     pipelining: 1,
     timeout: 30,
     ...(spec.amount !== undefined ? { amount: spec.amount } : { duration: spec.durationSeconds ?? 10 }),
-    ...(spec.overallRate !== undefined ? { overallRate: spec.overallRate } : {}),
     requests: [
       {
         method: spec.method ?? 'GET',
