@@ -8,6 +8,7 @@ import { covers } from '../domain/lp-coverage.ts';
 import type { Executor } from './db-types.ts';
 import { appendEvents, changeWithEvents } from './events-store.ts';
 import { createGroupCommit } from './group-commit.ts';
+import { PreparedStatementsClient } from './prepared-statements-client.ts';
 import type { Database } from './schema.ts';
 import { startSqliteCheckpointer } from './sqlite-checkpointer.ts';
 import { storeError, UncoveredQuoteError } from './store-errors.ts';
@@ -72,7 +73,12 @@ export function createDatabase(
   if (databaseUrl.startsWith('sqlite:')) {
     return openSqlite(databaseUrl.slice('sqlite:'.length), options.backgroundCheckpoints?.onProblem ?? null);
   }
-  const pool = new pg.Pool({ connectionString: databaseUrl, max: 20, connectionTimeoutMillis: 5000 });
+  const pool = new pg.Pool({
+    connectionString: databaseUrl,
+    max: 20,
+    connectionTimeoutMillis: 5000,
+    Client: PreparedStatementsClient,
+  });
   // A client losing its connection (PostgreSQL restarted, backend terminated) must not crash the process: pg emits
   // 'error' on the client, and the pool only listens while the client is idle. A client checked out by a
   // transaction and between two statements would throw it uncaught. Its next query fails instead, and the pool

@@ -156,13 +156,20 @@ export async function claimEndpoints(
     )
     .orderBy(sql`coalesce(e.claimed_at, 0)`)
     .orderBy('e.id')
-    .limit(options.limit)
-    .$if(database.dialect === 'postgres', (qb) => qb.forUpdate().skipLocked());
+    .limit(options.limit);
+  // The claim is a write, and every commit of the API wakes the dispatcher: on SQLite a write that changes nothing
+  // still takes the write lock and commits (150 µs on the event loop, twice a wake: a third of the CPU of a server
+  // taking 1,000 quotes a second one at a time). The same candidates read first, without a lock, skip it when none.
+  if ((await candidates.select(sql<number>`1`.as('due')).limit(1).execute()).length === 0) return [];
   const leaseUntil = now + options.leaseMs;
   const rows = await db
     .updateTable('webhook_endpoints')
     .set({ lease_until: leaseUntil, claimed_at: now })
-    .where('id', 'in', candidates)
+    .where(
+      'id',
+      'in',
+      candidates.$if(database.dialect === 'postgres', (qb) => qb.forUpdate().skipLocked()),
+    )
     .returning(['id', 'url', 'secret', 'failures'])
     .execute();
   return rows.map((row) => ({ ...row, failures: Number(row.failures), leaseUntil }));
