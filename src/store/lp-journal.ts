@@ -195,8 +195,14 @@ export function openLpJournal(file: string): LpJournal {
   sqlite.pragma('synchronous = FULL');
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('foreign_keys = ON');
-  for (const statement of [...SCHEMA, ...PROOF_SCHEMA, ...FILL_OUTPUT_SCHEMA]) sqlite.exec(statement);
-  upgradeOldJournal(sqlite);
+  // Under the write lock: two bots started at once on one journal (the same fill address) would otherwise both
+  // find an old table without a column and both add it, and the second would fail with "duplicate column".
+  sqlite
+    .transaction(() => {
+      for (const statement of [...SCHEMA, ...PROOF_SCHEMA, ...FILL_OUTPUT_SCHEMA]) sqlite.exec(statement);
+      upgradeOldJournal(sqlite);
+    })
+    .immediate();
   const db = new Kysely<JournalTables>({ dialect: new SqliteDialect({ database: sqlite }) });
   const ledger = createStoreTxLedger<JournalTables>({
     db,
