@@ -188,6 +188,20 @@ async function confirmedOrderedFills(db: Kysely<JournalTables>) {
   }));
 }
 
+/**
+ * The journal's tables, created or upgraded under the write lock: two bots started at once on one journal (the same
+ * fill address) would otherwise both find an old table without a column and both add it, and the second would fail
+ * with "duplicate column".
+ */
+function createOrUpgradeSchema(sqlite: SQLite.Database): void {
+  sqlite
+    .transaction(() => {
+      for (const statement of [...SCHEMA, ...PROOF_SCHEMA, ...FILL_OUTPUT_SCHEMA]) sqlite.exec(statement);
+      upgradeOldJournal(sqlite);
+    })
+    .immediate();
+}
+
 export function openLpJournal(file: string): LpJournal {
   fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
   const sqlite = new SQLite(file);
@@ -195,14 +209,7 @@ export function openLpJournal(file: string): LpJournal {
   sqlite.pragma('synchronous = FULL');
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('foreign_keys = ON');
-  // Under the write lock: two bots started at once on one journal (the same fill address) would otherwise both
-  // find an old table without a column and both add it, and the second would fail with "duplicate column".
-  sqlite
-    .transaction(() => {
-      for (const statement of [...SCHEMA, ...PROOF_SCHEMA, ...FILL_OUTPUT_SCHEMA]) sqlite.exec(statement);
-      upgradeOldJournal(sqlite);
-    })
-    .immediate();
+  createOrUpgradeSchema(sqlite);
   const db = new Kysely<JournalTables>({ dialect: new SqliteDialect({ database: sqlite }) });
   const ledger = createStoreTxLedger<JournalTables>({
     db,
