@@ -1,5 +1,5 @@
-import { type Compilable, type CompiledQuery, type Kysely, PostgresAdapter, type QueryResult } from 'kysely';
-import type { Executor } from './db-types.ts';
+import type { Compilable, CompiledQuery, Kysely, QueryResult } from 'kysely';
+import { type Executor, isPostgres } from './db-types.ts';
 import type { Database } from './schema.ts';
 
 /** Stands in for a named parameter while the query is built; replaced by the caller's value at each call. */
@@ -28,7 +28,7 @@ export function compiledQuery<P extends object, R>(
   const slots = new Proxy({} as Slots<P>, { get: (_, name) => new Slot(String(name)) });
   const templates = new Map<'sqlite' | 'postgres', CompiledQuery<R>>();
   const bound = (db: Executor, params: P): CompiledQuery<R> => {
-    const dialect = db.getExecutor().adapter instanceof PostgresAdapter ? 'postgres' : 'sqlite';
+    const dialect = isPostgres(db) ? 'postgres' : 'sqlite';
     let template = templates.get(dialect);
     if (!template) {
       template = build(db as Kysely<Database>, slots).compile();

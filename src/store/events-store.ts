@@ -1,7 +1,7 @@
-import { CompiledQuery, PostgresAdapter } from 'kysely';
+import { CompiledQuery } from 'kysely';
 import type { NewEvent } from '../domain/events.ts';
 import { compiledQuery } from './compiled-query.ts';
-import type { Executor } from './db-types.ts';
+import { type Executor, isPostgres } from './db-types.ts';
 
 export interface StoredEvent {
   readonly id: number;
@@ -86,10 +86,6 @@ export async function appendEvents(db: Executor, events: readonly NewEvent[]): P
     throw new Error(`a transaction may append at most ${EVENTS_PER_TRANSACTION} events`);
   }
   await db.executeQuery(CompiledQuery.raw(APPEND_PG, appendParameters(events)));
-}
-
-function isPostgres(db: Executor): boolean {
-  return db.getExecutor().adapter instanceof PostgresAdapter;
 }
 
 const insertRow = compiledQuery(

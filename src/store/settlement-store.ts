@@ -1,4 +1,4 @@
-import { PostgresAdapter, type Selectable, sql } from 'kysely';
+import { type Selectable, sql } from 'kysely';
 import type { TxAction } from '../chains/tx-ledger.ts';
 import {
   canTransitionOrder,
@@ -13,7 +13,7 @@ import {
   RELEASE_ACTIONS,
   type RelayerActionKind,
 } from '../domain/settlement-decision.ts';
-import type { Executor } from './db-types.ts';
+import { type Executor, isPostgres } from './db-types.ts';
 import { findOrderByQuote, toOrder } from './orders-store.ts';
 import type { Database, OrdersTable } from './schema.ts';
 import { SPENT, servingActions } from './serving-actions.ts';
@@ -201,7 +201,7 @@ export async function orderOfQuoteAndRevertTimes(
   quoteId: string,
   reverts: RevertTimesQuery,
 ): Promise<{ order: Order | null; revertTimes: number[] }> {
-  if (!(db.getExecutor().adapter instanceof PostgresAdapter)) {
+  if (!isPostgres(db)) {
     // In process there is no round trip to save, and SQLite runs the two reads alone in a quarter of the time of
     // the join, which materialises the reverts and builds a row of nulls for a swap without an order.
     const order = await findOrderByQuote(db, quoteId);

@@ -1,5 +1,5 @@
-import { PostgresAdapter, type RawBuilder, sql } from 'kysely';
-import type { Executor } from './db-types.ts';
+import { type RawBuilder, sql } from 'kysely';
+import { type Executor, isPostgres } from './db-types.ts';
 
 /**
  * The `status` check of an update that picks its rows with `id in (subquery)`, the subquery reading an index on
@@ -11,5 +11,5 @@ import type { Executor } from './db-types.ts';
  * second at 100,000 live quotes, on the event loop: bench/README.md).
  */
 export function statusGuard(db: Executor): RawBuilder<string> {
-  return db.getExecutor().adapter instanceof PostgresAdapter ? sql<string>`status` : sql<string>`+status`;
+  return isPostgres(db) ? sql<string>`status` : sql<string>`+status`;
 }
