@@ -4,13 +4,14 @@ pragma solidity 0.8.37;
 import {ECDSA} from "@openzeppelin/contracts/utils/cryptography/ECDSA.sol";
 import {FerryOrder, FillProof, Order} from "./lib/FerryOrder.sol";
 import {IFerrySettlement} from "./interfaces/IFerrySettlement.sol";
+import {IFerrySettler} from "./interfaces/IFerrySettler.sol";
 
 /// @title AttesterMessenger
 /// @notice Input-chain settler for chains LayerZero does not reach, backed by a single attester key held by the
 /// Ferry operator. The attester watches the output chain and signs an EIP-712 FillAttestation once a correct fill
 /// is final; anyone may relay that signature here (the filler too: Ferry hands it the attestation), which settles
 /// the order in the escrow. Opt-in per chain: this trusts the attester, see docs/trust-model.md.
-contract AttesterMessenger {
+contract AttesterMessenger is IFerrySettler {
   event FillRelayed(address indexed escrow, bytes32 indexed orderHash);
 
   error WrongAttester();
@@ -38,6 +39,12 @@ contract AttesterMessenger {
     return block.chainid == deployChainId ? cachedDomainSeparator : _domainSeparator();
   }
 
+  /// @inheritdoc IFerrySettler
+  /// @dev The attester's output chains run FerryFill alone, which has no ERC-7683 fill: no destination settler.
+  function destinationSettlerOf(uint256) external pure returns (bytes32) {
+    return bytes32(0);
+  }
+
   /// @notice The digest the attester signs for the fill of `orderHash` (held by `escrow` on this chain) by
   /// `filler` at block time `fillTime`.
   function attestationDigest(address escrow, bytes32 orderHash, address filler, uint256 fillTime)
@@ -50,21 +57,35 @@ contract AttesterMessenger {
     return keccak256(abi.encodePacked("\x19\x01", DOMAIN_SEPARATOR(), structHash));
   }
 
-  /// @notice Settles `order` in `escrow` with the attester's signature over its fill. Anyone may relay.
+  /// @notice Settles `order` in `escrow` with the attester's signature over its fill by `filler` (the filler of
+  /// record, whom FerryFill's Filled event names). Anyone may relay.
   /// @dev The escrow is a parameter so messenger and escrow can be deployed without a circular dependency; the
   /// signature binds it, so a relayer cannot redirect an attestation. A replay settles nothing: the escrow skips
   /// orders that are no longer Active.
-  function relayFill(address escrow, Order calldata order, uint256 fillTime, bytes calldata signature) external {
+  function relayFill(
+    address escrow,
+    Order calldata order,
+    address filler,
+    uint256 fillTime,
+    bytes calldata signature
+  ) external {
     bytes32 orderHash = FerryOrder.hash(order, escrow);
-    bytes32 digest = attestationDigest(escrow, orderHash, order.filler, fillTime);
+    bytes32 digest = attestationDigest(escrow, orderHash, filler, fillTime);
     if (ECDSA.recoverCalldata(digest, signature) != attester) revert WrongAttester();
     FillProof[] memory proofs = new FillProof[](1);
     proofs[0] = FillProof(
-      orderHash, order.inputToken, order.inputAmount, order.protocolFee, order.fillDeadline, fillTime
+      orderHash,
+      order.inputToken,
+      order.inputAmount,
+      order.protocolFee,
+      order.fillDeadline,
+      order.filler,
+      order.exclusivityDeadline,
+      fillTime
     );
-    // The orderHash binds every field of `order`, the attester's signature binds the orderHash: the output chain
-    // and filler passed here are the order's own.
-    IFerrySettlement(escrow).settleFills(order.outputChainId, order.filler, proofs);
+    // The orderHash binds every field of `order`, the attester's signature binds the orderHash and the filler of
+    // record: the output chain is the order's own.
+    IFerrySettlement(escrow).settleFills(order.outputChainId, filler, proofs);
     emit FillRelayed(escrow, orderHash);
   }
 

@@ -6,17 +6,22 @@ import {Ownable} from "@openzeppelin/contracts/access/Ownable.sol";
 import {FerryFill} from "./FerryFill.sol";
 import {FerryOrder, FillProof, Order} from "./lib/FerryOrder.sol";
 import {IFerrySettlement} from "./interfaces/IFerrySettlement.sol";
+import {IFerrySettler} from "./interfaces/IFerrySettler.sol";
+import {IDestinationSettler} from "./interfaces/IERC7683.sol";
 
 /// @title FerryApp
 /// @notice Ferry's LayerZero V2 app, one per chain. As the output side it records fills (FerryFill) and proves
 /// them with a message to its peer on the order's input chain; as the input side it is its escrow's only
 /// settler, and settles exactly what a verified message from a configured peer proves.
+/// It is also an ERC-7683 destination settler: fill(orderId, originData, fillerData) fills the order an escrow's
+/// Open event (or resolve) hands out, and proves it too when fillerData carries LayerZero options.
 /// @dev Proving is permissionless: the filler proves in its fill transaction (fillAndProve) or later (prove), and
 /// anyone else (Ferry's worker as a fallback) may prove a recorded fill, paying the messaging fee. A proof only
-/// repeats facts this contract recorded itself, so a prover can choose which fills to prove, never what they say.
+/// repeats facts this contract recorded itself (the filler of record included), so a prover can choose which
+/// fills to prove, never what they say.
 /// After wiring, the owner renounces ownership and the endpoint delegate is cleared, so no key can change the
 /// peers, the escrow or the verifier configuration.
-contract FerryApp is FerryFill, OApp {
+contract FerryApp is FerryFill, OApp, IFerrySettler, IDestinationSettler {
   event ProofSent(bytes32 indexed guid, uint32 indexed dstEid, bytes32[] orderHashes);
   event ProofDelivered(bytes32 indexed guid, uint32 indexed srcEid, uint256 proofs);
 
@@ -30,6 +35,10 @@ contract FerryApp is FerryFill, OApp {
   /// @notice A verified message came from an endpoint id no route maps to a chain id (so none of its fills can be
   /// matched to an output chain).
   error WrongSource(uint32 srcEid);
+  /// @notice fill(orderId, …): originData's order does not hash to orderId.
+  error WrongOrderId(bytes32 orderHash);
+  /// @notice fill(orderId, …) with empty fillerData only fills: it takes no native value.
+  error NoValue();
 
   /// @notice This chain's escrow, which this app settles. Set once, before ownership is renounced.
   IFerrySettlement public escrow;
@@ -59,7 +68,34 @@ contract FerryApp is FerryFill, OApp {
     chainIdOf[eid] = chainId;
   }
 
+  /// @inheritdoc IFerrySettler
+  function destinationSettlerOf(uint256 chainId) external view returns (bytes32) {
+    uint32 eid = eidOf[chainId];
+    return eid == 0 ? bytes32(0) : peers[eid];
+  }
+
   // ---------------------------------------------------------------- output side
+
+  /// @notice ERC-7683 fill: `originData` is the fill instruction's, abi.encode(order, escrow); the caller becomes the
+  /// filler of record. Empty `fillerData` fills only (the proof follows from prove, by the filler or anyone);
+  /// otherwise `fillerData` is the LayerZero options to prove with in the same call, `msg.value` paying the fee
+  /// (quoteProve), as fillAndProve.
+  function fill(bytes32 orderId, bytes calldata originData, bytes calldata fillerData)
+    external
+    payable
+    nonReentrant
+  {
+    Order calldata order = FerryOrder.fromCalldata(originData, 1);
+    address escrow_ = abi.decode(originData[0x1c0:], (address));
+    bytes32 orderHash = FerryOrder.hash(order, escrow_);
+    if (orderHash != orderId) revert WrongOrderId(orderHash);
+    if (fillerData.length == 0) {
+      if (msg.value != 0) revert NoValue();
+      _fill(order, escrow_);
+      return;
+    }
+    _fillAndProve(order, escrow_, fillerData);
+  }
 
   /// @notice Fills `order` and proves the fill to the input chain in the same transaction. `msg.value` pays the
   /// messaging fee (quoteProve); any excess is refunded to the caller by the endpoint.
@@ -69,23 +105,27 @@ contract FerryApp is FerryFill, OApp {
     nonReentrant
     returns (bytes32 guid)
   {
+    return _fillAndProve(order, escrow_, options);
+  }
+
+  function _fillAndProve(Order calldata order, address escrow_, bytes calldata options) private returns (bytes32) {
     bytes32 orderHash = _fill(order, escrow_);
     FillProof[] memory proofs = new FillProof[](1);
     proofs[0] = _proof(order, orderHash, block.timestamp);
     bytes32[] memory hashes = new bytes32[](1);
     hashes[0] = orderHash;
-    return _sendProofs(order.inputChainId, escrow_, order.filler, proofs, hashes, options);
+    return _sendProofs(order.inputChainId, escrow_, msg.sender, proofs, hashes, options);
   }
 
-  /// @notice Proves recorded fills of one filler, for orders of one input chain and escrow, in one message.
+  /// @notice Proves recorded fills of one filler of record, for orders of one input chain and escrow, in one message.
   function prove(Order[] calldata orders, address escrow_, bytes calldata options)
     external
     payable
     nonReentrant
     returns (bytes32 guid)
   {
-    (FillProof[] memory proofs, bytes32[] memory hashes) = _proofs(orders, escrow_, true);
-    return _sendProofs(orders[0].inputChainId, escrow_, orders[0].filler, proofs, hashes, options);
+    (FillProof[] memory proofs, bytes32[] memory hashes, address filler) = _proofs(orders, escrow_, true);
+    return _sendProofs(orders[0].inputChainId, escrow_, filler, proofs, hashes, options);
   }
 
   /// @notice The native fee prove() would need for `orders` (unfilled orders are quoted as if filled now, so a
@@ -95,38 +135,49 @@ contract FerryApp is FerryFill, OApp {
     view
     returns (uint256 nativeFee)
   {
-    (FillProof[] memory proofs,) = _proofs(orders, escrow_, false);
+    (FillProof[] memory proofs,, address filler) = _proofs(orders, escrow_, false);
     uint32 eid = _route(orders[0].inputChainId);
-    return _quote(eid, abi.encode(escrow_, orders[0].filler, proofs), options, false).nativeFee;
+    return _quote(eid, abi.encode(escrow_, filler, proofs), options, false).nativeFee;
   }
 
+  /// @dev `filler` is the filler of record every recorded fill shares; unfilled orders (quoted only) count as
+  /// filled now by their exclusive filler, which does not change the message's size or fee.
   function _proofs(Order[] calldata orders, address escrow_, bool filledOnly)
     private
     view
-    returns (FillProof[] memory proofs, bytes32[] memory hashes)
+    returns (FillProof[] memory proofs, bytes32[] memory hashes, address filler)
   {
     if (orders.length == 0) revert EmptyProof();
     proofs = new FillProof[](orders.length);
     hashes = new bytes32[](orders.length);
     for (uint256 i = 0; i < orders.length; ++i) {
       Order calldata order = orders[i];
-      // One filler and one route per message, so one party's token trouble never holds back another's payment.
-      if (order.filler != orders[0].filler || order.inputChainId != orders[0].inputChainId) revert MixedBatch();
       bytes32 orderHash = FerryOrder.hash(order, escrow_);
-      uint256 fillTime = fillTimes[orderHash];
-      if (fillTime == 0) {
+      uint256 recorded = fills[orderHash];
+      if (recorded == 0) {
         if (filledOnly) revert NotFilled(orderHash);
-        fillTime = block.timestamp;
+        recorded = uint256(uint160(order.filler)) | (block.timestamp << 160);
       }
-      proofs[i] = _proof(order, orderHash, fillTime);
+      // One filler and one route per message, so one party's token trouble never holds back another's payment.
+      if (i == 0) filler = address(uint160(recorded));
+      if (address(uint160(recorded)) != filler || order.inputChainId != orders[0].inputChainId) revert MixedBatch();
+      proofs[i] = _proof(order, orderHash, recorded >> 160);
       hashes[i] = orderHash;
     }
   }
 
-  /// @dev Only the terms the input side pays out: the escrow checks them against the deposit's commitment.
+  /// @dev Only the terms the input side pays out and the exclusivity it checks: the escrow matches them against the
+  /// deposit's commitment.
   function _proof(Order calldata order, bytes32 orderHash, uint256 fillTime) private pure returns (FillProof memory) {
     return FillProof(
-      orderHash, order.inputToken, order.inputAmount, order.protocolFee, order.fillDeadline, fillTime
+      orderHash,
+      order.inputToken,
+      order.inputAmount,
+      order.protocolFee,
+      order.fillDeadline,
+      order.filler,
+      order.exclusivityDeadline,
+      fillTime
     );
   }
 

@@ -7,10 +7,12 @@ import {ReentrancyGuardTransient} from "@openzeppelin/contracts/utils/Reentrancy
 import {FerryOrder, Order} from "./lib/FerryOrder.sol";
 
 /// @title FerryFill
-/// @notice Output-chain half of a Ferry swap. The order's designated filler pays the recipient here, with the full
-/// order in calldata: the contract recomputes the orderHash itself (under the input escrow's domain) and pays
-/// exactly what the order says, so a recorded fill always matches an order the offerer signed. FerryApp adds the
-/// LayerZero proof on top; on chains settled by the attester this contract is deployed alone.
+/// @notice Output-chain half of a Ferry swap. A filler pays the recipient here, with the full order in calldata: the
+/// contract recomputes the orderHash itself (under the input escrow's domain) and pays exactly what the order says,
+/// so a recorded fill always matches an order the offerer signed. Until the order's exclusivityDeadline only its
+/// filler may fill (unless that is the zero address: open from the start); after it anyone may, until fillDeadline.
+/// Whoever fills is the filler of record, whom the proof names and the escrow pays. FerryApp adds the LayerZero
+/// proof on top; on chains settled by the attester this contract is deployed alone.
 contract FerryFill is ReentrancyGuardTransient {
   using SafeERC20 for IERC20;
 
@@ -19,16 +21,27 @@ contract FerryFill is ReentrancyGuardTransient {
   );
 
   error WrongChain();
+  /// @notice The caller is not the order's filler and the order's exclusivity has not lapsed.
   error NotFiller();
   error AlreadyFilled();
   error FillDeadlinePassed();
 
-  /// @notice The block time of each order's fill; 0 while unfilled. One fill per order: only the order's filler
-  /// may fill it, and a second payment would never be reimbursed.
-  mapping(bytes32 orderHash => uint256) public fillTimes;
+  /// @dev Each order's fill: the filler of record in the low 160 bits, the block time above them; 0 while unfilled.
+  /// One fill per order: a second payment would never be reimbursed.
+  mapping(bytes32 orderHash => uint256) internal fills;
 
-  /// @notice Moves exactly `order.outputAmount` of `order.outputToken` from the caller, who must be the order's
-  /// filler, to `order.recipient` (needs approval). `escrow` is the order's escrow on the input chain.
+  /// @notice The block time of the order's fill; 0 while unfilled.
+  function fillTimes(bytes32 orderHash) public view returns (uint256) {
+    return fills[orderHash] >> 160;
+  }
+
+  /// @notice Who filled the order (the filler of record, whom its proof names); zero while unfilled.
+  function fillerOf(bytes32 orderHash) public view returns (address) {
+    return address(uint160(fills[orderHash]));
+  }
+
+  /// @notice Moves exactly `order.outputAmount` of `order.outputToken` from the caller to `order.recipient` (needs
+  /// approval). `escrow` is the order's escrow on the input chain.
   function fill(Order calldata order, address escrow) external nonReentrant returns (bytes32) {
     return _fill(order, escrow);
   }
@@ -36,10 +49,12 @@ contract FerryFill is ReentrancyGuardTransient {
   function _fill(Order calldata order, address escrow) internal returns (bytes32 orderHash) {
     if (block.chainid != order.outputChainId) revert WrongChain();
     if (block.timestamp > order.fillDeadline) revert FillDeadlinePassed();
-    if (msg.sender != order.filler) revert NotFiller();
+    if (msg.sender != order.filler && order.filler != address(0) && block.timestamp <= order.exclusivityDeadline) {
+      revert NotFiller();
+    }
     orderHash = FerryOrder.hash(order, escrow);
-    if (fillTimes[orderHash] != 0) revert AlreadyFilled();
-    fillTimes[orderHash] = block.timestamp;
+    if (fills[orderHash] != 0) revert AlreadyFilled();
+    fills[orderHash] = uint256(uint160(msg.sender)) | (block.timestamp << 160);
     IERC20(order.outputToken).safeTransferFrom(msg.sender, order.recipient, order.outputAmount);
     emit Filled(orderHash, msg.sender, order.recipient, order.outputToken, order.outputAmount);
   }

@@ -2,7 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { createChainClock } from './chains/chain-clock.ts';
 import { type ChainGateway, createChainGateway } from './chains/chain-gateway.ts';
 import type { ChainRegistry } from './chains/chain-registry.ts';
-import { readEscrowFeeRecipients } from './chains/escrow-fee-recipient.ts';
+import { readEscrowFeeTerms } from './chains/escrow-fee-recipient.ts';
 import { createSignatureChecks } from './chains/signature-checks.ts';
 import { type Config, redactUrl } from './config/config.ts';
 import { requireMetricsAccess } from './config/metrics-access.ts';
@@ -132,7 +132,9 @@ async function wireApp(options: {
   await checkFeeRecipients({
     protocolFeeBps: config.protocolFeeBps,
     feeRecipient: config.feeRecipient,
-    read: () => readEscrowFeeRecipients(registry),
+    read: () => readEscrowFeeTerms(registry),
+    unreadable: (err) =>
+      log.warn({ err }, "could not read the escrows' protocol fee at start; deposits revert if it is not 0"),
   });
   const quotes = createQuoteService(deps);
   const signatures = createSignatureChecks({ registry, rpcErrors });

@@ -122,6 +122,7 @@ async function depositFillAndProve(): Promise<{ orderHash: Hex; guid: Hex }> {
     openDeadline: now + 600n,
     fillDeadline: now + 3600n,
     protocolFee: 0n,
+    exclusivityDeadline: now + 3600n,
   };
   const escrow = a.chain.contracts.escrow;
   const typedData = buildOrderTypedData(order, escrow);

@@ -87,7 +87,8 @@ describe('protocol fee (10 bps)', () => {
     await approveEscrow(h, h.chainA, h.usdcA, h.offerer, input);
     const swap = await executeSwap(h, { mm, lp }, { input, output });
     expect(swap.typedData.message.protocolFee).toBe(fee.toString());
-    expect(swap.typedData.types.Order.at(-1)).toEqual({ name: 'protocolFee', type: 'uint256' });
+    expect(swap.typedData.types.Order.at(-2)).toEqual({ name: 'protocolFee', type: 'uint256' });
+    expect(swap.typedData.types.Order.at(-1)).toEqual({ name: 'exclusivityDeadline', type: 'uint256' });
 
     await waitFor(swap.orderId, 'deposited');
     await fillSwap(h, lpWallet, swap, output);

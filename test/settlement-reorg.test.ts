@@ -133,6 +133,7 @@ describe('a reorg that removes a fill', () => {
       openDeadline: 2n ** 40n,
       fillDeadline: 2n ** 40n,
       protocolFee: 0n,
+      exclusivityDeadline: 2n ** 40n,
     };
     const escrow = h.registry.chain(h.chainB)!.contracts.escrow;
     const orderHash = hashOrderTypedData(buildOrderTypedData(order, escrow));

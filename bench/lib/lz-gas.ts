@@ -142,6 +142,7 @@ async function gasActors(a: GasSide, b: GasSide) {
         openDeadline: t + 600n,
         fillDeadline: t + 3600n,
         protocolFee: 0n,
+        exclusivityDeadline: t + 660n,
       };
     },
     /** Submitted by a third party, as Ferry's worker does: the offerer's signature is the authorisation. */

@@ -92,6 +92,7 @@ export class SeedRows {
         openDeadline: BigInt(openDeadline),
         fillDeadline: BigInt(openDeadline + 1800),
         protocolFee: 0n,
+        exclusivityDeadline: BigInt(endTime + 60),
       },
       input.escrow,
     );

@@ -18,19 +18,27 @@ struct Order {
   uint256 fillDeadline;
   /// @dev Ferry's protocol fee, in input-token base units: at settlement the escrow pays the filler
   /// inputAmount - protocolFee and protocolFee accrues to the fee recipient; a refund returns the whole inputAmount.
+  /// It must be the escrow's protocolFeeBps of inputAmount, rounded down.
   uint256 protocolFee;
+  /// @dev Output-chain time until which only `filler` may fill; after it (or from the start when `filler` is the
+  /// zero address) any address may fill until fillDeadline, and the escrow pays whoever filled.
+  uint256 exclusivityDeadline;
 }
 
 /// @notice What the output chain proves to the input chain about one fill: the order's id, the input-side terms
-/// the escrow pays out (each checked against the deposit's commitment, see FerryOrder.settleCommitment) and the
-/// block time of the payment (the escrow settles only fills made at or before fillDeadline). The filler and the
-/// output chain are the same for every proof of a message, so they travel once, beside the proofs.
+/// the escrow pays out and the exclusivity it granted (each checked against the deposit's commitment, see
+/// FerryOrder.settleCommitment) and the block time of the payment (the escrow settles only fills made at or before
+/// fillDeadline, and by someone other than the exclusive filler only after exclusivityDeadline). The filler of
+/// record (whoever filled) and the output chain are the same for every proof of a message, so they travel once,
+/// beside the proofs.
 struct FillProof {
   bytes32 orderHash;
   address inputToken;
   uint256 inputAmount;
   uint256 protocolFee;
   uint256 fillDeadline;
+  address exclusiveFiller;
+  uint256 exclusivityDeadline;
   uint256 fillTime;
 }
 
@@ -43,7 +51,7 @@ library FerryOrder {
   bytes32 internal constant ORDER_TYPEHASH = keccak256(
     "Order(address offerer,address recipient,address inputToken,address outputToken,uint256 inputAmount,"
     "uint256 outputAmount,uint256 inputChainId,uint256 outputChainId,address filler,uint256 nonce,"
-    "uint256 openDeadline,uint256 fillDeadline,uint256 protocolFee)"
+    "uint256 openDeadline,uint256 fillDeadline,uint256 protocolFee,uint256 exclusivityDeadline)"
   );
   bytes32 internal constant DOMAIN_TYPEHASH =
     keccak256("EIP712Domain(string name,string version,uint256 chainId,address verifyingContract)");
@@ -84,10 +92,10 @@ library FerryOrder {
     if (dirty) revert InvalidOrderEncoding();
     assembly ("memory-safe") {
       let ptr := mload(0x40)
-      // All 13 Order fields are static words, so the struct's calldata is exactly its EIP-712 encodeData.
+      // All 14 Order fields are static words, so the struct's calldata is exactly its EIP-712 encodeData.
       mstore(ptr, orderTypeHash)
-      calldatacopy(add(ptr, 0x20), order, 0x1a0)
-      let structHash := keccak256(ptr, 0x1c0)
+      calldatacopy(add(ptr, 0x20), order, 0x1c0)
+      let structHash := keccak256(ptr, 0x1e0)
       mstore(ptr, 0x1901)
       mstore(add(ptr, 0x20), separator)
       mstore(add(ptr, 0x40), structHash)
@@ -97,25 +105,36 @@ library FerryOrder {
 
   /// @notice What a deposit commits to besides its orderHash: every term a settlement acts on. The escrow keeps
   /// it (truncated to its high 248 bits) in the deposit's one storage slot, so a proof that names an orderHash
-  /// can settle it only with these exact terms, for this filler, from this output chain.
+  /// can settle it only with these exact terms, this exclusivity and from this output chain.
   function settleCommitment(
-    address filler,
+    address exclusiveFiller,
+    uint256 exclusivityDeadline,
     uint256 outputChainId,
     address inputToken,
     uint256 inputAmount,
     uint256 protocolFee,
     uint256 fillDeadline
   ) internal pure returns (bytes32 commitment) {
-    // keccak256(abi.encode(...)) of the six words, in scratch memory (settleFills computes one per proof).
+    // keccak256(abi.encode(...)) of the seven words, in scratch memory (settleFills computes one per proof).
     assembly ("memory-safe") {
       let ptr := mload(0x40)
-      mstore(ptr, and(filler, 0xffffffffffffffffffffffffffffffffffffffff))
-      mstore(add(ptr, 0x20), outputChainId)
-      mstore(add(ptr, 0x40), and(inputToken, 0xffffffffffffffffffffffffffffffffffffffff))
-      mstore(add(ptr, 0x60), inputAmount)
-      mstore(add(ptr, 0x80), protocolFee)
-      mstore(add(ptr, 0xa0), fillDeadline)
-      commitment := keccak256(ptr, 0xc0)
+      mstore(ptr, and(exclusiveFiller, 0xffffffffffffffffffffffffffffffffffffffff))
+      mstore(add(ptr, 0x20), exclusivityDeadline)
+      mstore(add(ptr, 0x40), outputChainId)
+      mstore(add(ptr, 0x60), and(inputToken, 0xffffffffffffffffffffffffffffffffffffffff))
+      mstore(add(ptr, 0x80), inputAmount)
+      mstore(add(ptr, 0xa0), protocolFee)
+      mstore(add(ptr, 0xc0), fillDeadline)
+      commitment := keccak256(ptr, 0xe0)
+    }
+  }
+
+  /// @notice `order` read from calldata bytes holding exactly its ABI encoding (14 static words) followed by
+  /// `trailingWords` more words, without copying it to memory; reverts InvalidOrderEncoding for any other length.
+  function fromCalldata(bytes calldata data, uint256 trailingWords) internal pure returns (Order calldata order) {
+    if (data.length != 0x1c0 + trailingWords * 0x20) revert InvalidOrderEncoding();
+    assembly ("memory-safe") {
+      order := data.offset
     }
   }
 }

@@ -649,6 +649,10 @@ export type components = {
             openDeadline: string | null;
             /** @description Unix seconds (output-chain time), decimal string: the fill must happen by then; the offerer can refund from the escrow once the grace after it has passed on the input chain */
             fillDeadline: string | null;
+            /** @description Unix seconds (output-chain time), decimal string, part of the signed typed data: until then only `filler` may fill; after it any address may fill until fillDeadline, and the escrow pays whoever filled (EXCLUSIVITY_SECONDS after the quote ends). Null only for orders from before open filling */
+            exclusivityDeadline: string | null;
+            /** @description Who filled the order on the output chain (the filler of record, whom the escrow pays): `filler`, or after `exclusivityDeadline` any address; null until the fill is seen */
+            filledBy: string | null;
             settlementMethod: ("layerzero" | "attester") | null;
             /** @description The settlement message's id: the LayerZero guid, or the attestation's EIP-712 digest; null before any */
             messageId: string | null;
@@ -1417,6 +1421,8 @@ export interface operations {
                                 outputAmount: string;
                                 /** @description Ferry's protocol fee in the input token's base units (inputAmount × PROTOCOL_FEE_BPS / 10000, rounded down), part of the signed typed data: at settlement the filler receives inputAmount − protocolFee and the fee recipient protocolFee; a refund returns the whole inputAmount */
                                 protocolFee: string;
+                                /** @description Unix seconds (output-chain time), the typed data's `exclusivityDeadline`: until then only this quote's liquidity provider may fill the order; after it any address may (EXCLUSIVITY_SECONDS after endTime) */
+                                exclusivityDeadline: string;
                                 inputChain: string;
                                 outputChain: string;
                                 /** @description unix seconds */
@@ -1571,6 +1577,8 @@ export interface operations {
                                 outputAmount: string;
                                 /** @description Ferry's protocol fee in the input token's base units (inputAmount × PROTOCOL_FEE_BPS / 10000, rounded down), part of the signed typed data: at settlement the filler receives inputAmount − protocolFee and the fee recipient protocolFee; a refund returns the whole inputAmount */
                                 protocolFee: string;
+                                /** @description Unix seconds (output-chain time), the typed data's `exclusivityDeadline`: until then only this quote's liquidity provider may fill the order; after it any address may (EXCLUSIVITY_SECONDS after endTime) */
+                                exclusivityDeadline: string;
                                 inputChain: string;
                                 outputChain: string;
                                 /** @description unix seconds */
@@ -1787,6 +1795,8 @@ export interface operations {
                                 outputAmount: string;
                                 /** @description Ferry's protocol fee in the input token's base units (inputAmount × PROTOCOL_FEE_BPS / 10000, rounded down), part of the signed typed data: at settlement the filler receives inputAmount − protocolFee and the fee recipient protocolFee; a refund returns the whole inputAmount */
                                 protocolFee: string;
+                                /** @description Unix seconds (output-chain time), the typed data's `exclusivityDeadline`: until then only this quote's liquidity provider may fill the order; after it any address may (EXCLUSIVITY_SECONDS after endTime) */
+                                exclusivityDeadline: string;
                                 inputChain: string;
                                 outputChain: string;
                                 /** @description unix seconds */
@@ -1962,6 +1972,8 @@ export interface operations {
                                 outputAmount: string;
                                 /** @description Ferry's protocol fee in the input token's base units (inputAmount × PROTOCOL_FEE_BPS / 10000, rounded down), part of the signed typed data: at settlement the filler receives inputAmount − protocolFee and the fee recipient protocolFee; a refund returns the whole inputAmount */
                                 protocolFee: string;
+                                /** @description Unix seconds (output-chain time), the typed data's `exclusivityDeadline`: until then only this quote's liquidity provider may fill the order; after it any address may (EXCLUSIVITY_SECONDS after endTime) */
+                                exclusivityDeadline: string;
                                 inputChain: string;
                                 outputChain: string;
                                 /** @description unix seconds */
@@ -2075,6 +2087,8 @@ export interface operations {
                                 outputAmount: string;
                                 /** @description Ferry's protocol fee in the input token's base units (inputAmount × PROTOCOL_FEE_BPS / 10000, rounded down), part of the signed typed data: at settlement the filler receives inputAmount − protocolFee and the fee recipient protocolFee; a refund returns the whole inputAmount */
                                 protocolFee: string;
+                                /** @description Unix seconds (output-chain time), the typed data's `exclusivityDeadline`: until then only this quote's liquidity provider may fill the order; after it any address may (EXCLUSIVITY_SECONDS after endTime) */
+                                exclusivityDeadline: string;
                                 inputChain: string;
                                 outputChain: string;
                                 /** @description unix seconds */
@@ -2273,6 +2287,10 @@ export interface operations {
                                     openDeadline: string | null;
                                     /** @description Unix seconds (output-chain time), decimal string: the fill must happen by then; the offerer can refund from the escrow once the grace after it has passed on the input chain */
                                     fillDeadline: string | null;
+                                    /** @description Unix seconds (output-chain time), decimal string, part of the signed typed data: until then only `filler` may fill; after it any address may fill until fillDeadline, and the escrow pays whoever filled (EXCLUSIVITY_SECONDS after the quote ends). Null only for orders from before open filling */
+                                    exclusivityDeadline: string | null;
+                                    /** @description Who filled the order on the output chain (the filler of record, whom the escrow pays): `filler`, or after `exclusivityDeadline` any address; null until the fill is seen */
+                                    filledBy: string | null;
                                     /** @description The message proving the order's fill to the escrow; null before any */
                                     settlement: {
                                         /** @description How the fill is proven to the input chain's escrow: a LayerZero message from Ferry's app on the output chain, or the operator's attester (see docs/settlement.md) */
@@ -2283,7 +2301,7 @@ export interface operations {
                                         status: "sent" | "verified" | "delivered";
                                         /** @description The transaction that sent the message (fillAndProve, prove) or relayed the attestation */
                                         txHash: string | null;
-                                        /** @description Attester chains, to the liquidity provider only: the signed attestation; `AttesterMessenger.relayFill(escrow, order, fillTime, signature)` settles the order with it */
+                                        /** @description Attester chains, to the liquidity provider only: the signed attestation; `AttesterMessenger.relayFill(escrow, order, filler, fillTime, signature)` settles the order with it */
                                         attestation: {
                                             /**
                                              * @description EVM address, any case on input; returned EIP-55 checksummed
@@ -2295,6 +2313,11 @@ export interface operations {
                                              * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
                                              */
                                             escrow: string;
+                                            /**
+                                             * @description The filler of record, whom the signature binds
+                                             * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
+                                             */
+                                            filler: string;
                                             /** @description The fill's block timestamp (unix seconds) */
                                             fillTime: string;
                                             signature: string;
@@ -2350,6 +2373,8 @@ export interface operations {
                                     outputAmount: string;
                                     /** @description Ferry's protocol fee in the input token's base units (inputAmount × PROTOCOL_FEE_BPS / 10000, rounded down), part of the signed typed data: at settlement the filler receives inputAmount − protocolFee and the fee recipient protocolFee; a refund returns the whole inputAmount */
                                     protocolFee: string;
+                                    /** @description Unix seconds (output-chain time), the typed data's `exclusivityDeadline`: until then only this quote's liquidity provider may fill the order; after it any address may (EXCLUSIVITY_SECONDS after endTime) */
+                                    exclusivityDeadline: string;
                                     inputChain: string;
                                     outputChain: string;
                                     /** @description unix seconds */
@@ -2458,6 +2483,10 @@ export interface operations {
                                     openDeadline: string | null;
                                     /** @description Unix seconds (output-chain time), decimal string: the fill must happen by then; the offerer can refund from the escrow once the grace after it has passed on the input chain */
                                     fillDeadline: string | null;
+                                    /** @description Unix seconds (output-chain time), decimal string, part of the signed typed data: until then only `filler` may fill; after it any address may fill until fillDeadline, and the escrow pays whoever filled (EXCLUSIVITY_SECONDS after the quote ends). Null only for orders from before open filling */
+                                    exclusivityDeadline: string | null;
+                                    /** @description Who filled the order on the output chain (the filler of record, whom the escrow pays): `filler`, or after `exclusivityDeadline` any address; null until the fill is seen */
+                                    filledBy: string | null;
                                     /** @description The message proving the order's fill to the escrow; null before any */
                                     settlement: {
                                         /** @description How the fill is proven to the input chain's escrow: a LayerZero message from Ferry's app on the output chain, or the operator's attester (see docs/settlement.md) */
@@ -2468,7 +2497,7 @@ export interface operations {
                                         status: "sent" | "verified" | "delivered";
                                         /** @description The transaction that sent the message (fillAndProve, prove) or relayed the attestation */
                                         txHash: string | null;
-                                        /** @description Attester chains, to the liquidity provider only: the signed attestation; `AttesterMessenger.relayFill(escrow, order, fillTime, signature)` settles the order with it */
+                                        /** @description Attester chains, to the liquidity provider only: the signed attestation; `AttesterMessenger.relayFill(escrow, order, filler, fillTime, signature)` settles the order with it */
                                         attestation: {
                                             /**
                                              * @description EVM address, any case on input; returned EIP-55 checksummed
@@ -2480,6 +2509,11 @@ export interface operations {
                                              * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
                                              */
                                             escrow: string;
+                                            /**
+                                             * @description The filler of record, whom the signature binds
+                                             * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
+                                             */
+                                            filler: string;
                                             /** @description The fill's block timestamp (unix seconds) */
                                             fillTime: string;
                                             signature: string;
@@ -2535,6 +2569,8 @@ export interface operations {
                                     outputAmount: string;
                                     /** @description Ferry's protocol fee in the input token's base units (inputAmount × PROTOCOL_FEE_BPS / 10000, rounded down), part of the signed typed data: at settlement the filler receives inputAmount − protocolFee and the fee recipient protocolFee; a refund returns the whole inputAmount */
                                     protocolFee: string;
+                                    /** @description Unix seconds (output-chain time), the typed data's `exclusivityDeadline`: until then only this quote's liquidity provider may fill the order; after it any address may (EXCLUSIVITY_SECONDS after endTime) */
+                                    exclusivityDeadline: string;
                                     inputChain: string;
                                     outputChain: string;
                                     /** @description unix seconds */
@@ -2742,6 +2778,10 @@ export interface operations {
                                     openDeadline: string | null;
                                     /** @description Unix seconds (output-chain time), decimal string: the fill must happen by then; the offerer can refund from the escrow once the grace after it has passed on the input chain */
                                     fillDeadline: string | null;
+                                    /** @description Unix seconds (output-chain time), decimal string, part of the signed typed data: until then only `filler` may fill; after it any address may fill until fillDeadline, and the escrow pays whoever filled (EXCLUSIVITY_SECONDS after the quote ends). Null only for orders from before open filling */
+                                    exclusivityDeadline: string | null;
+                                    /** @description Who filled the order on the output chain (the filler of record, whom the escrow pays): `filler`, or after `exclusivityDeadline` any address; null until the fill is seen */
+                                    filledBy: string | null;
                                     /** @description The message proving the order's fill to the escrow; null before any */
                                     settlement: {
                                         /** @description How the fill is proven to the input chain's escrow: a LayerZero message from Ferry's app on the output chain, or the operator's attester (see docs/settlement.md) */
@@ -2752,7 +2792,7 @@ export interface operations {
                                         status: "sent" | "verified" | "delivered";
                                         /** @description The transaction that sent the message (fillAndProve, prove) or relayed the attestation */
                                         txHash: string | null;
-                                        /** @description Attester chains, to the liquidity provider only: the signed attestation; `AttesterMessenger.relayFill(escrow, order, fillTime, signature)` settles the order with it */
+                                        /** @description Attester chains, to the liquidity provider only: the signed attestation; `AttesterMessenger.relayFill(escrow, order, filler, fillTime, signature)` settles the order with it */
                                         attestation: {
                                             /**
                                              * @description EVM address, any case on input; returned EIP-55 checksummed
@@ -2764,6 +2804,11 @@ export interface operations {
                                              * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
                                              */
                                             escrow: string;
+                                            /**
+                                             * @description The filler of record, whom the signature binds
+                                             * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
+                                             */
+                                            filler: string;
                                             /** @description The fill's block timestamp (unix seconds) */
                                             fillTime: string;
                                             signature: string;
@@ -2819,6 +2864,8 @@ export interface operations {
                                     outputAmount: string;
                                     /** @description Ferry's protocol fee in the input token's base units (inputAmount × PROTOCOL_FEE_BPS / 10000, rounded down), part of the signed typed data: at settlement the filler receives inputAmount − protocolFee and the fee recipient protocolFee; a refund returns the whole inputAmount */
                                     protocolFee: string;
+                                    /** @description Unix seconds (output-chain time), the typed data's `exclusivityDeadline`: until then only this quote's liquidity provider may fill the order; after it any address may (EXCLUSIVITY_SECONDS after endTime) */
+                                    exclusivityDeadline: string;
                                     inputChain: string;
                                     outputChain: string;
                                     /** @description unix seconds */
@@ -2978,6 +3025,10 @@ export interface operations {
                                 openDeadline: string | null;
                                 /** @description Unix seconds (output-chain time), decimal string: the fill must happen by then; the offerer can refund from the escrow once the grace after it has passed on the input chain */
                                 fillDeadline: string | null;
+                                /** @description Unix seconds (output-chain time), decimal string, part of the signed typed data: until then only `filler` may fill; after it any address may fill until fillDeadline, and the escrow pays whoever filled (EXCLUSIVITY_SECONDS after the quote ends). Null only for orders from before open filling */
+                                exclusivityDeadline: string | null;
+                                /** @description Who filled the order on the output chain (the filler of record, whom the escrow pays): `filler`, or after `exclusivityDeadline` any address; null until the fill is seen */
+                                filledBy: string | null;
                                 /** @description The message proving the order's fill to the escrow; null before any */
                                 settlement: {
                                     /** @description How the fill is proven to the input chain's escrow: a LayerZero message from Ferry's app on the output chain, or the operator's attester (see docs/settlement.md) */
@@ -2988,7 +3039,7 @@ export interface operations {
                                     status: "sent" | "verified" | "delivered";
                                     /** @description The transaction that sent the message (fillAndProve, prove) or relayed the attestation */
                                     txHash: string | null;
-                                    /** @description Attester chains, to the liquidity provider only: the signed attestation; `AttesterMessenger.relayFill(escrow, order, fillTime, signature)` settles the order with it */
+                                    /** @description Attester chains, to the liquidity provider only: the signed attestation; `AttesterMessenger.relayFill(escrow, order, filler, fillTime, signature)` settles the order with it */
                                     attestation: {
                                         /**
                                          * @description EVM address, any case on input; returned EIP-55 checksummed
@@ -3000,6 +3051,11 @@ export interface operations {
                                          * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
                                          */
                                         escrow: string;
+                                        /**
+                                         * @description The filler of record, whom the signature binds
+                                         * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
+                                         */
+                                        filler: string;
                                         /** @description The fill's block timestamp (unix seconds) */
                                         fillTime: string;
                                         signature: string;
@@ -3055,6 +3111,8 @@ export interface operations {
                                 outputAmount: string;
                                 /** @description Ferry's protocol fee in the input token's base units (inputAmount × PROTOCOL_FEE_BPS / 10000, rounded down), part of the signed typed data: at settlement the filler receives inputAmount − protocolFee and the fee recipient protocolFee; a refund returns the whole inputAmount */
                                 protocolFee: string;
+                                /** @description Unix seconds (output-chain time), the typed data's `exclusivityDeadline`: until then only this quote's liquidity provider may fill the order; after it any address may (EXCLUSIVITY_SECONDS after endTime) */
+                                exclusivityDeadline: string;
                                 inputChain: string;
                                 outputChain: string;
                                 /** @description unix seconds */
@@ -3686,6 +3744,10 @@ export interface operations {
                                 openDeadline: string | null;
                                 /** @description Unix seconds (output-chain time), decimal string: the fill must happen by then; the offerer can refund from the escrow once the grace after it has passed on the input chain */
                                 fillDeadline: string | null;
+                                /** @description Unix seconds (output-chain time), decimal string, part of the signed typed data: until then only `filler` may fill; after it any address may fill until fillDeadline, and the escrow pays whoever filled (EXCLUSIVITY_SECONDS after the quote ends). Null only for orders from before open filling */
+                                exclusivityDeadline: string | null;
+                                /** @description Who filled the order on the output chain (the filler of record, whom the escrow pays): `filler`, or after `exclusivityDeadline` any address; null until the fill is seen */
+                                filledBy: string | null;
                                 settlementMethod: ("layerzero" | "attester") | null;
                                 /** @description The settlement message's id: the LayerZero guid, or the attestation's EIP-712 digest; null before any */
                                 messageId: string | null;
@@ -3798,6 +3860,10 @@ export interface operations {
                                 openDeadline: string | null;
                                 /** @description Unix seconds (output-chain time), decimal string: the fill must happen by then; the offerer can refund from the escrow once the grace after it has passed on the input chain */
                                 fillDeadline: string | null;
+                                /** @description Unix seconds (output-chain time), decimal string, part of the signed typed data: until then only `filler` may fill; after it any address may fill until fillDeadline, and the escrow pays whoever filled (EXCLUSIVITY_SECONDS after the quote ends). Null only for orders from before open filling */
+                                exclusivityDeadline: string | null;
+                                /** @description Who filled the order on the output chain (the filler of record, whom the escrow pays): `filler`, or after `exclusivityDeadline` any address; null until the fill is seen */
+                                filledBy: string | null;
                                 settlementMethod: ("layerzero" | "attester") | null;
                                 /** @description The settlement message's id: the LayerZero guid, or the attestation's EIP-712 digest; null before any */
                                 messageId: string | null;
@@ -3866,6 +3932,10 @@ export interface operations {
                                     openDeadline: string | null;
                                     /** @description Unix seconds (output-chain time), decimal string: the fill must happen by then; the offerer can refund from the escrow once the grace after it has passed on the input chain */
                                     fillDeadline: string | null;
+                                    /** @description Unix seconds (output-chain time), decimal string, part of the signed typed data: until then only `filler` may fill; after it any address may fill until fillDeadline, and the escrow pays whoever filled (EXCLUSIVITY_SECONDS after the quote ends). Null only for orders from before open filling */
+                                    exclusivityDeadline: string | null;
+                                    /** @description Who filled the order on the output chain (the filler of record, whom the escrow pays): `filler`, or after `exclusivityDeadline` any address; null until the fill is seen */
+                                    filledBy: string | null;
                                     settlementMethod: ("layerzero" | "attester") | null;
                                     /** @description The settlement message's id: the LayerZero guid, or the attestation's EIP-712 digest; null before any */
                                     messageId: string | null;

@@ -33,5 +33,7 @@ export interface DeployDevnetOptions {
   mints?: readonly { to: Address; amount: bigint }[];
   /** The escrow's settle grace in seconds (refunds open this long after fillDeadline). */
   settleGrace?: number;
+  /** The escrow's protocol fee in bps (immutable; PROTOCOL_FEE_BPS must equal it). Default 0. */
+  protocolFeeBps?: number;
   log?: ChainLogger;
 }

@@ -160,6 +160,7 @@ export async function deployDevnetContracts(options: DeployDevnetOptions): Promi
       deployerKey,
       settleGrace: options.settleGrace ?? DEVNET_SETTLE_GRACE_SECONDS,
       feeRecipient: DEVNET_FEE_RECIPIENT,
+      protocolFeeBps: options.protocolFeeBps ?? 0,
       settlement: attester
         ? { method: 'attester', attester }
         : { method: 'layerzero', endpoint: layerzeroEndpoint as Address },
@@ -233,6 +234,8 @@ export interface StartDevnetsOptions {
   demoAmount?: bigint;
   /** The escrows' settle grace in seconds; default DEVNET_SETTLE_GRACE_SECONDS. */
   settleGrace?: number;
+  /** The escrows' protocol fee in bps (PROTOCOL_FEE_BPS must equal it); default 0. */
+  protocolFeeBps?: number;
   /**
    * Seconds between blocks once the contracts are deployed; 0 (default) mines each transaction at once. The
    * deployment itself always automines, so contract addresses and the start block stay deterministic.
@@ -349,6 +352,7 @@ async function startDevnetChain(
     ...(options.attester ? { attester: options.attester } : { layerzeroEndpoint: endpoint }),
     mints: demoWallets.map((to) => ({ to, amount: demoAmount })),
     ...(options.settleGrace === undefined ? {} : { settleGrace: options.settleGrace }),
+    ...(options.protocolFeeBps === undefined ? {} : { protocolFeeBps: options.protocolFeeBps }),
     log,
   });
   if (messenger === 'layerzero') {

@@ -6,17 +6,30 @@ import { publicClientsFor } from './viem-client.ts';
 
 const escrowAbi = loadArtifact('FerryEscrow').abi;
 
-/** Each chain's escrow's `feeRecipient` (immutable, fixed at deployment), by chain name. */
+/** An escrow's protocol fee terms, both immutable (fixed at deployment). */
+export interface EscrowFeeTerms {
+  readonly recipient: Address;
+  readonly bps: number;
+}
+
+/** Each chain's escrow's `feeRecipient`, by chain name. */
 export async function readEscrowFeeRecipients(registry: ChainRegistry): Promise<Map<string, Address>> {
+  const terms = await readEscrowFeeTerms(registry);
+  return new Map([...terms].map(([chain, t]) => [chain, t.recipient]));
+}
+
+/** Each chain's escrow's `feeRecipient` and `protocolFeeBps`, by chain name. */
+export async function readEscrowFeeTerms(registry: ChainRegistry): Promise<Map<string, EscrowFeeTerms>> {
   const client = publicClientsFor(registry, 10_000);
   const entries = await Promise.all(
     registry.chains.map(async (chain) => {
-      const recipient = await client(chain.name).readContract({
-        address: chain.contracts.escrow,
-        abi: escrowAbi,
-        functionName: 'feeRecipient',
-      });
-      return [chain.name, getAddress(recipient as string) as Address] as const;
+      const read = (functionName: 'feeRecipient' | 'protocolFeeBps') =>
+        client(chain.name).readContract({ address: chain.contracts.escrow, abi: escrowAbi, functionName });
+      const [recipient, bps] = await Promise.all([read('feeRecipient'), read('protocolFeeBps')]);
+      return [
+        chain.name,
+        { recipient: getAddress(recipient as string) as Address, bps: Number(bps as bigint) },
+      ] as const;
     }),
   );
   return new Map(entries);

@@ -34,6 +34,11 @@ export interface DeployFerryChainOptions {
    * deposited there (PROTOCOL_FEE_BPS must stay 0 for this chain).
    */
   feeRecipient?: Address;
+  /**
+   * Ferry's fee in bps of every order's input (immutable; PROTOCOL_FEE_BPS must equal it). Default 0. The escrow
+   * refuses a non-zero fee without a fee recipient.
+   */
+  protocolFeeBps?: number;
   /** Checked against the RPC's answer when given; read from the RPC otherwise. */
   chainId?: number;
   rpcTimeoutMs?: number;
@@ -77,6 +82,10 @@ export async function deployFerryChain(options: DeployFerryChainOptions): Promis
   const artifact = (name: ContractName) => loadArtifact(name);
   const { settlement } = options;
   const feeTo = options.feeRecipient ?? zeroAddress;
+  const feeBps = BigInt(options.protocolFeeBps ?? 0);
+  if (feeBps !== 0n && feeTo === zeroAddress) {
+    throw new FerryDeployError(`a protocol fee of ${feeBps} bps needs a fee recipient`);
+  }
 
   if (settlement.method === 'layerzero') {
     await assertEndpoint(client, settlement.endpoint, settlement.eid);
@@ -88,6 +97,7 @@ export async function deployFerryChain(options: DeployFerryChainOptions): Promis
       app.address,
       grace,
       feeTo,
+      feeBps,
     ]);
     await writeLz(client, {
       address: app.address,
@@ -106,6 +116,7 @@ export async function deployFerryChain(options: DeployFerryChainOptions): Promis
     messenger.address,
     grace,
     feeTo,
+    feeBps,
   ]);
   const fill = await deployLz(client, 'FerryFill', artifact('FerryFill'), []);
   const contracts = { escrow: escrow.address, fill: fill.address, messenger: messenger.address };

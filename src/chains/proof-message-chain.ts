@@ -11,7 +11,7 @@ import { publicClientsFor, type RpcErrorCounter } from './viem-client.ts';
 const appAbi = loadArtifact('FerryApp').abi;
 const escrowAbi = loadArtifact('FerryEscrow').abi;
 /** FerryEscrow.SkipReason, by its enum value. */
-const SKIP_REASONS: readonly SkipReason[] = ['NotActive', 'WrongTerms', 'LateFill'];
+const SKIP_REASONS: readonly SkipReason[] = ['NotActive', 'WrongTerms', 'LateFill', 'WrongFiller'];
 
 /**
  * Where a proof message stands on the input chain: `pending` (not enough DVN verifications yet), `verified` (the

@@ -19,6 +19,8 @@ const messageOf = (proofs: number) =>
       inputAmount: 1n,
       protocolFee: 0n,
       fillDeadline: 2n,
+      exclusiveFiller: zeroAddress,
+      exclusivityDeadline: 0n,
       fillTime: 1n,
     })),
   ]);

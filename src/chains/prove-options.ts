@@ -4,15 +4,15 @@ import { lzReceiveOptions } from './layerzero/lz-packet.ts';
 
 /** FerryApp's proof message, abi.encode(escrow, filler, FillProof[]): what a DVN quorum vouches for. */
 export const PROOF_MESSAGE = parseAbiParameters(
-  'address escrow, address filler, (bytes32 orderHash, address inputToken, uint256 inputAmount, uint256 protocolFee, uint256 fillDeadline, uint256 fillTime)[] proofs',
+  'address escrow, address filler, (bytes32 orderHash, address inputToken, uint256 inputAmount, uint256 protocolFee, uint256 fillDeadline, address exclusiveFiller, uint256 exclusivityDeadline, uint256 fillTime)[] proofs',
 );
 
 /**
  * The most fills one proof message can carry: FerryApp's message is abi.encode(escrow, filler, FillProof[]), 128
- * bytes of head and array length plus 192 per proof, and the devnets' executor takes at most
+ * bytes of head and array length plus 256 per proof (eight words), and the devnets' executor takes at most
  * LZ_DEVNET_MAX_MESSAGE_SIZE (10,000) bytes. The worker and the reference LP bot prove one order per message.
  */
-export const MAX_PROOFS_PER_MESSAGE = Math.floor((LZ_DEVNET_MAX_MESSAGE_SIZE - 128) / 192);
+export const MAX_PROOFS_PER_MESSAGE = Math.floor((LZ_DEVNET_MAX_MESSAGE_SIZE - 128) / 256);
 
 /**
  * Gas the executor is asked to give the input chain's lzReceive (EndpointV2.lzReceive down through FerryApp to the

@@ -54,7 +54,7 @@ export interface SettledBlock {
 }
 
 /** Looks a fill up in the fill index (the store's `findChainFill`, bound to a database). */
-export type FillLookup = (chain: string, orderHash: Hex, filler: Address) => Promise<ChainFill | null>;
+export type FillLookup = (chain: string, orderHash: Hex) => Promise<ChainFill | null>;
 
 /**
  * Thrown when a call would revert; `reason` is the contract's error name, readable by people. Not retryable: the
@@ -79,8 +79,14 @@ export interface SettlementChain extends ProofMessageChain {
   depositWithPermitCall(chain: string, order: OrderTerms, signature: Hex, permit: SwapPermit): ContractCall;
   /** FerryEscrow.refund(order): permissionless once the fill deadline and the settle grace have passed. */
   refundCall(chain: string, order: OrderTerms): ContractCall;
-  /** AttesterMessenger.relayFill with the attester's signature over the fill by `order.filler` at `fillTime`. */
-  relayFillCall(chain: string, order: OrderTerms, fillTime: bigint, attestation: Hex): ContractCall;
+  /** AttesterMessenger.relayFill with the attester's signature over the fill by `filler` at `fillTime`. */
+  relayFillCall(
+    chain: string,
+    order: OrderTerms,
+    filler: Address,
+    fillTime: bigint,
+    attestation: Hex,
+  ): ContractCall;
   /**
    * Runs the call against the latest state as the transaction will run (from `from`, at the fees it would be sent
    * with now); throws RevertError with the contract's reason if it would revert
@@ -115,7 +121,7 @@ export interface SettlementChain extends ProofMessageChain {
    * (bounded log scans that only ever read blocks at the chain's confirmations depth), so a fill that a reorg
    * can still remove is never returned, and no lookup scans the chain.
    */
-  findFill(chain: string, orderHash: Hex, filler: Address): Promise<FillRecord | null>;
+  findFill(chain: string, orderHash: Hex): Promise<FillRecord | null>;
 }
 
 /** The escrow's and messenger's calls the worker sends, encoded for the chain's contracts. */
@@ -151,7 +157,13 @@ function contractCalls(
         data: encodeFunctionData({ abi: escrowAbi, functionName: 'refund', args: [order] }),
       };
     },
-    relayFillCall(chain: string, order: OrderTerms, fillTime: bigint, attestation: Hex): ContractCall {
+    relayFillCall(
+      chain: string,
+      order: OrderTerms,
+      filler: Address,
+      fillTime: bigint,
+      attestation: Hex,
+    ): ContractCall {
       const { messenger, escrow } = contracts(chain);
       if (!messenger) throw new Error(`chain ${chain} has no messenger contract`);
       return {
@@ -160,7 +172,7 @@ function contractCalls(
         data: encodeFunctionData({
           abi: messengerAbi,
           functionName: 'relayFill',
-          args: [escrow, order, fillTime, attestation],
+          args: [escrow, order, filler, fillTime, attestation],
         }),
       };
     },
@@ -268,8 +280,8 @@ export function createSettlementChain({
       return { balance, allowance };
     },
 
-    async findFill(chain: string, orderHash: Hex, filler: Address): Promise<FillRecord | null> {
-      const fill = await fills(chain, orderHash, filler);
+    async findFill(chain: string, orderHash: Hex): Promise<FillRecord | null> {
+      const fill = await fills(chain, orderHash);
       if (!fill) return null;
       return {
         txHash: fill.txHash,

@@ -37,6 +37,7 @@ export async function resolveRegistry(
     ports: config.devnetPorts,
     blockTime: config.devnetBlockTime,
     messenger: config.devnetMessenger,
+    protocolFeeBps: config.protocolFeeBps,
     log,
   });
   const file = devnetRegistryFile(devnets);

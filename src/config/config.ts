@@ -57,6 +57,8 @@ export interface Config {
   readonly quoteValiditySeconds: number;
   readonly openWindowSeconds: number;
   readonly fillWindowSeconds: number;
+  /** After the quote's end, how long only the quoted LP may fill (then anyone may): EXCLUSIVITY_SECONDS. */
+  readonly exclusivitySeconds: number;
   /** A quote's output, in the input token's decimals, may exceed the input by at most this many basis points. */
   readonly maxQuotePremiumBps: number;
   /** Ferry's fee on every order, in basis points of the input (0–100); in the typed data, paid at settlement. */
@@ -222,6 +224,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     quoteValiditySeconds: s.QUOTE_VALIDITY_SECONDS,
     openWindowSeconds: s.OPEN_WINDOW_SECONDS,
     fillWindowSeconds: s.FILL_WINDOW_SECONDS,
+    exclusivitySeconds: s.EXCLUSIVITY_SECONDS,
     maxQuotePremiumBps: s.MAX_QUOTE_PREMIUM_BPS,
     protocolFeeBps: s.PROTOCOL_FEE_BPS,
     feeRecipient: s.FEE_RECIPIENT === null ? null : (s.FEE_RECIPIENT as `0x${string}`),

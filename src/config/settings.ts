@@ -83,6 +83,7 @@ export const SETTINGS = {
   QUOTE_VALIDITY_SECONDS: int(60, 10, 600, 'quote validity when the LP sends no validFor'),
   OPEN_WINDOW_SECONDS: int(600, 60, 86_400, 'deposit window after the quote ends'),
   FILL_WINDOW_SECONDS: int(1800, 60, 7 * 86_400, 'fill window after the deposit deadline'),
+  EXCLUSIVITY_SECONDS: int(60, 0, 86_400, "the quoted LP's exclusive fill window after the quote's end"),
   MAX_QUOTE_PREMIUM_BPS: int(1000, 0, 1_000_000, 'most a quote may pay above the input amount, in bps'),
   PROTOCOL_FEE_BPS: int(0, 0, 100, "Ferry's fee on every order in bps of the input, paid at settlement"),
   FEE_RECIPIENT: text(

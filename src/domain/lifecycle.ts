@@ -59,6 +59,8 @@ export interface OrderChange {
   readonly status: OrderStatus;
   readonly srcChainTxHash?: string;
   readonly dstChainTxHash?: string;
+  /** The filler of record, written with the fill's transaction. */
+  readonly filledBy?: string;
   readonly settlementTxHash?: string;
   readonly failureReason?: string;
 }

@@ -42,6 +42,7 @@ describe('order from an accepted quote', () => {
         openDeadline: 100n,
         fillDeadline: 200n,
         protocolFee: 1n,
+        exclusivityDeadline: 150n,
       },
       a(9),
     );

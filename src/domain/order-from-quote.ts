@@ -46,6 +46,8 @@ export function orderFromAcceptedQuote(input: {
     filler: normalizeAddress(quote.typedData.message.filler, 'quote.typedData.message.filler'),
     openDeadline: BigInt(quote.typedData.message.openDeadline),
     fillDeadline: BigInt(quote.typedData.message.fillDeadline),
+    exclusivityDeadline: orderTermsFrom(quote.typedData).exclusivityDeadline,
+    filledBy: null,
     settlement: null,
     fillAttestation: null,
     protocolFee: orderTermsFrom(quote.typedData).protocolFee,

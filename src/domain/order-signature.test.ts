@@ -20,6 +20,7 @@ const typedData = buildOrderTypedData(
     openDeadline: 1_900_000_000n,
     fillDeadline: 1_900_001_800n,
     protocolFee: 1_000n,
+    exclusivityDeadline: 1_900_000_060n,
   },
   '0xCf7Ed3AccA5a467e9e704C703E8D87F634fB0Fc9',
 );

@@ -25,6 +25,7 @@ const terms: fc.Arbitrary<OrderTerms> = fc.record({
   openDeadline: seconds,
   fillDeadline: seconds,
   protocolFee: uint256,
+  exclusivityDeadline: seconds,
 });
 
 describe('hashOrderTypedData', () => {

@@ -17,6 +17,7 @@ export const ORDER_TYPE = [
   { name: 'openDeadline', type: 'uint256' },
   { name: 'fillDeadline', type: 'uint256' },
   { name: 'protocolFee', type: 'uint256' },
+  { name: 'exclusivityDeadline', type: 'uint256' },
 ] as const;
 
 const DOMAIN_TYPE = [
@@ -51,6 +52,11 @@ export interface OrderTerms {
   readonly fillDeadline: bigint;
   /** Ferry's fee in input-token base units: the filler is paid inputAmount − protocolFee at settlement. */
   readonly protocolFee: bigint;
+  /**
+   * Unix seconds (output-chain time): until it only `filler` may fill; after it anyone may, until fillDeadline, and
+   * the escrow pays whoever filled. `filler` = the zero address: open from the start.
+   */
+  readonly exclusivityDeadline: bigint;
 }
 
 /**
@@ -89,6 +95,7 @@ export function buildOrderTypedData(terms: OrderTerms, escrow: Address): OrderTy
       openDeadline: terms.openDeadline.toString(),
       fillDeadline: terms.fillDeadline.toString(),
       protocolFee: terms.protocolFee.toString(),
+      exclusivityDeadline: terms.exclusivityDeadline.toString(),
     },
   };
 }
@@ -111,6 +118,8 @@ export function orderTermsFrom(typedData: OrderTypedData): OrderTerms {
     fillDeadline: BigInt(m.fillDeadline),
     // Typed data stored before the fee existed has no protocolFee: it carried none.
     protocolFee: BigInt(m.protocolFee ?? '0'),
+    // Typed data stored before open filling has no exclusivityDeadline: its filler was exclusive throughout.
+    exclusivityDeadline: BigInt(m.exclusivityDeadline ?? m.fillDeadline),
   };
 }
 

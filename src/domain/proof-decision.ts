@@ -40,7 +40,7 @@ export interface ProofObservation {
 }
 
 /** FerryEscrow.SkipReason: why a delivered proof did not settle an order. */
-export type SkipReason = 'NotActive' | 'WrongTerms' | 'LateFill';
+export type SkipReason = 'NotActive' | 'WrongTerms' | 'LateFill' | 'WrongFiller';
 
 /**
  * An older message on the path that is not committed yet: `verified` (anyone may commit it), `pending` (its DVNs

@@ -28,6 +28,8 @@ export function publicOrderView(order: Order) {
     completedAt: order.completedAt?.toISOString() ?? null,
     openDeadline: order.openDeadline?.toString() ?? null,
     fillDeadline: order.fillDeadline?.toString() ?? null,
+    exclusivityDeadline: order.exclusivityDeadline?.toString() ?? null,
+    filledBy: order.filledBy,
     settlementMethod: order.settlement?.method ?? null,
     messageId: order.settlement?.messageId ?? null,
     settlementStatus: order.settlement?.status ?? null,

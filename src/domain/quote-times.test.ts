@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { quoteTimes } from './quote-times.ts';
 
 describe('quote times', () => {
-  const base = { validForSeconds: 60, openWindowSeconds: 600, fillWindowSeconds: 1800 };
+  const base = { validForSeconds: 60, openWindowSeconds: 600, fillWindowSeconds: 1800, exclusivitySeconds: 45 };
 
   it('ends validFor after it starts, on the server clock, in whole seconds', () => {
     const times = quoteTimes({
@@ -31,5 +31,11 @@ describe('quote times', () => {
       outputChainNow: 1_200,
     });
     expect(later.fillDeadline).toBe(1_300 + 60 + 600 + 1800);
+  });
+
+  it("counts the exclusivity on the output chain's clock, from the quote's end", () => {
+    const times = quoteTimes({ ...base, now: new Date(1_000_000), inputChainNow: 1_300, outputChainNow: 1_200 });
+    expect(times.exclusivityDeadline).toBe(1_200 + 60 + 45);
+    expect(times.exclusivityDeadline).toBeLessThan(times.fillDeadline);
   });
 });

@@ -10,6 +10,8 @@ export interface QuoteTimes {
   readonly openDeadline: number;
   /** Unix seconds on the later of both chains' clocks. */
   readonly fillDeadline: number;
+  /** Unix seconds on the output chain's clock: until then only the quoted LP may fill. */
+  readonly exclusivityDeadline: number;
 }
 
 export interface QuoteTimesInput {
@@ -22,6 +24,8 @@ export interface QuoteTimesInput {
   readonly openWindowSeconds: number;
   /** How long after the deposit window the fill may still come (FILL_WINDOW_SECONDS). */
   readonly fillWindowSeconds: number;
+  /** How long after the quote's end only the quoted LP may fill (EXCLUSIVITY_SECONDS). */
+  readonly exclusivitySeconds: number;
 }
 
 export function quoteTimes(input: QuoteTimesInput): QuoteTimes {
@@ -36,5 +40,7 @@ export function quoteTimes(input: QuoteTimesInput): QuoteTimes {
     endTime: startTime + validFor,
     openDeadline: input.inputChainNow + validFor + input.openWindowSeconds,
     fillDeadline: bothNow + validFor + input.openWindowSeconds + input.fillWindowSeconds,
+    // The fill is checked against it on the output chain, so it counts from that chain's clock.
+    exclusivityDeadline: input.outputChainNow + validFor + input.exclusivitySeconds,
   };
 }

@@ -97,6 +97,13 @@ export interface Order {
   readonly filler: Address | null;
   readonly openDeadline: bigint | null;
   readonly fillDeadline: bigint | null;
+  /**
+   * Unix seconds (output-chain time): until then only `filler` may fill; after it anyone may. Null only for rows
+   * written before open filling.
+   */
+  readonly exclusivityDeadline: bigint | null;
+  /** Who filled the order on the output chain (the filler of record, whom the escrow pays); null until filled. */
+  readonly filledBy: Address | null;
   /** The message proving the order's fill to its escrow; null before any. */
   readonly settlement: OrderSettlement | null;
   /** Attester chains: the attestation Ferry signed for the fill, handed to the filler (who may relay it itself). */
@@ -124,10 +131,12 @@ export interface OrderSettlement {
   readonly deliveredAt: Date | null;
 }
 
-/** AttesterMessenger.relayFill(escrow, order, fillTime, signature) settles the order with this. */
+/** AttesterMessenger.relayFill(escrow, order, filler, fillTime, signature) settles the order with this. */
 export interface FillAttestation {
   readonly messenger: Address;
   readonly escrow: Address;
+  /** The filler of record, whom the signature binds and the escrow pays. */
+  readonly filler: Address;
   /** The fill's block timestamp (unix seconds), which the signature binds. */
   readonly fillTime: bigint;
   readonly signature: `0x${string}`;

@@ -111,6 +111,7 @@ describe('decideSettlement: deposited and filled', () => {
       kind: 'follow',
       to: 'filled',
       dstChainTxHash: goodFill.txHash,
+      filledBy: goodFill.filler,
     });
     expect(decideSettlement(open({ status: 'filled', fill: goodFill }))).toEqual({
       kind: 'attest-and-settle',
@@ -134,6 +135,23 @@ describe('decideSettlement: deposited and filled', () => {
       ).toBeNull();
       expect(decideSettlement(obs)).toMatchObject({ kind: 'wait' });
     }
+  });
+
+  it("counts anyone's fill after the exclusivity, and only the quoted filler's before it", () => {
+    const EXCLUSIVE_UNTIL = FILL_BY - 100n;
+    const exclusive = { ...terms, exclusivityDeadline: EXCLUSIVE_UNTIL };
+    const byOther = (blockTimestamp: bigint) => ({ ...goodFill, filler: OTHER, blockTimestamp });
+    // Within the exclusivity (its last second included) another filler's fill does not count.
+    expect(validFillAtDepth(open({ terms: exclusive, fill: byOther(EXCLUSIVE_UNTIL) }))).toBeNull();
+    // After it, the other filler's fill counts and the order names it as filled by.
+    const after = open({ terms: exclusive, fill: byOther(EXCLUSIVE_UNTIL + 1n) });
+    expect(validFillAtDepth(after)).not.toBeNull();
+    expect(decideSettlement(after)).toMatchObject({ kind: 'follow', to: 'filled', filledBy: OTHER });
+    // An order that names no filler is open from the start.
+    const open0 = { ...exclusive, filler: '0x0000000000000000000000000000000000000000' as const };
+    expect(validFillAtDepth(open({ terms: open0, fill: byOther(1n) }))).not.toBeNull();
+    // The quoted filler may fill any time up to fillDeadline.
+    expect(validFillAtDepth(open({ terms: exclusive, fill: goodFill }))).not.toBeNull();
   });
 
   it('refunds only after fillDeadline + grace on the input chain and fillDeadline on the output chain', () => {
@@ -185,6 +203,7 @@ describe('decideSettlement: deposited and filled', () => {
       kind: 'follow',
       to: 'completed',
       dstChainTxHash: goodFill.txHash,
+      filledBy: goodFill.filler,
     });
     expect(
       decideSettlement(

@@ -17,10 +17,10 @@ type Hex = `0x${string}`;
 /** The terms of the signed order the decision needs. */
 export type SettlementTerms = Pick<
   OrderTerms,
-  'recipient' | 'outputToken' | 'outputAmount' | 'filler' | 'openDeadline' | 'fillDeadline'
+  'recipient' | 'outputToken' | 'outputAmount' | 'filler' | 'openDeadline' | 'fillDeadline' | 'exclusivityDeadline'
 >;
 
-/** A `Filled` event of the designated filler on the output chain, as seen. */
+/** The order's `Filled` event on the output chain, as seen (the filler of record: whoever filled). */
 export interface ObservedFill {
   readonly txHash: Hex;
   readonly filler: Address;
@@ -133,6 +133,7 @@ export type SettlementDecision =
       readonly to: FollowedStatus;
       readonly srcChainTxHash?: Hex;
       readonly dstChainTxHash?: Hex;
+      readonly filledBy?: Address;
       readonly settlementTxHash?: Hex;
       readonly failureReason?: string;
     }
@@ -150,13 +151,26 @@ export type SettlementDecision =
 export type SettlementDecisionKind = SettlementDecision['kind'];
 
 const same = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
+const ZERO_ADDRESS = '0x0000000000000000000000000000000000000000';
+
+/**
+ * FerryFill's rule: the order's filler may fill any time; anyone may once its exclusivity has lapsed, or from the
+ * start when it names no filler.
+ */
+export function mayFill(
+  terms: Pick<SettlementTerms, 'filler' | 'exclusivityDeadline'>,
+  filler: string,
+  blockTimestamp: bigint,
+): boolean {
+  return same(filler, terms.filler) || same(terms.filler, ZERO_ADDRESS) || blockTimestamp > terms.exclusivityDeadline;
+}
 
 /** Why a fill does not count (yet), or null when it is a valid fill at depth. */
 export function fillProblems(obs: Pick<SettlementObservation, 'terms' | 'fill' | 'outputConfirmations'>) {
   const { fill, terms } = obs;
   if (!fill) return ['no fill'];
   const problems = [
-    !same(fill.filler, terms.filler) && 'filler',
+    !mayFill(terms, fill.filler, fill.blockTimestamp) && 'filler',
     !same(fill.recipient, terms.recipient) && 'recipient',
     !same(fill.token, terms.outputToken) && 'token',
     fill.amount !== terms.outputAmount && 'amount',
@@ -276,7 +290,7 @@ function decideOpen(obs: SettlementObservation): SettlementDecision {
         kind: 'follow',
         to: 'completed',
         ...(settlementTxHash ? { settlementTxHash } : {}),
-        ...(fill && obs.status === 'deposited' ? { dstChainTxHash: fill.txHash } : {}),
+        ...(fill && obs.status === 'deposited' ? { dstChainTxHash: fill.txHash, filledBy: fill.filler } : {}),
       };
     }
     case 'refunded': {
@@ -315,7 +329,9 @@ function decideOpen(obs: SettlementObservation): SettlementDecision {
     return { kind: 'refund' };
   }
   if (fill) {
-    if (obs.status === 'deposited') return { kind: 'follow', to: 'filled', dstChainTxHash: fill.txHash };
+    if (obs.status === 'deposited') {
+      return { kind: 'follow', to: 'filled', dstChainTxHash: fill.txHash, filledBy: fill.filler };
+    }
     if (obs.route.method === 'layerzero') return decideProof(obs, fill, obs.route);
     // Never given up: on an attester chain only Ferry's attester can settle, so giving up would hand a filler who
     // already paid to the offerer's refund. Each retry is simulated first, and no outsider can make a settle revert

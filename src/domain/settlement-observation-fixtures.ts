@@ -21,6 +21,8 @@ export const terms = {
   filler: FILLER,
   openDeadline: OPEN,
   fillDeadline: FILL_BY,
+  // Exclusive throughout unless a test says otherwise: only FILLER may fill.
+  exclusivityDeadline: FILL_BY,
 };
 
 export const goodFill: ObservedFill = {

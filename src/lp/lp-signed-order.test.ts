@@ -20,6 +20,7 @@ const terms: OrderTerms = {
   openDeadline: 1_800_000_000n,
   fillDeadline: 1_800_003_600n,
   protocolFee: 25_000n,
+  exclusivityDeadline: 1_800_000_060n,
 };
 const chain = (name: string, chainId: number, fill: string, messenger: string | null) =>
   ({

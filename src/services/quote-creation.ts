@@ -44,7 +44,10 @@ interface QuoteBasis {
 function buildQuote(
   basis: QuoteBasis,
   chainClock: ServiceDeps['chainClock'],
-  config: Pick<ServiceDeps['config'], 'openWindowSeconds' | 'fillWindowSeconds' | 'protocolFeeBps'>,
+  config: Pick<
+    ServiceDeps['config'],
+    'openWindowSeconds' | 'fillWindowSeconds' | 'exclusivitySeconds' | 'protocolFeeBps'
+  >,
 ): Quote {
   const { request, now, validFor } = basis;
   const times = quoteTimes({
@@ -54,6 +57,7 @@ function buildQuote(
     outputChainNow: chainClock.now(request.outputChain),
     openWindowSeconds: config.openWindowSeconds,
     fillWindowSeconds: config.fillWindowSeconds,
+    exclusivitySeconds: config.exclusivitySeconds,
   });
   const typedData = buildOrderTypedData(
     {
@@ -70,6 +74,7 @@ function buildQuote(
       openDeadline: BigInt(times.openDeadline),
       fillDeadline: BigInt(times.fillDeadline),
       protocolFee: protocolFeeOf(request.inputAmount, config.protocolFeeBps),
+      exclusivityDeadline: BigInt(times.exclusivityDeadline),
     },
     basis.inputChain.contracts.escrow,
   );

@@ -50,12 +50,13 @@ export function createAttesting(deps: {
         escrow: input.contracts.escrow,
         inputChainId: input.chainId,
         orderHash: order.blockchainOrderId,
-        filler: terms.filler,
+        filler: fill.filler,
         fillTime: fill.blockTimestamp,
       });
       const attestation: FillAttestation = {
         messenger,
         escrow: input.contracts.escrow,
+        filler: fill.filler,
         fillTime: fill.blockTimestamp,
         signature: await attester.signTypedData(typedData),
       };

@@ -219,7 +219,7 @@ export function createDecisionExecutor(deps: DecisionExecutorDeps): DecisionExec
   /** The attester's relay: the attestation is kept and handed to the filler before Ferry relays it itself. */
   async function settleCall(order: Order, terms: OrderTerms, obs: SettlementObservation) {
     const kept = await attesting.attest(order, terms, obs);
-    return chain.relayFillCall(order.inputChain, terms, kept.fillTime, kept.signature);
+    return chain.relayFillCall(order.inputChain, terms, kept.filler, kept.fillTime, kept.signature);
   }
 
   /** Carries out one decision. Chain actions only send; the next decision follows what they did on chain. */
@@ -294,7 +294,8 @@ function deferred(
   terms: OrderTerms,
 ): boolean {
   if (!batcher || decision.retryOf || decision.afterSkip || obs.actions.prove) return false;
-  batcher.defer(order, terms);
+  if (!obs.fill) return false;
+  batcher.defer(order, terms, obs.fill.filler);
   return true;
 }
 

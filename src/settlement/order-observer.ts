@@ -84,7 +84,7 @@ export function createOrderObserver(deps: {
       ]);
     const [escrow, fill] = await Promise.all([
       chain.escrowStatus(order.inputChain, hash, input.number),
-      open ? chain.findFill(order.outputChain, hash, terms.filler) : null,
+      open ? chain.findFill(order.outputChain, hash) : null,
     ]);
     // Before anything can fail a `created` order: a deposit not yet at depth (the offerer's own) is followed.
     const escrowAtLatest =

@@ -40,7 +40,7 @@ function deferredProve(
     outputChainId: 31338n,
     inputToken: over.token ?? USDC,
   } as OrderTerms;
-  return { order, terms };
+  return { order, terms, filler: terms.filler };
 }
 
 const ids = (batches: Deferred[][]) => batches.map((b) => b.map((d) => d.order.id).sort());
@@ -107,7 +107,7 @@ describe('ProveBatcher.flush', () => {
     const alone = deferredProve({ filler: LP_B });
     const sent: string[][] = [];
     const batcher = batcherRefusing([bad, alone], sent);
-    for (const d of [good, bad, alone]) batcher.defer(d.order, d.terms);
+    for (const d of [good, bad, alone]) batcher.defer(d.order, d.terms, d.filler);
     const failed = await batcher.flush();
     expect([...failed].sort()).toEqual([bad.order.id, alone.order.id].sort());
     // The refused batch went out again order by order: the good one is proven, not reported.
@@ -120,7 +120,7 @@ describe('ProveBatcher.flush', () => {
     const sent: string[][] = [];
     const batcher = batcherRefusing([], sent);
     const list = [deferredProve(), deferredProve()];
-    for (const d of list) batcher.defer(d.order, d.terms);
+    for (const d of list) batcher.defer(d.order, d.terms, d.filler);
     expect((await batcher.flush()).size).toBe(0);
     expect(sent).toEqual([list.map((d) => d.order.id).sort()]);
   });

@@ -15,12 +15,13 @@ import type { ChainActionExecutor } from './chain-action-executor.ts';
  * then on like its own. A batch the chain or the database refuses is sent again order by order.
  */
 export interface ProveBatcher {
-  defer(order: Order, terms: OrderTerms): void;
+  /** `filler`: the filler of record, whom the message names (FerryApp batches one per message). */
+  defer(order: Order, terms: OrderTerms, filler: string): void;
   /** Sends what was set aside; returns the orders whose prove could not be sent, so their retry backs off. */
   flush(): Promise<ReadonlySet<string>>;
 }
 
-export type Deferred = { readonly order: Order; readonly terms: OrderTerms };
+export type Deferred = { readonly order: Order; readonly terms: OrderTerms; readonly filler: string };
 
 /**
  * The messages the deferred proves go out in: FerryApp refuses a batch whose orders differ in filler or input chain
@@ -31,7 +32,7 @@ export function proveBatches(deferred: readonly Deferred[]): Deferred[][] {
   const routes = new Map<string, Deferred[]>();
   for (const d of deferred) {
     const { order, terms } = d;
-    const route = [order.outputChain, terms.inputChainId, terms.filler.toLowerCase(), order.status].join('|');
+    const route = [order.outputChain, terms.inputChainId, d.filler.toLowerCase(), order.status].join('|');
     routes.set(route, [...(routes.get(route) ?? []), d]);
   }
   const batches: Deferred[][] = [];
@@ -72,8 +73,8 @@ export function createProveBatcher(deps: {
   }
 
   return {
-    defer(order, terms) {
-      deferred.set(order.id, { order, terms });
+    defer(order, terms, filler) {
+      deferred.set(order.id, { order, terms, filler });
     },
 
     async flush() {

@@ -62,7 +62,7 @@ export function createWorkerRuntime(deps: {
   const log = deps.log.child({ component: 'settlement' });
   const chain = createSettlementChain({
     registry: deps.registry,
-    fills: (name, orderHash, filler) => findChainFill(deps.database.db, name, orderHash, filler),
+    fills: (name, orderHash) => findChainFill(deps.database.db, name, orderHash),
     rpcErrors: metrics.rpcErrors,
   });
   const fillIndexer = createFillIndexer({

@@ -230,19 +230,16 @@ function toChainFill(row: Selectable<ChainFillsTable>): ChainFill {
   };
 }
 
-/** The earliest stored fill of `orderHash` by `filler` on `chain`, or null. */
-export async function findChainFill(
-  db: Executor,
-  chain: string,
-  orderHash: string,
-  filler: string,
-): Promise<ChainFill | null> {
+/**
+ * The earliest stored fill of `orderHash` on `chain`, whoever filled it (FerryFill takes one fill per order; its
+ * filler is the filler of record), or null.
+ */
+export async function findChainFill(db: Executor, chain: string, orderHash: string): Promise<ChainFill | null> {
   const row = await db
     .selectFrom('chain_fills')
     .selectAll()
     .where('chain', '=', chain)
     .where('order_hash', '=', orderHash.toLowerCase())
-    .where('filler', '=', filler.toLowerCase())
     .orderBy('block_number')
     .orderBy('log_index')
     .executeTakeFirst();

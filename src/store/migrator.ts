@@ -24,6 +24,7 @@ import { settlementMessageIndexMigration } from './migrations/0022-settlement-me
 import { offererInputTotalsMigration } from './migrations/0023-offerer-input-totals.ts';
 import { proofSentGuidMigration } from './migrations/0024-proof-sent-guid.ts';
 import { revertTimesIndexMigration } from './migrations/0025-revert-times-index.ts';
+import { openFillingMigration } from './migrations/0026-open-filling.ts';
 
 /** Migrations live in code (not scanned from disk) so both dialects and bundlers see the same list. */
 function provider(dialect: FerryDatabase['dialect']): MigrationProvider {
@@ -54,6 +55,7 @@ function provider(dialect: FerryDatabase['dialect']): MigrationProvider {
         '0023-offerer-input-totals': offererInputTotalsMigration(dialect),
         '0024-proof-sent-guid': proofSentGuidMigration,
         '0025-revert-times-index': revertTimesIndexMigration,
+        '0026-open-filling': openFillingMigration,
       };
     },
   };

@@ -48,6 +48,8 @@ export function toOrder(row: Selectable<OrdersTable>): Order {
     completedAt: time(row.completed_at),
     filler: row.filler as Address | null,
     openDeadline: row.open_deadline === null ? null : BigInt(row.open_deadline),
+    exclusivityDeadline: row.exclusivity_deadline === null ? null : BigInt(row.exclusivity_deadline),
+    filledBy: row.filled_by as Address | null,
     fillDeadline: row.fill_deadline === null ? null : BigInt(row.fill_deadline),
     settlement: toOrderSettlement(row),
     fillAttestation: toFillAttestation(row.fill_attestation),
@@ -73,6 +75,7 @@ function toFillAttestation(json: string | null | undefined): FillAttestation | n
   const a = JSON.parse(json) as {
     messenger: Address;
     escrow: Address;
+    filler: Address;
     fillTime: string;
     signature: `0x${string}`;
   };
@@ -114,6 +117,8 @@ export function orderInsert(o: Order) {
         filler: o.filler,
         open_deadline: o.openDeadline === null ? null : Number(o.openDeadline),
         fill_deadline: o.fillDeadline === null ? null : Number(o.fillDeadline),
+        exclusivity_deadline: o.exclusivityDeadline === null ? null : Number(o.exclusivityDeadline),
+        filled_by: o.filledBy,
         protocol_fee: o.protocolFee.toString(),
       })
       .compile();

@@ -100,6 +100,8 @@ export interface OrdersTable {
   filler: Generated<string | null>;
   open_deadline: Generated<number | null>;
   fill_deadline: Generated<number | null>;
+  exclusivity_deadline: Generated<number | null>;
+  filled_by: Generated<string | null>;
   /** The proof message of the order's fill (0014): see OrderSettlement in src/domain/records.ts. */
   settlement_method: Generated<string | null>;
   settlement_message_id: Generated<string | null>;

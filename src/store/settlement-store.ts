@@ -117,6 +117,7 @@ export async function transitionOrder(
       status: change.status,
       ...(change.srcChainTxHash ? { src_chain_tx_hash: change.srcChainTxHash } : {}),
       ...(change.dstChainTxHash ? { dst_chain_tx_hash: change.dstChainTxHash } : {}),
+      ...(change.filledBy ? { filled_by: change.filledBy } : {}),
       ...(change.settlementTxHash ? { settlement_tx_hash: change.settlementTxHash } : {}),
       ...(change.failureReason ? { failure_reason: change.failureReason } : {}),
       ...(stamps.clearFailureReason ? { failure_reason: null } : {}),

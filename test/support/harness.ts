@@ -113,6 +113,8 @@ export async function startHarness(
     dataDir: path.join(dir, 'devnets'),
     ports: [0, 0],
     ...(options.messenger ? { messenger: options.messenger } : {}),
+    // The escrows enforce the fee they were deployed with; Ferry refuses to start with another PROTOCOL_FEE_BPS.
+    ...(overrides.protocolFeeBps ? { protocolFeeBps: overrides.protocolFeeBps } : {}),
   });
   const base = devnetRegistryFile(devnets);
   const withChains: RegistryFile = { chains: base.chains.map((chain) => ({ ...chain, ...options.chains })) };

@@ -66,6 +66,12 @@ export const QuoteSchema = Type.Object({
   inputAmount: AmountSchema,
   outputAmount: AmountSchema,
   protocolFee: ProtocolFeeSchema,
+  exclusivityDeadline: Type.String({
+    pattern: '^[0-9]+$',
+    description:
+      "Unix seconds (output-chain time), the typed data's `exclusivityDeadline`: until then only this quote's " +
+      'liquidity provider may fill the order; after it any address may (EXCLUSIVITY_SECONDS after endTime)',
+  }),
   inputChain: Type.String(),
   outputChain: Type.String(),
   startTime: Type.Integer({ description: 'unix seconds' }),
@@ -96,6 +102,18 @@ const FillDeadlineSchema = Type.Union([Type.String({ pattern: '^[0-9]+$' }), Typ
   description:
     'Unix seconds (output-chain time), decimal string: the fill must happen by then; the offerer can refund ' +
     'from the escrow once the grace after it has passed on the input chain',
+});
+
+const ExclusivityDeadlineSchema = Type.Union([Type.String({ pattern: '^[0-9]+$' }), Type.Null()], {
+  description:
+    'Unix seconds (output-chain time), decimal string, part of the signed typed data: until then only `filler` ' +
+    'may fill; after it any address may fill until fillDeadline, and the escrow pays whoever filled ' +
+    '(EXCLUSIVITY_SECONDS after the quote ends). Null only for orders from before open filling',
+});
+const FilledBySchema = Type.Union([AddressSchema, Type.Null()], {
+  description:
+    'Who filled the order on the output chain (the filler of record, whom the escrow pays): `filler`, or after ' +
+    '`exclusivityDeadline` any address; null until the fill is seen',
 });
 
 const SettlementMethodSchema = Type.Union([Type.Literal('layerzero'), Type.Literal('attester')], {
@@ -129,6 +147,7 @@ export const OrderSettlementSchema = Type.Union(
           Type.Object({
             messenger: AddressSchema,
             escrow: AddressSchema,
+            filler: { ...AddressSchema, description: 'The filler of record, whom the signature binds' },
             fillTime: Type.String({
               pattern: '^[0-9]+$',
               description: "The fill's block timestamp (unix seconds)",
@@ -139,7 +158,7 @@ export const OrderSettlementSchema = Type.Union(
         ],
         {
           description:
-            'Attester chains, to the liquidity provider only: the signed attestation; `AttesterMessenger.relayFill(escrow, order, fillTime, signature)` settles the order with it',
+            'Attester chains, to the liquidity provider only: the signed attestation; `AttesterMessenger.relayFill(escrow, order, filler, fillTime, signature)` settles the order with it',
         },
       ),
     }),
@@ -178,6 +197,8 @@ export const OrderSchema = Type.Object({
     filler: FillerSchema,
     openDeadline: OpenDeadlineSchema,
     fillDeadline: FillDeadlineSchema,
+    exclusivityDeadline: ExclusivityDeadlineSchema,
+    filledBy: FilledBySchema,
     settlement: OrderSettlementSchema,
     protocolFee: ProtocolFeeSchema,
   }),
@@ -216,6 +237,8 @@ export const PublicOrderSchema = Type.Object({
   completedAt: NullableTimestampSchema,
   openDeadline: OpenDeadlineSchema,
   fillDeadline: FillDeadlineSchema,
+  exclusivityDeadline: ExclusivityDeadlineSchema,
+  filledBy: FilledBySchema,
   settlementMethod: Type.Union([SettlementMethodSchema, Type.Null()]),
   messageId: MessageIdSchema,
   settlementStatus: Type.Union([SettlementStatusSchema, Type.Null()]),
