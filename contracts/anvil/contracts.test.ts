@@ -78,14 +78,14 @@ describe('FerryEscrow order hashing', () => {
     const typeString =
       'Order(address offerer,address recipient,address inputToken,address outputToken,uint256 inputAmount,' +
       'uint256 outputAmount,uint256 inputChainId,uint256 outputChainId,address filler,uint256 nonce,' +
-      'uint256 openDeadline,uint256 fillDeadline,uint256 protocolFee)';
+      'uint256 openDeadline,uint256 fillDeadline,uint256 protocolFee,uint256 exclusivityDeadline)';
     expect(await read(A, escrow(), escrowAbi, 'ORDER_TYPEHASH')).toBe(keccak256(toHex(typeString)));
   });
   it('refuses an order whose address words carry bits above their 160 (another hash for the same order)', async () => {
     const order = await makeOrder();
     const signature = await sign(order);
     const clean = encodeFunctionData({ abi: escrowAbi, functionName: 'deposit', args: [order, signature] });
-    // deposit(order, signature): the selector, then the order's 13 words in place; word 1 is the recipient, which
+    // deposit(order, signature): the selector, then the order's 14 words in place; word 1 is the recipient, which
     // deposit itself never reads, so only the hash's own check stands between it and a second orderHash.
     const recipientWord = 2 + 8 + 64;
     const dirty = `${clean.slice(0, recipientWord)}01${clean.slice(recipientWord + 2)}` as Hex;
@@ -173,23 +173,35 @@ describe('deposits: one slot per order', () => {
     const t = await now(A);
     await expectRevert(approveAndDeposit(await makeOrder({ openDeadline: t - 1n })), 'OrderExpired');
     await expectRevert(approveAndDeposit(await makeOrder({ inputAmount: 0n })), 'InvalidOrder');
-    const noFiller = await makeOrder({ filler: '0x0000000000000000000000000000000000000000' });
-    await expectRevert(approveAndDeposit(noFiller), 'InvalidOrder');
     await expectRevert(approveAndDeposit(await makeOrder({ fillDeadline: t + 599n })), 'InvalidOrder');
   });
 
-  it('refuses an order whose fillDeadline + settleGrace overflows, so its refund can always open', async () => {
+  it('refuses an order whose fillDeadline + settleGrace overflows or does not fit uint32 (ERC-7683)', async () => {
     const grace = (await read(A, escrow(), escrowAbi, 'settleGrace')) as bigint;
     const last = maxUint256 - grace;
-    for (const fillDeadline of [maxUint256, last + 1n]) {
+    for (const fillDeadline of [maxUint256, last + 1n, last, 2n ** 32n]) {
       const order = await makeOrder({ fillDeadline });
       await expectRevert(approveAndDeposit(order), 'InvalidOrder');
       expect(await status(hashOrder(order))).toBe(0);
     }
-    // The last fill deadline whose refund time fits is accepted.
-    const order = await makeOrder({ fillDeadline: last });
+    // The last fill deadline ERC-7683 can state is accepted, and its refund time fits.
+    const order = await makeOrder({ fillDeadline: 2n ** 32n - 1n });
     await approveAndDeposit(order);
     expect(await status(hashOrder(order))).toBe(1);
+  });
+
+  it('accepts an order with no filler: it is open to any filler from the start', async () => {
+    const open = await makeOrder({ filler: zeroAddress });
+    await approveAndDeposit(open);
+    expect(await status(hashOrder(open))).toBe(1);
+    await send(B, deployerKey, usdtB(), tokenAbi, 'mint', [stranger.address, open.outputAmount]);
+    await send(B, strangerKey, usdtB(), tokenAbi, 'approve', [B.ferry.app, open.outputAmount]);
+    const receipt = await fill(open, strangerKey);
+    expect(parseEventLogs({ abi: appAbi, eventName: 'Filled', logs: receipt.logs })[0]?.args).toMatchObject({
+      orderHash: hashOrder(open),
+      filler: stranger.address,
+    });
+    expect(await read(B, B.ferry.app, appAbi, 'fillerOf', [hashOrder(open)])).toBe(stranger.address);
   });
 
   it('fails the deposit when the offerer has not approved the escrow', async () => {
@@ -218,6 +230,7 @@ describe('FerryFill (the output side of FerryApp)', () => {
     const receipt = await fill(order);
     const block = await B.pub.getBlock({ blockNumber: receipt.blockNumber });
     expect(await read(B, B.ferry.app, appAbi, 'fillTimes', [orderHash])).toBe(block.timestamp);
+    expect(await read(B, B.ferry.app, appAbi, 'fillerOf', [orderHash])).toBe(filler.address);
     const [filled] = parseEventLogs({ abi: appAbi, eventName: 'Filled', logs: receipt.logs });
     expect(filled?.args).toEqual({
       orderHash,
@@ -238,14 +251,21 @@ describe('FerryFill (the output side of FerryApp)', () => {
     const elsewhere = await makeOrder({ outputChainId: BigInt(INPUT_CHAIN_ID) });
     await expectRevert(fill(elsewhere), 'WrongChain');
     expect(await read(B, B.ferry.app, appAbi, 'fillTimes', [hashOrder(late)])).toBe(0n);
+    expect(await read(B, B.ferry.app, appAbi, 'fillerOf', [hashOrder(late)])).toBe(zeroAddress);
   });
 });
 
 describe('the attester route (AttesterMessenger settles its own escrow)', () => {
-  const relay = async (order: Awaited<ReturnType<typeof makeOrder>>, fillTime: bigint, signature: Hex) =>
+  const relay = async (
+    order: Awaited<ReturnType<typeof makeOrder>>,
+    fillTime: bigint,
+    signature: Hex,
+    by = order.filler,
+  ) =>
     send(A, strangerKey, A.attested.messenger, messengerAbi, 'relayFill', [
       A.attested.escrow,
       order,
+      by,
       fillTime,
       signature,
     ]);
@@ -260,6 +280,11 @@ describe('the attester route (AttesterMessenger settles its own escrow)', () => 
     await expectRevert(relay(order, fillTime + 1n, await attest(order, fillTime)), 'WrongAttester');
     const other = await makeOrder();
     await expectRevert(relay(order, fillTime, await attest(other, fillTime)), 'WrongAttester');
+    // The attester's signature names the filler of record: a relayer cannot name another.
+    await expectRevert(
+      relay(order, fillTime, await attest(order, fillTime), stranger.address),
+      'WrongAttester',
+    );
     // The attester itself cannot call the escrow: only its messenger settles it.
     await expectRevert(
       send(A, attesterKey, A.attested.escrow, escrowAbi, 'settleFills', [
@@ -294,5 +319,37 @@ describe('the attester route (AttesterMessenger settles its own escrow)', () => 
       reason: 0,
     });
     expect(await balanceOf(A, usdcA(), filler.address)).toBe(before + order.inputAmount);
+  });
+
+  it('pays the filler of record the attester names: a second filler only after the exclusivity', async () => {
+    const order = await makeOrder({ exclusivityDeadline: (await now(A)) + 100n });
+    const orderHash = hashOrder(order, A.attested.escrow);
+    await approveAndDeposit(order, undefined, A.attested.escrow);
+    const within = order.exclusivityDeadline;
+    const early = await relay(
+      order,
+      within,
+      await attest(order, within, attesterKey, stranger.address),
+      stranger.address,
+    );
+    expect(parseEventLogs({ abi: escrowAbi, eventName: 'SettleSkipped', logs: early.logs })[0]?.args).toEqual(
+      {
+        orderHash,
+        reason: 3,
+      },
+    );
+    const after = within + 1n;
+    const before = await balanceOf(A, usdcA(), stranger.address);
+    const settled = await relay(
+      order,
+      after,
+      await attest(order, after, attesterKey, stranger.address),
+      stranger.address,
+    );
+    expect(parseEventLogs({ abi: escrowAbi, eventName: 'Settled', logs: settled.logs })[0]?.args).toEqual({
+      orderHash,
+      filler: stranger.address,
+    });
+    expect(await balanceOf(A, usdcA(), stranger.address)).toBe(before + order.inputAmount);
   });
 });

@@ -1,4 +1,4 @@
-import { type Address, concat, encodeAbiParameters, keccak256, parseEventLogs } from 'viem';
+import { type Address, concat, encodeAbiParameters, keccak256, parseEventLogs, zeroAddress } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LzPacket } from '../../src/chains/layerzero/lz-packet.ts';
 import { PROOF_MESSAGE } from '../../src/chains/prove-options.ts';
@@ -18,10 +18,11 @@ import {
   fillAndProve,
   filler,
   hashOrder,
+  now,
   prove,
   read,
   send,
-  startSides,
+  startSidesCharging,
   status,
   stopSides,
   stranger,
@@ -34,7 +35,8 @@ import {
  * What the escrow does with proofs a compromised DVN quorum forges, and how it pays a batch (contract-sides.ts:
  * LayerZero's own contracts on two anvils, Ferry's apps wired and locked; every delivery step taken by hand).
  */
-beforeAll(startSides, 180_000);
+// The escrows charge 1% (100 bps): every order pays its fee at settlement.
+beforeAll(() => startSidesCharging(100), 180_000);
 afterAll(stopSides);
 
 type Proof = ReturnType<typeof compactProof>;
@@ -89,9 +91,9 @@ describe('a message forged by a compromised DVN quorum', () => {
       { orderHash: hashOrder(elsewhere), reason: 1 },
       { orderHash: hash, reason: 2 },
     ]);
-    // The exact terms, but paid to someone other than the order's filler.
+    // The exact terms, but paid to someone other than the order's filler within its exclusivity: WrongFiller (3).
     const { receipt: toStranger } = await deliverForged(carriers[1], stranger.address, [exact]);
-    expect(events(toStranger.logs, 'SettleSkipped')).toEqual([{ orderHash: hash, reason: 1 }]);
+    expect(events(toStranger.logs, 'SettleSkipped')).toEqual([{ orderHash: hash, reason: 3 }]);
 
     for (const r of [receipt, toStranger]) {
       expect(events(r.logs, 'Settled')).toEqual([]);
@@ -104,7 +106,31 @@ describe('a message forged by a compromised DVN quorum', () => {
     const paid = await balanceOf(A, usdcA(), filler.address);
     const { receipt: exactOne } = await deliverForged(await carrierPacket(), filler.address, [exact]);
     expect(events(exactOne.logs, 'Settled')).toEqual([{ orderHash: hash, filler: filler.address }]);
-    expect(await balanceOf(A, usdcA(), filler.address)).toBe(paid + order.inputAmount);
+    expect(await balanceOf(A, usdcA(), filler.address)).toBe(paid + order.inputAmount - order.protocolFee);
+  });
+});
+
+describe('a forged proof naming another filler (WrongFiller)', () => {
+  it('no filler, or a second filler within the exclusivity: skipped; past it the second filler is paid', async () => {
+    const order = await depositedOrder({ exclusivityDeadline: (await now(A)) + 600n });
+    const hash = hashOrder(order);
+    const within = compactProof(order, order.exclusivityDeadline);
+    const { receipt } = await deliverForged(await carrierPacket(), zeroAddress, [within]);
+    expect(events(receipt.logs, 'SettleSkipped')).toEqual([{ orderHash: hash, reason: 3 }]);
+    const { receipt: second } = await deliverForged(await carrierPacket(), stranger.address, [within]);
+    expect(events(second.logs, 'SettleSkipped')).toEqual([{ orderHash: hash, reason: 3 }]);
+    // Another exclusivity than the deposit's is another commitment: WrongTerms (1).
+    const shifted = { ...within, exclusivityDeadline: within.fillTime - 1n };
+    const { receipt: terms } = await deliverForged(await carrierPacket(), stranger.address, [shifted]);
+    expect(events(terms.logs, 'SettleSkipped')).toEqual([{ orderHash: hash, reason: 1 }]);
+    expect(await status(hash)).toBe(1);
+
+    // A fill one second after the exclusivity is anyone's: the escrow pays whoever the proof names.
+    const paid = await balanceOf(A, usdcA(), stranger.address);
+    const after = { ...within, fillTime: order.exclusivityDeadline + 1n };
+    const { receipt: settled } = await deliverForged(await carrierPacket(), stranger.address, [after]);
+    expect(events(settled.logs, 'Settled')).toEqual([{ orderHash: hash, filler: stranger.address }]);
+    expect(await balanceOf(A, usdcA(), stranger.address)).toBe(paid + order.inputAmount - order.protocolFee);
   });
 });
 
@@ -112,10 +138,10 @@ describe('payouts of a batch', () => {
   it('proofs in two tokens: each run of one token pays the filler its sum once; fees accrue until withdrawn', async () => {
     const usdtA = A.tokens.usdt;
     const orders = [
-      await depositedOrder({ inputAmount: 100_000_000n, protocolFee: 1_000_000n }),
+      await depositedOrder({ inputAmount: 100_000_000n }),
       await depositedOrder({ inputAmount: 50_000_000n }),
-      await depositedOrder({ inputToken: usdtA, inputAmount: 70_000_000n, protocolFee: 2_000_000n }),
-      await depositedOrder({ inputAmount: 30_000_000n, protocolFee: 3_000_000n }),
+      await depositedOrder({ inputToken: usdtA, inputAmount: 70_000_000n }),
+      await depositedOrder({ inputAmount: 30_000_000n }),
     ];
     await approveOutput(orders.reduce((sum, o) => sum + o.outputAmount, 0n));
     for (const order of orders) await fill(order);
@@ -135,14 +161,15 @@ describe('payouts of a batch', () => {
     const { receipt } = await deliver((await prove(orders)).packet);
     expect(events(receipt.logs, 'Settled').map((e) => e.orderHash)).toEqual(orders.map((o) => hashOrder(o)));
     expect(events(receipt.logs, 'FeeAccrued')).toEqual(
-      [orders[0]!, orders[2]!, orders[3]!].map((o) => ({
+      orders.map((o) => ({
         orderHash: hashOrder(o),
         protocolFee: o.protocolFee,
       })),
     );
     const after = await balances();
-    const usdc = { filler: 99_000_000n + 50_000_000n + 27_000_000n, fee: 1_000_000n + 3_000_000n };
-    const usdt = { filler: 68_000_000n, fee: 2_000_000n };
+    // 1% of each input: 1, 0.5 and 0.3 USDC; 0.7 USDT.
+    const usdc = { filler: 99_000_000n + 49_500_000n + 29_700_000n, fee: 1_000_000n + 500_000n + 300_000n };
+    const usdt = { filler: 69_300_000n, fee: 700_000n };
     // The fees stay in the escrow, owed to the fee recipient.
     expect(after.map((b, i) => b - before[i]!)).toEqual([
       usdc.filler,
@@ -159,9 +186,9 @@ describe('payouts of a batch', () => {
     expect(
       transfers.map((t) => [t.address, (t.args as { to: Address }).to, (t.args as { value: bigint }).value]),
     ).toEqual([
-      [usdcA().toLowerCase(), filler.address, 149_000_000n],
+      [usdcA().toLowerCase(), filler.address, 148_500_000n],
       [usdtA.toLowerCase(), filler.address, usdt.filler],
-      [usdcA().toLowerCase(), filler.address, 27_000_000n],
+      [usdcA().toLowerCase(), filler.address, 29_700_000n],
     ]);
 
     // Anyone may pay the gas of a withdrawal; the tokens go to the fee recipient only, all it is owed at once.

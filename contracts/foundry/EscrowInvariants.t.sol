@@ -75,7 +75,8 @@ contract EscrowInvariantsTest is FerryTest {
     }
   }
 
-  /// @notice Nobody but a deposit's committed filler, its offerer or the fee recipient ever receives tokens from
+  /// @notice Nobody but a filler (whoever filled: the exclusive filler or, after the exclusivity, another), an
+  /// offerer or the fee recipient ever receives tokens from
   /// the escrow, and each of them receives (or is owed) exactly what its settled or refunded orders give it.
   function invariant_onlyFillerOffererOrFeeRecipientPaid() public view {
     FerryEscrow escrow = handler.escrow();
@@ -105,6 +106,35 @@ contract EscrowInvariantsTest is FerryTest {
     (bytes32[] memory hashes,,,, bool[] memory proven) = handler.ledger();
     for (uint256 i = 0; i < hashes.length; ++i) {
       if (proven[i]) _eq(escrow.orderStatus(hashes[i]), 2, "a proven fill's deposit is not Settled");
+    }
+  }
+
+  /// @notice Every Settled deposit paid a nonzero filler its exclusivity allowed at the proof's fill time (by
+  /// fillDeadline; the exclusive filler, or anyone for an open order or after exclusivityDeadline), and a deposit
+  /// settled by a true proof paid its filler of record, whoever filled (FerryFill's fillerOf).
+  function invariant_settledToAnAllowedFiller() public view {
+    uint256 n = handler.orderCount();
+    for (uint256 i = 0; i < n; ++i) {
+      (
+        uint8 status,
+        address payee,
+        uint256 fillTime,
+        address exclusiveFiller,
+        uint256 exclusivityDeadline,
+        uint256 fillDeadline,
+        bool byTrueProof,
+        address fillerOfRecord
+      ) = handler.settlementOf(i);
+      if (status != 2) continue;
+      _true(payee != address(0), "a deposit settled to the zero address");
+      _true(fillTime <= fillDeadline, "a deposit settled on a late fill");
+      _true(
+        payee == exclusiveFiller || exclusiveFiller == address(0) || fillTime > exclusivityDeadline,
+        "a deposit settled to someone else than its exclusive filler within the exclusivity"
+      );
+      if (byTrueProof) {
+        _eq(payee, fillerOfRecord, "a true proof's settlement paid someone else than the filler of record");
+      }
     }
   }
 

@@ -19,7 +19,8 @@ contract EscrowSettleFuzzTest is EscrowFixture {
   function testFuzz_trueProofSettles(uint256 amount, uint256 fee, uint256 fillIn, uint256 fillAt, uint256 deliverAt)
     public
   {
-    Order memory o = _fundedOrder(amount, fee, fillIn, 1);
+    _useFeeBps(fee);
+    Order memory o = _fundedOrder(amount, fillIn, 1);
     bytes32 orderHash = _deposit(o);
     uint256 fillTime = _bound(fillAt, block.timestamp, o.fillDeadline);
     vm.warp(_bound(deliverAt, fillTime, o.fillDeadline + GRACE));
@@ -36,22 +37,25 @@ contract EscrowSettleFuzzTest is EscrowFixture {
     escrow.refund(o);
   }
 
-  /// @notice A proof that differs from the deposit in any term it pays out (or names another output chain or
-  /// filler) is skipped: the deposit stays Active and nothing moves.
+  /// @notice A proof that differs from the deposit in any term it pays out, in the exclusivity it states, or names
+  /// another output chain is skipped: the deposit stays Active and nothing moves. (A proof naming another filler
+  /// within the exclusivity is now WrongFiller: testFuzz_otherFillerWithinExclusivitySkipped.)
   function testFuzz_wrongTermsSkipped(uint256 amount, uint256 fee, uint256 which, uint256 delta) public {
-    Order memory o = _fundedOrder(amount, fee, 1 days, 1);
+    _useFeeBps(fee);
+    Order memory o = _fundedOrder(amount, 1 days, 1);
     bytes32 orderHash = _deposit(o);
     FillProof memory proof = _proof(o, block.timestamp);
     uint256 outputChainId = OUTPUT_CHAIN;
     address filler = FILLER;
     delta = _bound(delta, 1, type(uint128).max);
-    which = _bound(which, 0, 5);
+    which = _bound(which, 0, 6);
     if (which == 0) proof.inputToken = address(uint160(proof.inputToken) ^ uint160(delta));
     else if (which == 1) proof.inputAmount += delta;
     else if (which == 2) proof.protocolFee += delta;
     else if (which == 3) proof.fillDeadline += delta;
     else if (which == 4) outputChainId += delta;
-    else filler = address(uint160(filler) ^ uint160(delta));
+    else if (which == 5) proof.exclusiveFiller = address(uint160(proof.exclusiveFiller) ^ uint160(delta));
+    else proof.exclusivityDeadline ^= delta;
     vm.recordLogs();
     _settle(outputChainId, filler, proof);
     _eq(_skipReason(orderHash), uint256(FerryEscrow.SkipReason.WrongTerms), "skip reason");
@@ -60,7 +64,7 @@ contract EscrowSettleFuzzTest is EscrowFixture {
   }
 
   function testFuzz_lateFillSkipped(uint256 amount, uint256 late) public {
-    Order memory o = _fundedOrder(amount, 0, 1 days, 1);
+    Order memory o = _fundedOrder(amount, 1 days, 1);
     bytes32 orderHash = _deposit(o);
     vm.recordLogs();
     _settle(OUTPUT_CHAIN, FILLER, _proof(o, o.fillDeadline + _bound(late, 1, 365 days)));
@@ -69,7 +73,7 @@ contract EscrowSettleFuzzTest is EscrowFixture {
   }
 
   function testFuzz_proofOfUnknownOrderSkipped(bytes32 orderHash, uint256 amount) public {
-    Order memory o = _fundedOrder(amount, 0, 1 days, 1);
+    Order memory o = _fundedOrder(amount, 1 days, 1);
     bytes32 deposited = _deposit(o);
     vm.assume(orderHash != deposited);
     FillProof memory proof = _proof(o, block.timestamp);
@@ -82,7 +86,7 @@ contract EscrowSettleFuzzTest is EscrowFixture {
 
   function testFuzz_onlySettlerSettles(address caller) public {
     vm.assume(caller != address(this));
-    Order memory o = _fundedOrder(1e6, 0, 1 days, 1);
+    Order memory o = _fundedOrder(1e6, 1 days, 1);
     _deposit(o);
     FillProof[] memory proofs = new FillProof[](1);
     proofs[0] = _proof(o, block.timestamp);
@@ -96,7 +100,8 @@ contract EscrowSettleFuzzTest is EscrowFixture {
   /// @notice refund() opens only after fillDeadline + settleGrace, returns the whole input to the offerer once, and
   /// whoever calls it.
   function testFuzz_refundOpensAfterGraceOnly(uint256 amount, uint256 fee, uint256 when, address caller) public {
-    Order memory o = _fundedOrder(amount, fee, 1 days, 1);
+    _useFeeBps(fee);
+    Order memory o = _fundedOrder(amount, 1 days, 1);
     bytes32 orderHash = _deposit(o);
     uint256 opensAfter = o.fillDeadline + GRACE;
     vm.warp(_bound(when, block.timestamp, opensAfter + 365 days));
@@ -122,8 +127,9 @@ contract EscrowSettleFuzzTest is EscrowFixture {
   /// (and only to it).
   function testFuzz_feesAccrueAndAnyoneWithdrawsThemToTheRecipient(uint256 a, uint256 b, address caller) public {
     vm.assume(caller != FEE_RECIPIENT);
-    Order memory o1 = _fundedOrder(a, a >> 128, 1 days, 1);
-    Order memory o2 = _fundedOrder(b, b >> 128, 1 days, 2);
+    _useFeeBps(a >> 128);
+    Order memory o1 = _fundedOrder(a, 1 days, 1);
+    Order memory o2 = _fundedOrder(b, 1 days, 2);
     _deposit(o1);
     _deposit(o2);
     FillProof[] memory proofs = new FillProof[](2);
@@ -159,7 +165,8 @@ contract EscrowSettleFuzzTest is EscrowFixture {
   ) public {
     vm.assume(caller != FILLER);
     token = new FuzzToken(FuzzToken.Kind.Blacklisting, "Blacklisting");
-    Order memory o = _fundedOrder(amount, fee, 1 days, 1);
+    _useFeeBps(fee);
+    Order memory o = _fundedOrder(amount, 1 days, 1);
     bytes32 orderHash = _deposit(o);
     token.setBlacklisted(FILLER, true);
     if (feeRecipientListed) token.setBlacklisted(FEE_RECIPIENT, true);
@@ -196,7 +203,8 @@ contract EscrowSettleFuzzTest is EscrowFixture {
     bool proven
   ) public {
     token = new FuzzToken(FuzzToken.Kind.Pausing, "Pausing");
-    Order memory o = _fundedOrder(amount, amount >> 128, 1 days, 1);
+    _useFeeBps(amount >> 128);
+    Order memory o = _fundedOrder(amount, 1 days, 1);
     bytes32 orderHash = _deposit(o);
     token.setPaused(true);
     uint256 fillTime = _bound(fillAt, block.timestamp, o.fillDeadline);
@@ -226,7 +234,8 @@ contract EscrowSettleFuzzTest is EscrowFixture {
   /// (the order stays Active, the message deliverable again) or settles with the filler paid or credited: a payout
   /// that runs out of gas inside the token is never lost.
   function testFuzz_starvedDeliveryNeverLosesThePayout(uint256 amount, uint256 fee, uint256 gas) public {
-    Order memory o = _fundedOrder(amount, fee, 1 days, 1);
+    _useFeeBps(fee);
+    Order memory o = _fundedOrder(amount, 1 days, 1);
     bytes32 orderHash = _deposit(o);
     FillProof[] memory proofs = new FillProof[](1);
     proofs[0] = _proof(o, block.timestamp);
@@ -242,5 +251,89 @@ contract EscrowSettleFuzzTest is EscrowFixture {
       _owedInEscrow() + (escrow.orderStatus(orderHash) == 1 ? o.inputAmount : 0),
       "books"
     );
+  }
+
+  // ---------------------------------------------------------------- exclusivity and the filler of record
+
+  /// @notice End to end: whoever FerryFill records as the filler of record (the exclusive filler within its
+  /// exclusivity, anyone after it, anyone at all for a zero-filler order) is the one a true proof names and the
+  /// escrow pays input minus fee; the exclusive filler gets nothing when someone else filled.
+  function testFuzz_escrowPaysTheFillerOfRecord(
+    uint256 amount,
+    uint256 bps,
+    uint256 exclusiveFor,
+    uint256 fillAt,
+    address caller,
+    bool openFromStart
+  ) public {
+    vm.assume(caller != address(0) && caller != address(vm) && caller != address(escrow));
+    vm.assume(caller != FEE_RECIPIENT && caller != offerer && caller != address(0xBEEF));
+    _useFeeBps(bps);
+    Order memory o = _fundedOrder(amount, 1 days, 1);
+    o.outputToken = address(outputToken);
+    o.outputAmount = 1e6;
+    if (openFromStart) o.filler = address(0);
+    o.exclusivityDeadline = _bound(exclusiveFor, 0, o.fillDeadline);
+    bytes32 orderHash = _deposit(o);
+    vm.warp(_bound(fillAt, block.timestamp, o.fillDeadline));
+    // Within the exclusivity of an exclusive order only FILLER may fill; otherwise `caller` does.
+    address expected = !openFromStart && block.timestamp <= o.exclusivityDeadline ? FILLER : caller;
+    _fillAs(expected, o);
+    _eq(fillContract.fillerOf(orderHash), expected, "filler of record");
+    // What FerryApp proves: the recorded filler and fill time.
+    vm.warp(_bound(fillAt >> 32, block.timestamp, o.fillDeadline + GRACE));
+    _settle(OUTPUT_CHAIN, fillContract.fillerOf(orderHash), _proof(o, fillContract.fillTimes(orderHash)));
+    _eq(escrow.orderStatus(orderHash), 2, "Settled");
+    _eq(token.balanceOf(expected), o.inputAmount - o.protocolFee, "filler of record paid");
+    if (expected != FILLER) _eq(token.balanceOf(FILLER), 0, "the exclusive filler did not fill, gets nothing");
+    _eq(_owed(FEE_RECIPIENT), o.protocolFee, "fee accrued");
+  }
+
+  /// @notice A proof naming a filler other than the exclusive one, for a fill within the exclusivity, is skipped
+  /// (WrongFiller), and so is any proof naming the zero address; after the exclusivity the same filler's proof
+  /// settles and pays it.
+  function testFuzz_otherFillerWithinExclusivitySkipped(
+    uint256 amount,
+    uint256 exclusiveFor,
+    uint256 fillAt,
+    address other
+  ) public {
+    vm.assume(other != FILLER && other != address(0) && other != address(escrow) && other != FEE_RECIPIENT);
+    vm.assume(other != offerer);
+    Order memory o = _fundedOrder(amount, 1 days, 1);
+    o.exclusivityDeadline = _bound(exclusiveFor, block.timestamp, o.fillDeadline - 1);
+    bytes32 orderHash = _deposit(o);
+    uint256 fillTime = _bound(fillAt, block.timestamp, o.exclusivityDeadline);
+    vm.recordLogs();
+    _settle(OUTPUT_CHAIN, other, _proof(o, fillTime));
+    _eq(_skipReason(orderHash), uint256(FerryEscrow.SkipReason.WrongFiller), "other filler within exclusivity");
+    vm.recordLogs();
+    _settle(OUTPUT_CHAIN, address(0), _proof(o, _bound(fillAt >> 64, block.timestamp, o.fillDeadline)));
+    _eq(_skipReason(orderHash), uint256(FerryEscrow.SkipReason.WrongFiller), "zero filler");
+    _eq(escrow.orderStatus(orderHash), 1, "still Active");
+    _eq(token.balanceOf(address(escrow)), o.inputAmount, "nothing moved");
+
+    _settle(OUTPUT_CHAIN, other, _proof(o, _bound(fillAt >> 128, o.exclusivityDeadline + 1, o.fillDeadline)));
+    _eq(escrow.orderStatus(orderHash), 2, "Settled after the exclusivity");
+    _eq(token.balanceOf(other), o.inputAmount - o.protocolFee, "other filler paid");
+    _eq(token.balanceOf(FILLER), 0, "exclusive filler not paid");
+  }
+
+  /// @notice A proof that escapes the exclusivity by restating it (the order as open from the start, another
+  /// exclusive filler, an earlier exclusivityDeadline) no longer matches the deposit's commitment: WrongTerms.
+  function testFuzz_changedExclusivitySkippedWrongTerms(uint256 which, uint256 earlier, address other) public {
+    vm.assume(other != FILLER && other != address(0));
+    Order memory o = _fundedOrder(1e6, 1 days, 1);
+    bytes32 orderHash = _deposit(o);
+    FillProof memory proof = _proof(o, block.timestamp);
+    which = _bound(which, 0, 2);
+    if (which == 0) proof.exclusiveFiller = address(0);
+    else if (which == 1) proof.exclusiveFiller = other;
+    else proof.exclusivityDeadline = _bound(earlier, 0, block.timestamp - 1);
+    vm.recordLogs();
+    _settle(OUTPUT_CHAIN, other, proof);
+    _eq(_skipReason(orderHash), uint256(FerryEscrow.SkipReason.WrongTerms), "skip reason");
+    _eq(escrow.orderStatus(orderHash), 1, "still Active");
+    _eq(token.balanceOf(other), 0, "nothing paid");
   }
 }

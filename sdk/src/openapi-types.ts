@@ -253,6 +253,26 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/open-orders": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List orders open to any filler
+         * @description Deposited orders whose quoted liquidity provider's exclusivity lapsed unfilled (each was announced by an `order.exclusivityLapsed` event): any liquidity provider may now fill one until its `fillDeadline`, and the escrow pays whoever filled. Each comes with its signed typed data, the order a fill takes (FerryApp.fill, fillAndProve, or the ERC-7683 fill). Newest first.
+         */
+        get: operations["listOpenOrders"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/orders/{id}": {
         parameters: {
             query?: never;
@@ -694,9 +714,10 @@ export type components = {
              * @description `order.created`: The money mover submitted the signed order. Channels: public, account.
              *     `order.updated`: The order moved to another status (deposited, filled, settled, refunded, failed…), or its settlement message moved on (sent, verified, delivered). Channels: public, account.
              *     `order.attested`: Ferry's attester signed the fill (attester chains): the filler reads the attestation in the order's `details.settlement.attestation` and may relay it itself. Channels: public, account.
+             *     `order.exclusivityLapsed`: The deposited order's exclusivity lapsed unfilled: any liquidity provider may now fill it until its fillDeadline (and is paid for it). Listed by GET /api/v1/open-orders. Channels: public, quoteRequests, account.
              * @enum {string}
              */
-            type: "order.created" | "order.updated" | "order.attested";
+            type: "order.created" | "order.updated" | "order.attested" | "order.exclusivityLapsed";
             /** @description ISO 8601 UTC with milliseconds */
             occurredAt: string;
             data: components["schemas"]["PublicOrder"];
@@ -2952,6 +2973,168 @@ export interface operations {
             };
         };
     };
+    listOpenOrders: {
+        parameters: {
+            query: {
+                /** @description Page number, from 1 */
+                page: number;
+                /** @description Results per page, 1 to 100 */
+                pageSize: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        data: {
+                            openOrders: {
+                                order: {
+                                    id: string;
+                                    /** @enum {unknown} */
+                                    status: "created" | "deposited" | "filled" | "completed" | "failed" | "refunded";
+                                    /** @description ISO 8601 UTC with milliseconds */
+                                    createdAt: string;
+                                    /** @description ISO 8601 UTC with milliseconds */
+                                    updatedAt: string;
+                                    /**
+                                     * @description EVM address, any case on input; returned EIP-55 checksummed
+                                     * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
+                                     */
+                                    offerer: string;
+                                    /**
+                                     * @description EVM address, any case on input; returned EIP-55 checksummed
+                                     * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
+                                     */
+                                    recipient: string;
+                                    /**
+                                     * @description Token amount in base units as a decimal integer string (1000000 is 1 USDC); at most 2^256-1
+                                     * @example 1000000
+                                     */
+                                    inputAmount: string;
+                                    /**
+                                     * @description Token amount in base units as a decimal integer string (1000000 is 1 USDC); at most 2^256-1
+                                     * @example 1000000
+                                     */
+                                    outputAmount: string;
+                                    /**
+                                     * @description EVM address, any case on input; returned EIP-55 checksummed
+                                     * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
+                                     */
+                                    inputToken: string;
+                                    /**
+                                     * @description EVM address, any case on input; returned EIP-55 checksummed
+                                     * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
+                                     */
+                                    outputToken: string;
+                                    inputChain: string;
+                                    outputChain: string;
+                                    srcChainTxHash: string | null;
+                                    dstChainTxHash: string | null;
+                                    settlementTxHash: string | null;
+                                    failureReason: string | null;
+                                    /** @enum {string} */
+                                    source: "order";
+                                    /** @description The order's key in the escrow contract: the EIP-712 hash of its typed data */
+                                    blockchainOrderId: string;
+                                    /** @description The liquidity provider's fill address (the typed data's `filler`) */
+                                    filler: string | null;
+                                    completedAt: string | null;
+                                    /** @description Unix seconds (input-chain time), decimal string: the deposit must happen by then */
+                                    openDeadline: string | null;
+                                    /** @description Unix seconds (output-chain time), decimal string: the fill must happen by then; the offerer can refund from the escrow once the grace after it has passed on the input chain */
+                                    fillDeadline: string | null;
+                                    /** @description Unix seconds (output-chain time), decimal string, part of the signed typed data: until then only `filler` may fill; after it any address may fill until fillDeadline, and the escrow pays whoever filled (EXCLUSIVITY_SECONDS after the quote ends). Null only for orders from before open filling */
+                                    exclusivityDeadline: string | null;
+                                    /** @description Who filled the order on the output chain (the filler of record, whom the escrow pays): `filler`, or after `exclusivityDeadline` any address; null until the fill is seen */
+                                    filledBy: string | null;
+                                    settlementMethod: ("layerzero" | "attester") | null;
+                                    /** @description The settlement message's id: the LayerZero guid, or the attestation's EIP-712 digest; null before any */
+                                    messageId: string | null;
+                                    settlementStatus: ("sent" | "verified" | "delivered") | null;
+                                    /** @description Ferry's protocol fee in the input token's base units (inputAmount × PROTOCOL_FEE_BPS / 10000, rounded down), part of the signed typed data: at settlement the filler receives inputAmount − protocolFee and the fee recipient protocolFee; a refund returns the whole inputAmount */
+                                    protocolFee: string;
+                                };
+                                /** @description EIP-712 typed data of the order; sign it exactly as received (eth_signTypedData_v4) */
+                                typedData: {
+                                    domain: {
+                                        name: string;
+                                        version: string;
+                                        chainId: number;
+                                        /**
+                                         * @description EVM address, any case on input; returned EIP-55 checksummed
+                                         * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
+                                         */
+                                        verifyingContract: string;
+                                    };
+                                    types: {
+                                        [key: string]: {
+                                            name: string;
+                                            type: string;
+                                        }[];
+                                    };
+                                    /** @enum {string} */
+                                    primaryType: "Order";
+                                    message: {
+                                        [key: string]: string;
+                                    };
+                                };
+                            }[];
+                            /** @description Number of matching items on all pages */
+                            total: number;
+                            page: number;
+                            pageSize: number;
+                            totalPages: number;
+                        };
+                    };
+                };
+            };
+            /** @description Every error the API answers has this body */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API answers has this body */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API answers has this body */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API answers has this body */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     getOrder: {
         parameters: {
             query?: never;
@@ -3331,7 +3514,7 @@ export interface operations {
                 "application/json": {
                     /** @description The receiver: https, public address */
                     url: string;
-                    /** @description Event types to send (default: all of the account channel): quoteRequest.created, quoteRequest.expired, quote.created, quote.accepted, quote.declined, quote.expired, order.created, order.updated, order.attested */
+                    /** @description Event types to send (default: all of the account channel): quoteRequest.created, quoteRequest.expired, quote.created, quote.accepted, quote.declined, quote.expired, order.created, order.updated, order.attested, order.exclusivityLapsed */
                     events?: string[];
                 };
             };

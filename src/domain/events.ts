@@ -75,6 +75,12 @@ export const EVENT_CATALOGUE = {
     description:
       "Ferry's attester signed the fill (attester chains): the filler reads the attestation in the order's `details.settlement.attestation` and may relay it itself.",
   },
+  'order.exclusivityLapsed': {
+    view: 'order',
+    channels: ['public', 'quoteRequests', 'account'],
+    description:
+      "The deposited order's exclusivity lapsed unfilled: any liquidity provider may now fill it until its fillDeadline (and is paid for it). Listed by GET /api/v1/open-orders.",
+  },
 } as const satisfies Record<string, EventEntry>;
 
 export type EventType = keyof typeof EVENT_CATALOGUE;

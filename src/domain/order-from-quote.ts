@@ -48,6 +48,7 @@ export function orderFromAcceptedQuote(input: {
     fillDeadline: BigInt(quote.typedData.message.fillDeadline),
     exclusivityDeadline: orderTermsFrom(quote.typedData).exclusivityDeadline,
     filledBy: null,
+    exclusivityLapsedAt: null,
     settlement: null,
     fillAttestation: null,
     protocolFee: orderTermsFrom(quote.typedData).protocolFee,

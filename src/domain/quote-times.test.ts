@@ -2,7 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { quoteTimes } from './quote-times.ts';
 
 describe('quote times', () => {
-  const base = { validForSeconds: 60, openWindowSeconds: 600, fillWindowSeconds: 1800, exclusivitySeconds: 45 };
+  const base = {
+    validForSeconds: 60,
+    openWindowSeconds: 600,
+    fillWindowSeconds: 1800,
+    exclusivitySeconds: 45,
+  };
 
   it('ends validFor after it starts, on the server clock, in whole seconds', () => {
     const times = quoteTimes({
@@ -34,7 +39,12 @@ describe('quote times', () => {
   });
 
   it("counts the exclusivity on the output chain's clock, from the quote's end", () => {
-    const times = quoteTimes({ ...base, now: new Date(1_000_000), inputChainNow: 1_300, outputChainNow: 1_200 });
+    const times = quoteTimes({
+      ...base,
+      now: new Date(1_000_000),
+      inputChainNow: 1_300,
+      outputChainNow: 1_200,
+    });
     expect(times.exclusivityDeadline).toBe(1_200 + 60 + 45);
     expect(times.exclusivityDeadline).toBeLessThan(times.fillDeadline);
   });

@@ -104,6 +104,8 @@ export interface Order {
   readonly exclusivityDeadline: bigint | null;
   /** Who filled the order on the output chain (the filler of record, whom the escrow pays); null until filled. */
   readonly filledBy: Address | null;
+  /** When the worker saw the deposited order's exclusivity lapse unfilled (and told the LPs); null before. */
+  readonly exclusivityLapsedAt: Date | null;
   /** The message proving the order's fill to its escrow; null before any. */
   readonly settlement: OrderSettlement | null;
   /** Attester chains: the attestation Ferry signed for the fill, handed to the filler (who may relay it itself). */

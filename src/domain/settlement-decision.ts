@@ -17,7 +17,13 @@ type Hex = `0x${string}`;
 /** The terms of the signed order the decision needs. */
 export type SettlementTerms = Pick<
   OrderTerms,
-  'recipient' | 'outputToken' | 'outputAmount' | 'filler' | 'openDeadline' | 'fillDeadline' | 'exclusivityDeadline'
+  | 'recipient'
+  | 'outputToken'
+  | 'outputAmount'
+  | 'filler'
+  | 'openDeadline'
+  | 'fillDeadline'
+  | 'exclusivityDeadline'
 >;
 
 /** The order's `Filled` event on the output chain, as seen (the filler of record: whoever filled). */
@@ -77,8 +83,10 @@ export interface SettlementObservation {
    * the confirmed block: a deposit in a block not yet at depth (the offerer's own, say) is followed, never failed.
    */
   readonly escrowAtLatest: EscrowStatus | null;
-  /** The designated filler's fill, if one was seen (valid or not; the decision judges it). */
+  /** The order's fill, if one was seen (valid or not; the decision judges it). */
   readonly fill: ObservedFill | null;
+  /** Whether the lapse of the order's exclusivity was announced already (`order.exclusivityLapsed`). */
+  readonly exclusivityLapsed?: boolean;
   /**
    * Read only for a `created` order with nothing deposited and no deposit of Ferry's in flight (none written down,
    * or the last one reverted): the offerer's balance and allowance, and the reason a deposit would revert now
@@ -138,6 +146,8 @@ export type SettlementDecision =
       readonly failureReason?: string;
     }
   | { readonly kind: 'fail'; readonly reason: string }
+  /** The deposited order's exclusivity lapsed unfilled: tell the liquidity providers any of them may fill it. */
+  | { readonly kind: 'announce-open' }
   /**
    * The relayer's action of `action` reverted on chain MAX_REVERTED_SENDS times: it is not sent again; the reason is
    * written on the order while it waits for the chains (anyone's settlement or refund).
@@ -162,7 +172,11 @@ export function mayFill(
   filler: string,
   blockTimestamp: bigint,
 ): boolean {
-  return same(filler, terms.filler) || same(terms.filler, ZERO_ADDRESS) || blockTimestamp > terms.exclusivityDeadline;
+  return (
+    same(filler, terms.filler) ||
+    same(terms.filler, ZERO_ADDRESS) ||
+    blockTimestamp > terms.exclusivityDeadline
+  );
 }
 
 /** Why a fill does not count (yet), or null when it is a valid fill at depth. */
@@ -183,6 +197,16 @@ export function fillProblems(obs: Pick<SettlementObservation, 'terms' | 'fill' |
 /** A fill that pays the order in full, by its deadline, buried under the output chain's confirmations. */
 export function validFillAtDepth(obs: SettlementObservation): ObservedFill | null {
   return fillProblems(obs) === null ? obs.fill : null;
+}
+
+/** The output chain is past the order's exclusivity (and not past its fill deadline): anyone may fill it now. */
+export function exclusivityLapsed(obs: Pick<SettlementObservation, 'terms' | 'outputTime'>): boolean {
+  const { terms, outputTime } = obs;
+  return (
+    !same(terms.filler, ZERO_ADDRESS) &&
+    outputTime > terms.exclusivityDeadline &&
+    outputTime <= terms.fillDeadline
+  );
 }
 
 /** The escrow's refund is open (input chain), and no valid fill can still appear (output chain). */
@@ -339,6 +363,8 @@ function decideOpen(obs: SettlementObservation): SettlementDecision {
     return settle ? { kind: 'attest-and-settle', retryOf: settle.txHash } : { kind: 'attest-and-settle' };
   }
   if (refundIsDue(obs)) return refund ? retryOrGiveUp('refund', refund) : { kind: 'refund' };
+  if (obs.status === 'deposited' && !obs.exclusivityLapsed && exclusivityLapsed(obs))
+    return { kind: 'announce-open' };
   return { kind: 'wait', reason: 'waiting for a valid fill at depth or the refund time' };
 }
 

@@ -67,7 +67,12 @@ function handleEvent(event) {
   if (event.id <= state.lastHandledEventId) return;
   state.lastHandledEventId = event.id;
   addFeedItem(event);
-  if (event.type === 'order.created' || event.type === 'order.updated' || event.type === 'order.attested') {
+  if (
+    event.type === 'order.created' ||
+    event.type === 'order.updated' ||
+    event.type === 'order.attested' ||
+    event.type === 'order.exclusivityLapsed'
+  ) {
     detail.apply(event);
     orders.apply(event);
     stats.changed();

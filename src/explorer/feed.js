@@ -32,6 +32,8 @@ function feedText(event) {
       return ['Order ', link(d.id), ' is now ', badge(/** @type {string} */ (d.status))];
     case 'order.attested':
       return ['Fill of order ', link(d.id), ' attested'];
+    case 'order.exclusivityLapsed':
+      return ['Order ', link(d.id), ' is open to any filler'];
     case 'quote.created':
       return ['New quote: ', ...pair()];
     case 'quote.accepted':

@@ -167,6 +167,20 @@ function summaryPanel(order) {
         { 'data-field': 'filler' },
         order.filler ? addressDetail(order.outputChain, order.filler, 'liquidity provider') : 'unknown',
       ),
+      h('dt', {}, 'Exclusive until'),
+      h(
+        'dd',
+        { 'data-field': 'exclusivityDeadline' },
+        order.exclusivityDeadline
+          ? [deadlineEl(order.exclusivityDeadline, order.outputChain), ' (then any filler)']
+          : 'unknown',
+      ),
+      h('dt', {}, 'Filled by'),
+      h(
+        'dd',
+        { 'data-field': 'filledBy' },
+        order.filledBy ? addressDetail(order.outputChain, order.filledBy, 'filler') : 'not yet',
+      ),
       h('dt', {}, 'Offerer'),
       h('dd', {}, addressDetail(order.inputChain, order.offerer, 'offerer')),
       h('dt', {}, 'Recipient'),

@@ -6,6 +6,7 @@ const STREAM_EVENT_TYPES = [
   'order.created',
   'order.updated',
   'order.attested',
+  'order.exclusivityLapsed',
   'quote.created',
   'quote.accepted',
   'quote.declined',

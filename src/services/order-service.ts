@@ -8,7 +8,7 @@ import { publicStatsView } from '../domain/public-views.ts';
 import type { Order, Quote, QuoteRequest } from '../domain/records.ts';
 import { listOrderEvents, type StoredEvent } from '../store/events-store.ts';
 import { orderStats } from '../store/order-stats-store.ts';
-import { findOrder, listAccountOrders, listPublicOrders } from '../store/orders-store.ts';
+import { findOrder, listAccountOrders, listOpenOrders, listPublicOrders } from '../store/orders-store.ts';
 import { findQuoteRequests } from '../store/quote-requests-store.ts';
 import { findQuotes, recentQuotes } from '../store/quotes-store.ts';
 import type { ServiceDeps } from './service-deps.ts';
@@ -19,6 +19,11 @@ import { VersionedCache } from './versioned-cache.ts';
 export interface OrderService {
   /** Another account's order answers exactly like a missing one: no existence leak. */
   get(principal: Principal, id: string): Promise<Order>;
+  /**
+   * Orders any liquidity provider may fill now (deposited, exclusivity lapsed unfilled, fill deadline ahead), each
+   * with its quote (whose typed data is the signed order a fill takes).
+   */
+  listOpen(page: PageRequest): Promise<{ page: Page<Order>; quotes: Map<string, QuotedRequest> }>;
   /** A page of the principal's orders, with each order's quote and request when `includeQuote`. */
   list(
     principal: Principal,
@@ -69,6 +74,26 @@ export function createOrderService({
   const isParty = (principal: Principal, order: Order) =>
     order.moneyMoverAccountId === principal.accountId ||
     order.liquidityProviderAccountId === principal.accountId;
+  /** Each order's quote and request (an order whose quote or request is gone is left out). */
+  async function quotesOf(orders: readonly Order[]): Promise<Map<string, QuotedRequest>> {
+    const [byId, requests] = await Promise.all([
+      findQuotes(
+        database.db,
+        orders.map((order) => order.quoteId),
+      ),
+      findQuoteRequests(
+        database.db,
+        orders.map((order) => order.quoteRequestId),
+      ),
+    ]);
+    const quotes = new Map<string, QuotedRequest>();
+    for (const order of orders) {
+      const quote = byId.get(order.quoteId);
+      const request = requests.get(order.quoteRequestId);
+      if (quote && request) quotes.set(order.id, { quote, request });
+    }
+    return quotes;
+  }
 
   return {
     async get(principal: Principal, id: string): Promise<Order> {
@@ -93,23 +118,13 @@ export function createOrderService({
         },
         page,
       );
-      const quotes = new Map<string, QuotedRequest>();
-      if (query.includeQuote) {
-        const byId = await findQuotes(
-          database.db,
-          result.items.map((order) => order.quoteId),
-        );
-        const requests = await findQuoteRequests(
-          database.db,
-          result.items.map((order) => order.quoteRequestId),
-        );
-        for (const order of result.items) {
-          const quote = byId.get(order.quoteId);
-          const request = requests.get(order.quoteRequestId);
-          if (quote && request) quotes.set(order.id, { quote, request });
-        }
-      }
+      const quotes = query.includeQuote ? await quotesOf(result.items) : new Map<string, QuotedRequest>();
       return { page: toPage(result.items, result.total, page), quotes };
+    },
+
+    async listOpen(page: PageRequest) {
+      const result = await listOpenOrders(database.db, Math.floor(clock.now().getTime() / 1000), page);
+      return { page: toPage(result.items, result.total, page), quotes: await quotesOf(result.items) };
     },
 
     async listPublic(

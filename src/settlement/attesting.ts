@@ -35,7 +35,7 @@ export function createAttesting(deps: {
   const { database, attester, clock, actor } = deps;
 
   return {
-    async attest(order, terms, obs) {
+    async attest(order, _terms, obs) {
       if (order.fillAttestation) return order.fillAttestation;
       const fill = validFillAtDepth(obs);
       if (!fill) throw new Error(`order ${order.id}: no valid fill at depth to attest`);

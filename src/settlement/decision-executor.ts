@@ -9,22 +9,16 @@ import type { Clock } from '../domain/clock.ts';
 import { FerryError } from '../domain/ferry-error.ts';
 import type { OrderChange } from '../domain/lifecycle.ts';
 import type { OrderTerms } from '../domain/order-typed-data.ts';
-import { publicOrderView } from '../domain/public-views.ts';
 import type { Order, OrderSettlement } from '../domain/records.ts';
 import type { SettlementDecision, SettlementObservation } from '../domain/settlement-decision.ts';
 import type { FerryMetrics } from '../metrics/ferry-metrics.ts';
 import type { FerryDatabase } from '../store/database.ts';
-import { findOrder } from '../store/orders-store.ts';
-import {
-  type ChainActionKind,
-  noteOrderProblem,
-  recordOrderSettlement,
-  transitionOrder,
-} from '../store/settlement-store.ts';
+import { type ChainActionKind, noteOrderProblem } from '../store/settlement-store.ts';
 import { messageOrdersToServe } from '../store/shared-actions-store.ts';
 import { createAttesting } from './attesting.ts';
 import type { ActionOutcome, ChainActionExecutor } from './chain-action-executor.ts';
 import { orderDepositCall } from './order-deposit-call.ts';
+import { announceOpen, moveOrder, noteGivenUp, SETTLEMENT_ACTOR } from './order-writes.ts';
 import type { ProveBatcher } from './prove-batcher.ts';
 
 /**
@@ -60,7 +54,7 @@ export interface DecisionExecutor {
   ): Promise<StepResult>;
 }
 
-const ACTOR = 'settlement-worker';
+const ACTOR = SETTLEMENT_ACTOR;
 
 /** A sent action that reached its receipt is looked at again at once; one still in flight, soon. */
 function again(outcome: ActionOutcome): StepResult {
@@ -95,29 +89,6 @@ async function refuseWhileReverting(
       deps.log.error({ orderId: order.id, kind, reason: error.reason }, `${kind} keeps reverting`);
     }
     throw new RetryLaterError(reason, error);
-  }
-}
-
-/** What writing on an order (its move, a note) needs. */
-type OrderWriteDeps = {
-  readonly database: FerryDatabase;
-  readonly clock: Clock;
-  readonly log: FastifyBaseLogger;
-  readonly metrics?: FerryMetrics;
-};
-
-/**
- * The relayer stopped sending an action that kept reverting on chain: the reason is written on the order once
- * (logged at error and counted); the order still follows the chains, and nothing more is sent for it.
- */
-async function noteGivenUp(
-  deps: OrderWriteDeps,
-  order: Order,
-  kind: ChainActionKind,
-  reason: string,
-): Promise<void> {
-  if (await noteOrderProblem(deps.database.db, order.id, order.status, reason, deps.clock.now(), ACTOR)) {
-    deps.log.error({ orderId: order.id, kind, reason }, `${kind} gave up after reverting on chain`);
   }
 }
 
@@ -271,6 +242,9 @@ export function createDecisionExecutor(deps: DecisionExecutorDeps): DecisionExec
       case 'fail':
         await move(order, { status: 'failed', failureReason: decision.reason }, null, obs);
         return { again: 'later' };
+      case 'announce-open':
+        await announceOpen(deps, order);
+        return { again: 'soon' };
       case 'give-up':
         await noteGivenUp(deps, order, decision.action, decision.reason);
         return { again: 'soon' };
@@ -343,54 +317,4 @@ async function gapCommitCall(
   const packet = await chain.proofPacket(order.outputChain, txHash, guid);
   if (!packet) throw new Error(`no LayerZero packet ${guid} in transaction ${txHash}`);
   return chain.commitCall(order.inputChain, packet);
-}
-
-/** Counts a settlement message reaching a status, and a delivery's wait since the fill. */
-function settlementMetrics(
-  metrics: FerryMetrics | undefined,
-  settlement: OrderSettlement,
-  obs: SettlementObservation,
-) {
-  metrics?.settlementMessages.inc({ status: settlement.status });
-  if (settlement.status === 'delivered' && settlement.deliveredAt && obs.fill) {
-    const seconds = settlement.deliveredAt.getTime() / 1000 - Number(obs.fill.blockTimestamp);
-    metrics?.fillToDelivery.observe(Math.max(0, seconds));
-  }
-}
-
-/**
- * Moves the order (`change`), writes its proof message (`settlement`), or both, in one unit of work with the
- * order's event; false when another writer moved it first.
- */
-async function moveOrder(
-  deps: OrderWriteDeps,
-  order: Order,
-  change: OrderChange | null,
-  settlement: OrderSettlement | null,
-  obs: SettlementObservation,
-): Promise<boolean> {
-  const { database, clock, log } = deps;
-  const now = clock.now();
-  const moved = await database.transaction(async (trx, uow) => {
-    if (settlement && !(await recordOrderSettlement(trx, order.id, order.status, settlement, now, ACTOR))) {
-      return null;
-    }
-    if (change && !(await transitionOrder(trx, order.id, order.status, change, now, ACTOR))) return null;
-    const updated = await findOrder(trx, order.id);
-    if (!updated) return null;
-    uow.emit({
-      type: 'order.updated',
-      occurredAt: now,
-      data: publicOrderView(updated),
-      accountIds: [updated.moneyMoverAccountId, updated.liquidityProviderAccountId],
-    });
-    return updated;
-  });
-  if (moved && change) {
-    log.info({ orderId: order.id, from: order.status, to: change.status }, 'order moved');
-  }
-  if (moved && settlement && settlement.status !== order.settlement?.status) {
-    settlementMetrics(deps.metrics, settlement, obs);
-  }
-  return moved !== null;
 }

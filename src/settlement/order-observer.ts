@@ -97,6 +97,7 @@ export function createOrderObserver(deps: {
       escrow,
       inputTime: input.timestamp,
       outputTime: open ? await indexedTime(order.outputChain, output) : 0n,
+      exclusivityLapsed: order.exclusivityLapsedAt !== null,
       settleGrace,
       outputConfirmations: deps.registry.chain(order.outputChain)?.confirmations ?? 1,
       actions: {

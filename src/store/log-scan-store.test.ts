@@ -63,14 +63,13 @@ describe('log scan store', () => {
 
   it('stores fills once, answers the earliest by order hash in any case, whoever filled, and forgets reorged blocks', async () => {
     // Two fillers' logs for one order (a reorged fill replaced by another's): the earliest is the filler of record.
-    await insertChainFills(database.db, [fill(1, 11n), fill(2, 10n, '0x00000000000000000000000000000000000000F9')]);
+    await insertChainFills(database.db, [
+      fill(1, 11n),
+      fill(2, 10n, '0x00000000000000000000000000000000000000F9'),
+    ]);
     // The same logs read again (a range re-read after a lost race) are not stored twice.
     await insertChainFills(database.db, [fill(1, 11n)]);
-    const found = await findChainFill(
-      database.db,
-      key.chain,
-      hash(7).toUpperCase().replace('0X', '0x'),
-    );
+    const found = await findChainFill(database.db, key.chain, hash(7).toUpperCase().replace('0X', '0x'));
     expect(found).toMatchObject({
       txHash: hash(1002),
       filler: '0x00000000000000000000000000000000000000f9',

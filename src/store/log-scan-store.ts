@@ -234,7 +234,11 @@ function toChainFill(row: Selectable<ChainFillsTable>): ChainFill {
  * The earliest stored fill of `orderHash` on `chain`, whoever filled it (FerryFill takes one fill per order; its
  * filler is the filler of record), or null.
  */
-export async function findChainFill(db: Executor, chain: string, orderHash: string): Promise<ChainFill | null> {
+export async function findChainFill(
+  db: Executor,
+  chain: string,
+  orderHash: string,
+): Promise<ChainFill | null> {
   const row = await db
     .selectFrom('chain_fills')
     .selectAll()

@@ -50,6 +50,7 @@ export function toOrder(row: Selectable<OrdersTable>): Order {
     openDeadline: row.open_deadline === null ? null : BigInt(row.open_deadline),
     exclusivityDeadline: row.exclusivity_deadline === null ? null : BigInt(row.exclusivity_deadline),
     filledBy: row.filled_by as Address | null,
+    exclusivityLapsedAt: time(row.exclusivity_lapsed_at === null ? null : Number(row.exclusivity_lapsed_at)),
     fillDeadline: row.fill_deadline === null ? null : BigInt(row.fill_deadline),
     settlement: toOrderSettlement(row),
     fillAttestation: toFillAttestation(row.fill_attestation),
@@ -119,6 +120,7 @@ export function orderInsert(o: Order) {
         fill_deadline: o.fillDeadline === null ? null : Number(o.fillDeadline),
         exclusivity_deadline: o.exclusivityDeadline === null ? null : Number(o.exclusivityDeadline),
         filled_by: o.filledBy,
+        exclusivity_lapsed_at: o.exclusivityLapsedAt?.getTime() ?? null,
         protocol_fee: o.protocolFee.toString(),
       })
       .compile();
@@ -159,6 +161,19 @@ export async function listAccountOrders(db: Executor, filter: AccountOrderFilter
   const column = filter.side === 'moneyMover' ? 'money_mover_account_id' : 'liquidity_provider_account_id';
   let query = db.selectFrom('orders').where(column, '=', filter.accountId);
   if (filter.status !== null) query = query.where('status', '=', filter.status);
+  return pageOf(query, page, toOrder);
+}
+
+/**
+ * Deposited orders whose exclusivity the worker saw lapse unfilled, with their fill deadline (unix seconds) still
+ * ahead of `nowSeconds`: any liquidity provider may fill them.
+ */
+export async function listOpenOrders(db: Executor, nowSeconds: number, page: PageRequest) {
+  const query = db
+    .selectFrom('orders')
+    .where('status', '=', 'deposited')
+    .where('exclusivity_lapsed_at', 'is not', null)
+    .where('fill_deadline', '>', nowSeconds);
   return pageOf(query, page, toOrder);
 }
 

@@ -102,6 +102,7 @@ export interface OrdersTable {
   fill_deadline: Generated<number | null>;
   exclusivity_deadline: Generated<number | null>;
   filled_by: Generated<string | null>;
+  exclusivity_lapsed_at: Generated<number | null>;
   /** The proof message of the order's fill (0014): see OrderSettlement in src/domain/records.ts. */
   settlement_method: Generated<string | null>;
   settlement_message_id: Generated<string | null>;

@@ -251,6 +251,26 @@ export async function noteOrderProblem(
 }
 
 /**
+ * Writes that the deposited order's exclusivity lapsed unfilled (any filler may now fill it); false when that is
+ * written already or the order has moved on.
+ */
+export async function markExclusivityLapsed(
+  db: Executor,
+  id: string,
+  now: Date,
+  actor: string,
+): Promise<boolean> {
+  const result = await db
+    .updateTable('orders')
+    .set({ exclusivity_lapsed_at: now.getTime(), updated_at: now.getTime(), updated_by: actor })
+    .where('id', '=', id)
+    .where('status', '=', 'deposited')
+    .where('exclusivity_lapsed_at', 'is', null)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+/**
  * Whether a chain action may be written down now: the order still has `expectStatus`; a release (settle or
  * refund) has no rival written down; and a retry (`seq` > 0) follows an action of its kind that was spent without
  * effect (or, for a REPEATABLE kind, finished either way). On PostgreSQL the row lock serialises this check with status transitions made by other workers.

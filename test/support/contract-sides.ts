@@ -87,13 +87,13 @@ export interface Side {
   lzClient(key: Hex): LzChainClient;
 }
 
-async function startSide(chainId: number, eid: number, remoteEid: number): Promise<Side> {
+async function startSide(chainId: number, eid: number, remoteEid: number, feeBps: number): Promise<Side> {
   const anvil = await startAnvil({ chainId });
   const chain = devnetChain(chainId, anvil.rpcUrl);
   const pub = createPublicClient({ chain, transport: http(anvil.rpcUrl), pollingInterval: 50 });
   const lzClient = (key: Hex) => lzChainClient(anvil.rpcUrl, chainId, key);
   const deployer = lzClient(deployerKey);
-  const ferry = await deployFerryLzChain(anvil, deployerKey, { eid, remoteEid }, GRACE, feeRecipient);
+  const ferry = await deployFerryLzChain(anvil, deployerKey, { eid, remoteEid }, GRACE, feeRecipient, feeBps);
   const token = async (symbol: string, name: string) =>
     getAddress((await deployLz(deployer, symbol, loadArtifact('TestStablecoin'), [name, symbol])).address);
   const tokens = {
@@ -104,7 +104,12 @@ async function startSide(chainId: number, eid: number, remoteEid: number): Promi
     await deployLz(deployer, 'messenger', loadArtifact('AttesterMessenger'), [attester.address])
   ).address;
   const attestedEscrow = (
-    await deployLz(deployer, 'escrow', loadArtifact('FerryEscrow'), [messenger, BigInt(GRACE), zeroAddress])
+    await deployLz(deployer, 'escrow', loadArtifact('FerryEscrow'), [
+      messenger,
+      BigInt(GRACE),
+      zeroAddress,
+      0n,
+    ])
   ).address;
   const side: Side = {
     anvil,
@@ -132,12 +137,18 @@ async function startSide(chainId: number, eid: number, remoteEid: number): Promi
 export let A: Side; // input chain
 export let B: Side; // output chain
 export let nonce = 0n;
+/** The LayerZero escrows' protocolFeeBps (startSides' option): makeOrder's default protocolFee follows it. */
+export let protocolFeeBps = 0;
 
 /** Starts both chains with LayerZero and Ferry's contracts, wired and locked (a suite's beforeAll). */
-export async function startSides(): Promise<void> {
+export const startSides = (): Promise<void> => startSidesCharging(0);
+
+/** startSides with the LayerZero escrows charging `bps` (their protocolFeeBps). */
+export async function startSidesCharging(bps: number): Promise<void> {
+  protocolFeeBps = bps;
   [A, B] = await Promise.all([
-    startSide(INPUT_CHAIN_ID, 40_001, 40_002),
-    startSide(OUTPUT_CHAIN_ID, 40_002, 40_001),
+    startSide(INPUT_CHAIN_ID, 40_001, 40_002, protocolFeeBps),
+    startSide(OUTPUT_CHAIN_ID, 40_002, 40_001, protocolFeeBps),
   ]);
   const chains = [A, B].map((side) => ({
     name: side.chain.name,
@@ -188,9 +199,15 @@ export const escrow = () => A.ferry.escrow;
 export const status = (hash: Hex, escrowAddress = escrow()) =>
   read<number>(A, escrowAddress, escrowAbi, 'orderStatus', [hash]);
 
+/** The protocolFee an escrow charging `bps` requires of `inputAmount` (rounded down). */
+export const feeOf = (inputAmount: bigint, bps: number = protocolFeeBps) =>
+  (inputAmount * BigInt(bps)) / 10_000n;
+
+/** An order of the offerer for the filler; protocolFee defaults to the escrows' bps of the input. */
 export async function makeOrder(overrides: Partial<OrderTerms> = {}): Promise<OrderTerms> {
   const t = await now(A);
   nonce += 1n;
+  const inputAmount = overrides.inputAmount ?? 100_000_000n;
   return {
     offerer: offerer.address,
     recipient,
@@ -204,8 +221,10 @@ export async function makeOrder(overrides: Partial<OrderTerms> = {}): Promise<Or
     nonce,
     openDeadline: t + 600n,
     fillDeadline: t + 3600n,
-    protocolFee: 0n,
+    protocolFee: feeOf(inputAmount),
     ...overrides,
+    // Exclusive until the fill deadline unless the test says otherwise (the semantics before open orders).
+    exclusivityDeadline: overrides.exclusivityDeadline ?? overrides.fillDeadline ?? t + 3600n,
   };
 }
 
@@ -224,6 +243,8 @@ export const compactProof = (order: OrderTerms, fillTime: bigint, escrowAddress:
   inputAmount: order.inputAmount,
   protocolFee: order.protocolFee,
   fillDeadline: order.fillDeadline,
+  exclusiveFiller: order.filler,
+  exclusivityDeadline: order.exclusivityDeadline,
   fillTime,
 });
 
@@ -240,14 +261,22 @@ export function expectRevert(promise: Promise<unknown>, error: string) {
   return expect(promise).rejects.toThrow(new RegExp(`\\b${error}\\b`));
 }
 
-/** The attester's signature over a fill at `fillTime`, for the AttesterMessenger route (A's attested escrow). */
-export function attest(order: OrderTerms, fillTime: bigint, key: Hex = attesterKey) {
+/**
+ * The attester's signature over a fill at `fillTime` by `by` (the filler of record; the order's filler unless
+ * given), for the AttesterMessenger route (A's attested escrow).
+ */
+export function attest(
+  order: OrderTerms,
+  fillTime: bigint,
+  key: Hex = attesterKey,
+  by: Address = order.filler,
+) {
   const typedData = fillAttestationTypedData({
     messenger: A.attested.messenger,
     escrow: A.attested.escrow,
     inputChainId: INPUT_CHAIN_ID,
     orderHash: hashOrder(order, A.attested.escrow),
-    filler: order.filler,
+    filler: by,
     fillTime,
   });
   return privateKeyToAccount(key).signTypedData(typedData as never);

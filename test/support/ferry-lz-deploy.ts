@@ -37,6 +37,7 @@ export async function deployFerryLzChain(
   eids: { eid: number; remoteEid: number },
   settleGrace: number,
   feeRecipient?: Address,
+  protocolFeeBps = 0,
 ): Promise<FerryLzChain> {
   const lz = await deployDevnetLayerZero(chain.rpcUrl, chain.chainId, eids.eid, eids.remoteEid);
   const { contracts, startBlock } = await deployFerryChain({
@@ -46,6 +47,7 @@ export async function deployFerryLzChain(
     settlement: { method: 'layerzero', endpoint: lz.endpoint, eid: eids.eid },
     settleGrace,
     ...(feeRecipient ? { feeRecipient } : {}),
+    protocolFeeBps,
   });
   return { lz, app: getAddress(contracts.fill), escrow: getAddress(contracts.escrow), startBlock };
 }

@@ -15,6 +15,8 @@ import {Vm, vm} from "./Vm.sol";
 abstract contract EscrowBooks is FerryTest {
   uint256 public constant GRACE = 1 hours;
   uint256 internal constant N_TOKENS = 4;
+  /// @notice The escrow's protocol fee: every accepted order's protocolFee is this share of its input.
+  uint256 public constant FEE_BPS = 30;
   uint256 internal constant SECP256K1_N =
     115792089237316195423570985008687907852837564279074904382605163141518161494337;
 
@@ -45,6 +47,19 @@ abstract contract EscrowBooks is FerryTest {
   /// @notice What each account earned from the escrow per token: fillers input minus fee of their settled orders,
   /// the fee recipient the fees, offerers the input of their refunded orders.
   mapping(address token => mapping(address account => uint256)) public entitled;
+  /// @notice Who filled each order through FerryFill (the filler of record the handler saw); zero while unfilled.
+  mapping(bytes32 orderHash => address) public filledBy;
+  /// @notice Whom the escrow paid for each settled order (the filler settleFills named), the fill time its proof
+  /// carried, and whether that proof was true (named FerryFill's filler of record and fill time).
+  mapping(bytes32 orderHash => address) public settledTo;
+  mapping(bytes32 orderHash => uint256) public settledFillTime;
+  mapping(bytes32 orderHash => bool) public settledByTrueProof;
+  /// @notice Coverage: deposits made through open() and openFor(), fills by someone other than the exclusive
+  /// filler, settlements paying someone other than the exclusive filler.
+  uint256 public opens;
+  uint256 public openFors;
+  uint256 public fillsByOthers;
+  uint256 public settlementsToOthers;
   /// @notice Accepted deposits whose fillDeadline + settleGrace overflows (refund could never open).
   uint256 public overflowingDeposits;
   uint256 public violations;
@@ -53,7 +68,7 @@ abstract contract EscrowBooks is FerryTest {
   constructor() {
     inputChainId = block.chainid;
     currentTime = block.timestamp;
-    escrow = new FerryEscrow(address(this), GRACE, feeRecipient);
+    escrow = new FerryEscrow(address(this), GRACE, feeRecipient, FEE_BPS);
     fillContract = new FerryFill();
     tokens[0] = new FuzzToken(FuzzToken.Kind.Plain, "Plain");
     tokens[1] = new FuzzToken(FuzzToken.Kind.Blacklisting, "Blacklisting");
@@ -129,11 +144,48 @@ abstract contract EscrowBooks is FerryTest {
 
   // ---------------------------------------------------------------- book-keeping
 
+  /// @dev Another of the three fillers (the first one for the zero address).
   function _otherFiller(address filler) internal view returns (address) {
     for (uint256 i = 0; i < 3; ++i) {
       if (fillers[i] == filler) return fillers[(i + 1) % 3];
     }
-    revert("unknown filler");
+    return fillers[0];
+  }
+
+  /// @dev The filler a proof of orders[i] names: its filler of record once filled, its exclusive filler before.
+  function _recordedFiller(uint256 i) internal view returns (address) {
+    address by = filledBy[orderHashes[i]];
+    return by != address(0) ? by : orders[i].filler;
+  }
+
+  /// @notice What the invariants check of deposit i's settlement: its status, whom it paid and the fill time its
+  /// proof carried, the exclusivity it was deposited with, whether a true proof settled it and who filled it.
+  function settlementOf(uint256 i)
+    external
+    view
+    returns (
+      uint8 status,
+      address payee,
+      uint256 fillTime,
+      address exclusiveFiller,
+      uint256 exclusivityDeadline,
+      uint256 fillDeadline,
+      bool byTrueProof,
+      address fillerOfRecord
+    )
+  {
+    bytes32 h = orderHashes[i];
+    Order storage o = orders[i];
+    return (
+      escrow.orderStatus(h),
+      settledTo[h],
+      settledFillTime[h],
+      o.filler,
+      o.exclusivityDeadline,
+      o.fillDeadline,
+      settledByTrueProof[h],
+      fillContract.fillerOf(h)
+    );
   }
 
   function _min(uint256 a, uint256 b) internal pure returns (uint256) {
@@ -147,11 +199,14 @@ abstract contract EscrowBooks is FerryTest {
     return 0;
   }
 
-  /// @dev An order with the same filler and output chain as `first`, near `seed` (or `first` itself).
-  function _sameRoute(Order memory first, uint256 seed) internal view returns (Order memory) {
+  /// @dev The index of an order with the same recorded filler (see _recordedFiller) and output chain as orders[first],
+  /// near `seed` (or `first` itself): what one proof message of one filler of record can carry.
+  function _sameRoute(uint256 first, uint256 seed) internal view returns (uint256) {
+    address filler = _recordedFiller(first);
+    uint256 chain = orders[first].outputChainId;
     for (uint256 k = 0; k < orders.length; ++k) {
-      Order storage o = orders[(seed % orders.length + k) % orders.length];
-      if (o.filler == first.filler && o.outputChainId == first.outputChainId) return o;
+      uint256 i = (seed % orders.length + k) % orders.length;
+      if (_recordedFiller(i) == filler && orders[i].outputChainId == chain) return i;
     }
     return first;
   }
@@ -163,9 +218,10 @@ abstract contract EscrowBooks is FerryTest {
     revert("unknown order");
   }
 
-  function _anyTruthful(bytes32[] memory hashes, bool[] memory truthful, bytes32 h) internal pure returns (bool) {
+  /// @dev Whether some proof of the batch for `h` has `flag` set (a true proof, an admissible one).
+  function _anyOf(bytes32[] memory hashes, bool[] memory flag, bytes32 h) internal pure returns (bool) {
     for (uint256 i = 0; i < hashes.length; ++i) {
-      if (hashes[i] == h && truthful[i]) return true;
+      if (hashes[i] == h && flag[i]) return true;
     }
     return false;
   }

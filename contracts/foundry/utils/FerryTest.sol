@@ -31,7 +31,8 @@ abstract contract FerryTest {
     if (!condition) revert(what);
   }
 
-  /// @notice An order of `amount` of `token` with `fee`, filled within `fillIn` seconds of now on chain 10.
+  /// @notice An order of `amount` of `token` with `fee`, filled within `fillIn` seconds of now on chain 10, exclusive
+  /// to `filler` for its whole fill window (exclusivityDeadline = fillDeadline).
   function _order(
     address offerer,
     address token,
@@ -54,7 +55,8 @@ abstract contract FerryTest {
       nonce: nonce,
       openDeadline: block.timestamp + 60,
       fillDeadline: block.timestamp + 60 + fillIn,
-      protocolFee: fee
+      protocolFee: fee,
+      exclusivityDeadline: block.timestamp + 60 + fillIn
     });
   }
 

@@ -13,6 +13,7 @@ interface Vm {
   function addr(uint256 privateKey) external pure returns (address);
   function sign(uint256 privateKey, bytes32 digest) external pure returns (uint8 v, bytes32 r, bytes32 s);
   function warp(uint256 timestamp) external;
+  function deal(address account, uint256 newBalance) external;
   function chainId(uint256 newChainId) external;
   function prank(address sender) external;
   function startPrank(address sender) external;

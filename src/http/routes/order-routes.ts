@@ -3,6 +3,7 @@ import { orderView, quoteView } from '../../domain/account-views.ts';
 import type { Clock } from '../../domain/clock.ts';
 import { ORDER_STATUSES } from '../../domain/lifecycle.ts';
 import { ACCOUNT_TYPES } from '../../domain/principal.ts';
+import { publicOrderView } from '../../domain/public-views.ts';
 import type { OrderService } from '../../services/order-service.ts';
 import type { FerryApp } from '../app-types.ts';
 import { principalOf, requireAccount } from '../auth-hooks.ts';
@@ -14,7 +15,7 @@ import {
   PageFields,
   PaginationQuery,
 } from '../schemas/common-schemas.ts';
-import { OrderSchema } from '../schemas/resource-schemas.ts';
+import { OrderSchema, PublicOrderSchema, TypedDataSchema } from '../schemas/resource-schemas.ts';
 
 export function registerOrderRoutes(
   app: FerryApp,
@@ -76,6 +77,53 @@ export function registerOrderRoutes(
         message: 'orders',
         data: {
           orders: views,
+          total: result.page.total,
+          page: result.page.page,
+          pageSize: result.page.pageSize,
+          totalPages: result.page.totalPages,
+        },
+      };
+    },
+  );
+
+  app.get(
+    '/api/v1/open-orders',
+    {
+      preValidation: requireAccount('liquidityProvider'),
+      schema: {
+        tags: ['Orders'],
+        operationId: 'listOpenOrders',
+        summary: 'List orders open to any filler',
+        description:
+          "Deposited orders whose quoted liquidity provider's exclusivity lapsed unfilled (each was announced by an " +
+          '`order.exclusivityLapsed` event): any liquidity provider may now fill one until its `fillDeadline`, and the ' +
+          'escrow pays whoever filled. Each comes with its signed typed data, the order a fill takes (FerryApp.fill, ' +
+          'fillAndProve, or the ERC-7683 fill). Newest first.',
+        security: ACCOUNT_SECURITY,
+        querystring: Type.Object({ ...PaginationQuery }, { additionalProperties: false }),
+        response: {
+          200: envelope(
+            Type.Object({
+              openOrders: Type.Array(Type.Object({ order: PublicOrderSchema, typedData: TypedDataSchema })),
+              ...PageFields,
+            }),
+          ),
+          ...errorResponses(400, 401, 403, 429),
+        },
+      },
+    },
+    async (request) => {
+      const { page, pageSize } = request.query;
+      const result = await orders.listOpen({ page, pageSize });
+      const openOrders = [];
+      for (const order of result.page.items) {
+        const quoted = result.quotes.get(order.id);
+        if (quoted) openOrders.push({ order: publicOrderView(order), typedData: quoted.quote.typedData });
+      }
+      return {
+        message: 'open orders',
+        data: {
+          openOrders,
           total: result.page.total,
           page: result.page.page,
           pageSize: result.page.pageSize,
