@@ -264,6 +264,30 @@ describe('ferry deploy', () => {
       undefined,
       ['escrow', 'fill', 'messenger'],
     ]);
+
+    // The protocol fee is fixed in the escrow at deployment, with where it goes; a fee with nowhere to go is refused.
+    const nowhere = await sh(
+      'ferry deploy --rpc-url "$RPC_URL_A" --name chain-d --attester "$USDC_A" --protocol-fee-bps 25 --out fee.json',
+    );
+    expect(nowhere.code).toBe(1);
+    expect(nowhere.stderr).toBe(
+      'ferry: --protocol-fee-bps 25 needs --fee-recipient: the fee must go somewhere\n',
+    );
+    const feeTo = '0x00000000000000000000000000000000000Fee02';
+    const charging = await sh(
+      `ferry deploy --rpc-url "$RPC_URL_A" --name chain-d --attester "$USDC_A" --protocol-fee-bps 25 --fee-recipient ${feeTo} --out fee.json`,
+    );
+    expect(charging.stderr).toBe('');
+    const [feeEntry] = (JSON.parse(fs.readFileSync(path.join(dir, 'fee.json'), 'utf8')) as RegistryFile)
+      .chains;
+    const escrowRead = (functionName: 'protocolFeeBps' | 'feeRecipient') =>
+      createPublicClient({ transport: http(anvils[0]?.rpcUrl) }).readContract({
+        address: feeEntry?.contracts.escrow as `0x${string}`,
+        abi: loadArtifact('FerryEscrow').abi,
+        functionName,
+      });
+    expect(await escrowRead('protocolFeeBps')).toBe(25n);
+    expect(await escrowRead('feeRecipient')).toBe(feeTo);
   }, 180_000);
 
   it('refuses a settle grace below the worst case of a proof on any route, before deploying anything', async () => {

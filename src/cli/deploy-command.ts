@@ -3,6 +3,7 @@ import { type Command, InvalidArgumentError } from 'commander';
 import type { RegistryFile } from '../chains/chain-registry.ts';
 import { ConfigError, loadConfig } from '../config/config.ts';
 import { FerryError } from '../domain/ferry-error.ts';
+import { MAX_PROTOCOL_FEE_BPS } from '../domain/protocol-fee.ts';
 import { CliError } from './cli-error.ts';
 
 type Address = `0x${string}`;
@@ -57,6 +58,8 @@ interface DeployOptions {
   dvnVerifySeconds?: number;
   attester?: Address;
   settleGrace: number;
+  protocolFeeBps: number;
+  feeRecipient?: Address;
   tokens?: ChainEntry['tokens'];
 }
 
@@ -137,6 +140,11 @@ async function deployChain(opts: DeployOptions): Promise<void> {
     entryOf({ chainId: opts.chainId ?? 1, startBlock: 0n, contracts: { escrow: zero, fill: zero } }),
     opts.settleGrace,
   );
+  // The fee is immutable too, and Ferry refuses to start with a PROTOCOL_FEE_BPS other than the escrows'.
+  if (opts.protocolFeeBps !== 0 && !opts.feeRecipient)
+    throw new CliError(
+      `--protocol-fee-bps ${opts.protocolFeeBps} needs --fee-recipient: the fee must go somewhere`,
+    );
   const key = deployerKey();
   const { deployFerryChain } = await import('../chains/ferry-deploy.ts');
   const deployment = await deployFerryChain({
@@ -144,6 +152,8 @@ async function deployChain(opts: DeployOptions): Promise<void> {
     deployerKey: key,
     settlement,
     settleGrace: opts.settleGrace,
+    protocolFeeBps: opts.protocolFeeBps,
+    ...(opts.feeRecipient ? { feeRecipient: opts.feeRecipient } : {}),
     ...(opts.chainId === undefined ? {} : { chainId: opts.chainId }),
   }).catch((error: unknown) => oneLine(error, '--rpc-url'));
   const entry = entryOf(deployment);
@@ -301,6 +311,17 @@ export function registerDeployCommand(program: Command): void {
       'refunds open this long after fillDeadline',
       integer(60, 30 * 86_400),
       3600,
+    )
+    .option(
+      '--protocol-fee-bps <bps>',
+      "Ferry's fee on every order in bps of its input, fixed in the escrow (PROTOCOL_FEE_BPS must equal it)",
+      integer(0, MAX_PROTOCOL_FEE_BPS),
+      0,
+    )
+    .option(
+      '--fee-recipient <address>',
+      'where the escrow pays the protocol fee (needed with a fee)',
+      address,
     )
     .option(
       '--tokens <list>',
