@@ -26,6 +26,8 @@ import type {
   ListQuotesQuery,
   LogoutResult,
   NonceResult,
+  OpenOrderPage,
+  OpenOrdersQuery,
   Order,
   OrderPage,
   PublicOrderDetail,
@@ -132,6 +134,11 @@ export interface FerryClient {
     list(query?: ListOrdersQuery, opts?: CallOptions): Promise<OrderPage>;
     /** GET /api/v1/orders/{id}: one of your orders (another account's is 404 ORDER_NOT_FOUND). */
     get(id: string, opts?: CallOptions): Promise<Order>;
+    /**
+     * GET /api/v1/open-orders (liquidity providers): orders whose quoted provider's exclusivity lapsed unfilled, which
+     * any provider may fill now, each with the signed typed data a fill takes.
+     */
+    open(query?: OpenOrdersQuery, opts?: CallOptions): Promise<OpenOrderPage>;
   };
   readonly public: {
     /**
@@ -282,6 +289,10 @@ export function createFerryClient(options: FerryClientOptions): FerryClient {
       get: (id: string, opts?: CallOptions) =>
         call<{ data: Order }>(`GET /api/v1/orders/${enc(id)}`, () =>
           raw.GET('/api/v1/orders/{id}', { params: { path: { id } }, ...init(opts) }),
+        ).then((body) => body.data),
+      open: (query: OpenOrdersQuery = {}, opts?: CallOptions) =>
+        call<{ data: OpenOrderPage }>('GET /api/v1/open-orders', () =>
+          raw.GET('/api/v1/open-orders', { params: { query }, ...init(opts) } as never),
         ).then((body) => body.data),
     },
 

@@ -60,6 +60,13 @@ export type ListOrdersQuery = Partial<Query<'/api/v1/orders', 'get'>>;
 export type OrderPage = Ok<'/api/v1/orders', 'get'>['data'];
 export type Order = Ok<'/api/v1/orders/{id}', 'get'>['data'];
 export type OrderStatus = Order['status'];
+export type OpenOrdersQuery = Partial<Query<'/api/v1/open-orders', 'get'>>;
+export type OpenOrderPage = Ok<'/api/v1/open-orders', 'get'>['data'];
+/**
+ * An order any liquidity provider may fill now (its exclusivity lapsed unfilled): the public order and the signed
+ * typed data a fill takes.
+ */
+export type OpenOrder = OpenOrderPage['openOrders'][number];
 export type AccountType = NonNullable<ListOrdersQuery['accountType']>;
 /** The calling account (GET /api/v1/account). */
 export type Account = Ok<'/api/v1/account', 'get'>['data'];

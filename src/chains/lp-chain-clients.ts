@@ -104,14 +104,25 @@ export async function ensureAllowance(
   );
 }
 
-/** The block time at which `orderHash` was filled on this chain's fill contract; 0 while it is not. */
+/** Who filled `orderHash` on this chain's fill contract (the filler of record) and when (block time); null before. */
+export async function fillOf(
+  c: ChainClients,
+  fillContract: Address,
+  orderHash: Hex,
+): Promise<{ time: bigint; filler: Address } | null> {
+  const read = (functionName: 'fillTimes' | 'fillerOf') =>
+    c.public.readContract({ address: fillContract, abi: appAbi, functionName, args: [orderHash] });
+  const [time, filler] = await Promise.all([read('fillTimes'), read('fillerOf')]);
+  return time === 0n ? null : { time: time as bigint, filler: filler as Address };
+}
+
+/**
+ * The block time at which this wallet filled `orderHash` on this chain's fill contract; 0 while it has not (unfilled,
+ * or filled by another filler once the order was open to any).
+ */
 export async function fillTimeOf(c: ChainClients, fillContract: Address, orderHash: Hex): Promise<bigint> {
-  return (await c.public.readContract({
-    address: fillContract,
-    abi: appAbi,
-    functionName: 'fillTimes',
-    args: [orderHash],
-  })) as bigint;
+  const fill = await fillOf(c, fillContract, orderHash);
+  return fill && fill.filler.toLowerCase() === c.wallet.account.address.toLowerCase() ? fill.time : 0n;
 }
 
 /** The only address the input chain's escrow takes settlements from (FerryApp, or an AttesterMessenger). */

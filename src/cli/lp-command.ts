@@ -48,6 +48,7 @@ interface LpFlags {
   rpcUrl?: Record<string, string>;
   once?: boolean;
   stream: boolean;
+  fillOpen: boolean;
   journal?: string;
   confirmations?: number;
   replaceAfterSeconds: number;
@@ -173,6 +174,10 @@ function withLpOptions(command: Command): Command {
       )
       .option('--once', 'run one pass and exit (non-zero if anything failed)')
       .option('--no-stream', 'poll only: do not listen for new quote requests on the WebSocket')
+      .option(
+        '--no-fill-open',
+        "do not fill orders other providers were quoted for once their exclusivity lapses (default: fill those this bot's spread prices at or above their output)",
+      )
   );
 }
 
@@ -237,6 +242,7 @@ async function runLpBot(flags: LpFlags): Promise<void> {
     log,
     rpcUrls: flags.rpcUrl,
     stream: flags.stream,
+    fillOpen: flags.fillOpen,
     fillMarginSeconds: flags.fillMarginSeconds,
     pinnedChains,
     maxOffererShare: flags.maxOffererShare,
@@ -255,6 +261,7 @@ async function runLpBot(flags: LpFlags): Promise<void> {
       spreadBps,
       pollMs,
       stream: flags.stream,
+      fillOpen: flags.fillOpen,
       proveBatch: flags.proveBatch,
       proveAfterSeconds: flags.proveAfterSeconds,
       journal: journalFile,

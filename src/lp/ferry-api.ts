@@ -9,6 +9,7 @@ import {
   type FerryApiError,
   type FerryClient,
   type FerryEvent,
+  type OpenOrder,
   type Order,
   type OrderStatus,
   type QuoteEnvelope,
@@ -20,6 +21,7 @@ import {
 export {
   type ChainInfo,
   FerryApiError,
+  type OpenOrder,
   type Quote as QuoteView,
   type QuoteEnvelope,
 } from '../../sdk/src/index.ts';
@@ -63,6 +65,8 @@ export interface FerryApi {
   }): Promise<QuoteEnvelope>;
   /** The caller's orders in `status`, each with its quote (and so its typed data). */
   orders(status: OrderStatus): Promise<Order[]>;
+  /** Orders any liquidity provider may fill now (exclusivity lapsed unfilled), with their typed data. */
+  openOrders(): Promise<OpenOrder[]>;
   /**
    * Live quote requests (`quoteRequests` channel) and the bot's own order updates (`account`) over the
    * WebSocket, reconnecting by itself. The bot still polls as the fallback.
@@ -133,6 +137,13 @@ export function createFerryApi(options: { baseUrl: string; apiKey?: string; time
       });
     },
 
+    openOrders(): Promise<OpenOrder[]> {
+      return allPages(async (page) => {
+        const data = await client.orders.open({ page, pageSize: 100 });
+        return { items: data.openOrders, totalPages: data.totalPages };
+      });
+    },
+
     /**
      * Live quote requests (`quoteRequests` channel) and the bot's own order updates (`account`) over the
      * WebSocket, reconnecting by itself. The bot still polls as the fallback.
@@ -143,8 +154,8 @@ export function createFerryApi(options: { baseUrl: string; apiKey?: string; time
         ...(options.apiKey ? { apiKey: options.apiKey } : {}),
         channels: ['quoteRequests', 'account'],
         onEvent(event, channel) {
-          if (channel === 'quoteRequests' && event.type === 'quoteRequest.created')
-            handlers.onQuoteRequest(event);
+          // A request to quote, or an order any provider may now fill: either way a pass is due.
+          if (channel === 'quoteRequests') handlers.onQuoteRequest(event);
           else if (channel === 'account' && event.type === 'order.updated') handlers.onOrderUpdate(event);
         },
         onStatus: handlers.onStatus,

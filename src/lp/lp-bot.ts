@@ -1,7 +1,6 @@
 import type { Hex } from 'viem';
 import { type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts';
 import { type ChainRegistry, DEFAULT_MAX_FEE_PER_GAS_GWEI } from '../chains/chain-registry.ts';
-import { type ChainClients, chainClients } from '../chains/lp-chain-clients.ts';
 import { MAX_PROOFS_PER_MESSAGE } from '../chains/prove-options.ts';
 import {
   createTransactionClient,
@@ -11,9 +10,10 @@ import {
 import type { LpJournal } from '../store/lp-journal.ts';
 import { type ChainInfo, type FerryApi, FerryApiError, type OrderView } from './ferry-api.ts';
 import { DEFAULT_FILL_MARGIN_SECONDS } from './fill-margin.ts';
-import { pinChains } from './lp-chain-pins.ts';
+import { createLpChainAccess } from './lp-chain-access.ts';
 import { markFilledQuotes } from './lp-filled-quotes.ts';
 import { createFiller, type Done } from './lp-filler.ts';
+import { fillOpenOrders } from './lp-open-fills.ts';
 import { createPollLoop, nextPassAt, RECEIPT_WAIT_MS, watchStream } from './lp-poll-loop.ts';
 import { createProver, type ProverDeps } from './lp-prover.ts';
 import { createQuoter, type Quoter } from './lp-quoter.ts';
@@ -78,6 +78,11 @@ export interface LpBotOptions {
   proveBatch?: number;
   /** Seconds after the oldest unproven fill of a route its batch goes out anyway (default DEFAULT_PROVE_AFTER_SECONDS). */
   proveAfterSeconds?: number;
+  /**
+   * Also fill orders other providers were quoted for and did not fill in their exclusivity, when profitable at this
+   * bot's spread (lp-open-fills.ts; default true).
+   */
+  fillOpen?: boolean;
   /** Test-only crash points of the transaction client (LP_FAULT_INJECT). */
   faults?: { at(point: TxCrashPoint): void };
 }
@@ -259,12 +264,6 @@ function orderDone(
   };
 }
 
-/** A pinned chain is read through its own RPC: the API's could answer the pinning checks and show deposits that do
- * not exist. */
-function pinnedRpcUrl(pinned: ChainRegistry | null, name: string): string | undefined {
-  return pinned?.chain(name)?.rpcUrl;
-}
-
 export function createLpBot(options: LpBotOptions): LpBot {
   const { api, log, spreadBps } = options;
   const account: PrivateKeyAccount = privateKeyToAccount(options.privateKey);
@@ -274,13 +273,14 @@ export function createLpBot(options: LpBotOptions): LpBot {
   const maxOffererShare = offererShareOf(options);
   /** Orders the bot is done with (filled, or not its to fill). */
   const settledOrders = new Set<Hex>();
-  let chains = new Map<string, ChainInfo>();
-  const clients = new Map<string, ChainClients>();
+  const pinned = options.pinnedChains ?? null;
+  const access = createLpChainAccess({ api, account, pinned, rpcUrls: options.rpcUrls });
+  const { chain, clientsFor } = access;
   let running: Promise<PassReport> | null = null;
   const transactions = createTransactionClient({
     ledger: options.journal.ledger,
-    chains: (name) => txSettings(options, name, chains.get(name)),
-    rpc: (name) => clientsFor(chains.get(name) as ChainInfo).public as never,
+    chains: (name) => txSettings(options, name, access.known(name)),
+    rpc: (name) => clientsFor(access.known(name) as ChainInfo).public as never,
     log,
     ...(options.faults ? { faults: options.faults } : {}),
     receiptWaitMs: RECEIPT_WAIT_MS,
@@ -304,29 +304,13 @@ export function createLpBot(options: LpBotOptions): LpBot {
     chain,
     clientsFor,
   });
-  const pinned = options.pinnedChains ?? null;
-  /** The API's chains, taken only once pinned (lp-chain-pins.ts); a disagreement fails the pass instead. */
-  async function refreshChains(): Promise<void> {
-    const checked = await pinChains(await api.chains(), pinned, clientsFor);
-    if ('problem' in checked) throw new Error(`not trading: ${checked.problem}`);
-    chains = new Map(checked.chains.map((c) => [c.name, c]));
-  }
-  async function chain(name: string): Promise<ChainInfo | null> {
-    if (!chains.has(name) && !(pinned && !pinned.chain(name))) await refreshChains();
-    return chains.get(name) ?? null;
-  }
-  function clientsFor(info: ChainInfo): ChainClients {
-    let c = clients.get(info.name);
-    if (!c) {
-      const rpcUrl = options.rpcUrls?.[info.name] ?? pinnedRpcUrl(pinned, info.name) ?? info.rpcUrl;
-      if (!rpcUrl)
-        throw new Error(`chain ${info.name} has no public rpcUrl; pass --rpc-url ${info.name}=URL`);
-      c = chainClients({ name: info.name, chainId: info.chainId, rpcUrl }, account);
-      clients.set(info.name, c);
-    }
-    return c;
-  }
-
+  /** Orders other providers let lapse, filled like its own (lp-open-fills.ts). */
+  const fillOpen = (report: PassReport, failed: Failed) => {
+    const fillOne = (order: OrderView) =>
+      filler.fillOne(order, report, orderDone(order, { settledOrders, watching, log }), true);
+    const deps = { api, account, journal: options.journal, spreadBps, log, chain, clientsFor };
+    return fillOpenOrders({ ...deps, settledOrders, fillOne }, failed);
+  };
   /** What was last said of each order the bot still watches: a fill waiting for settlement is logged once. */
   const watching = new Map<Hex, string>();
   const fillOne = (order: OrderView, report: PassReport) =>
@@ -336,16 +320,17 @@ export function createLpBot(options: LpBotOptions): LpBot {
     const report = emptyReport();
     const failed = recordFailure(report, log);
 
-    if (chains.size === 0) {
+    if (access.size() === 0) {
       try {
-        await refreshChains();
+        await access.refresh();
       } catch (error) {
         failed('list chains', error);
       }
     }
-    await driveTransactions(transactions, chains.keys(), account, log, report);
+    await driveTransactions(transactions, access.names(), account, log, report);
     // Fills first: an accepted order is money waiting, a quote is only an offer.
     await fillDeposited(api, settledOrders, (order) => fillOne(order, report), report, failed);
+    if (options.fillOpen !== false && report.retryAfterMs === null) await fillOpen(report, failed);
     await markFilledQuotes({ journal: options.journal, chain, clientsFor, log }, report, failed);
     // Then proofs: the LP's repayment, which batching delays by at most the window.
     report.nextPassAt = await nextPassAt(options.journal, await prover.provePass(report, failed));
@@ -368,7 +353,7 @@ export function createLpBot(options: LpBotOptions): LpBot {
     async checkSetup(): Promise<string | null> {
       const checked = await checkLpSetup({ api, account, pinned, clientsFor });
       if ('problem' in checked) return checked.problem;
-      chains = new Map(checked.chains.map((c) => [c.name, c]));
+      access.set(checked.chains);
       return null;
     },
 

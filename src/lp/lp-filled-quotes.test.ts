@@ -64,11 +64,17 @@ describe('LP bot: quotes marked filled from the ledger', () => {
   };
 
   it('marks an ordered quote filled once its fill is confirmed in the ledger and on chain, and only then', async () => {
-    const filledOnChain = new Set<string>();
+    /** Who filled each order on chain (FerryFill's fillerOf), and so at what time (fillTimes). */
+    const filledOnChain = new Map<string, Hex>();
     const clients = {
       public: {
-        readContract: async ({ args }: { args: [Hex] }) => (filledOnChain.has(args[0]) ? 1_700_000_000n : 0n),
+        readContract: async ({ functionName, args }: { functionName: string; args: [Hex] }) => {
+          const filler = filledOnChain.get(args[0]);
+          if (functionName === 'fillerOf') return filler ?? `0x${'00'.repeat(20)}`;
+          return filler ? 1_700_000_000n : 0n;
+        },
       },
+      wallet: { account: wallet },
     } as unknown as ChainClients;
     const deps = {
       journal,
@@ -96,7 +102,10 @@ describe('LP bot: quotes marked filled from the ledger', () => {
     await journal.ledger.finish(f1.action.id, { txHash: f1.attempt.txHash, status: 'confirmed' }, Date.now());
     // Confirmed in the ledger but the chain shows no fill (a reorg took it): not filled.
     expect((await pass()).filled).toEqual([]);
-    filledOnChain.add(h1);
+    // Another filler's fill of the order (once it was open to any) is not this bot's.
+    filledOnChain.set(h1, `0x${'0f'.repeat(20)}`);
+    expect((await pass()).filled).toEqual([]);
+    filledOnChain.set(h1, wallet.address);
     const report = await pass();
     expect(report.filled).toEqual([{ orderId: 'order-q1', orderHash: h1, txHash: f1.attempt.txHash }]);
     expect((await journal.findQuote('q1'))?.status).toBe('filled');

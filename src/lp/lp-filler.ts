@@ -10,6 +10,7 @@ import {
   escrowStatus,
   fillAndProveData,
   fillData,
+  fillOf,
   fillTimeOf,
   quoteProve,
 } from '../chains/lp-chain-clients.ts';
@@ -21,8 +22,8 @@ import type { JournalQuote, JournalTables, LpJournal } from '../store/lp-journal
 import type { LedgerGuard } from '../store/tx-ledger-store.ts';
 import type { ChainInfo, OrderView } from './ferry-api.ts';
 import type { BotLog, PassReport } from './lp-bot.ts';
+import { fillRefusal } from './lp-fill-refusal.ts';
 import { type SignedOrder, settlementMethodOf, signedOrderOf } from './lp-signed-order.ts';
-import { quoteOutputAmount } from './pricing.ts';
 
 export type BotTransactions = TransactionClient<LedgerGuard<JournalTables>>;
 
@@ -40,6 +41,7 @@ export interface FillerDeps {
 }
 
 const hex = (value: string) => value as Hex;
+const same = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
 
 /** Why an order is not filled now: a log line, and whether its quote has ended (null: look again next pass). */
 interface Blocker {
@@ -53,34 +55,6 @@ function deadlineOf(order: OrderView): bigint {
   if (order.details.fillDeadline === null)
     throw new Error(`order ${order.orderId} is listed without its fillDeadline`);
   return BigInt(order.details.fillDeadline);
-}
-const same = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
-
-/**
- * Why the bot will not fill this order, or null: it fills only orders of quotes it made itself (in its journal), on
- * exactly those terms, at a price its pricing gives. Anyone holding the LP's API key can create and accept a quote
- * in its name; without this check the bot would pay out whatever such a quote promised.
- */
-export function fillRefusal(
-  order: OrderView,
-  quote: JournalQuote | null,
-  decimals: { input: number; output: number },
-) {
-  if (!quote) return 'this bot did not make the quote of this order (not in its journal)';
-  const d = order.details;
-  const terms =
-    same(quote.inputChain, d.inputChain) &&
-    same(quote.outputChain, d.outputChain) &&
-    same(quote.inputToken, d.inputToken) &&
-    same(quote.outputToken, d.outputToken) &&
-    quote.inputAmount === BigInt(d.inputAmount) &&
-    quote.outputAmount === BigInt(d.outputAmount);
-  if (!terms) return "the order's terms differ from the quote this bot made";
-  const priced = quoteOutputAmount(BigInt(d.inputAmount) - BigInt(d.protocolFee), quote.spreadBps, decimals);
-  if (BigInt(d.outputAmount) > priced) {
-    return `the order pays out ${d.outputAmount}, more than this bot's pricing gives (${priced})`;
-  }
-  return null;
 }
 
 /**
@@ -213,9 +187,9 @@ async function fillBlocker(
 ): Promise<Blocker | null> {
   const c = deps.clientsFor(info);
   const fillDeadline = signed.order.fillDeadline;
-  const [outputTime, fillTime, escrow, settler] = await Promise.all([
+  const [outputTime, fill, escrow, settler] = await Promise.all([
     chainTime(c),
-    fillTimeOf(c, hex(info.fill), signed.orderHash),
+    fillOf(c, hex(info.fill), signed.orderHash),
     escrowStatus(deps.clientsFor(inputInfo), signed.escrow, signed.orderHash),
     settlerOf(deps, settlers, inputInfo, signed.escrow),
   ]);
@@ -239,13 +213,11 @@ async function fillBlocker(
       extra: { fillDeadline: fillDeadline.toString(), chainTime: outputTime.toString() },
     };
   }
-  if (fillTime !== 0n) {
-    return {
-      final: false,
-      level: 'info',
-      msg: 'already filled by this wallet',
-      extra: { fillTime: `${fillTime}` },
-    };
+  if (fill) {
+    // After the exclusivity another filler may have been first: the order is theirs, paid to them.
+    const ours = same(fill.filler, deps.account.address);
+    const msg = ours ? 'already filled by this wallet' : `not filling: ${fill.filler} filled it first`;
+    return { final: !ours, level: 'info', msg, extra: { fillTime: `${fill.time}` } };
   }
   // Only an order the escrow holds `Active` can pay the fill back; anything else would be a gift.
   if (escrow === 'active') return null;
@@ -314,7 +286,8 @@ export function createFiller(deps: FillerDeps) {
   const settlers: Settlers = new Map();
 
   return {
-    async fillOne(order: OrderView, report: PassReport, done: Done) {
+    /** `open`: an order open to any filler (its exclusivity lapsed) that the bot adopted (lp-open-fills.ts). */
+    async fillOne(order: OrderView, report: PassReport, done: Done, open = false) {
       const orderHash = hex(order.blockchainOrderId);
       const [info, inputInfo] = [
         await deps.chain(order.details.outputChain),
@@ -324,7 +297,7 @@ export function createFiller(deps: FillerDeps) {
       const inToken = inputInfo.tokens.find((t) => same(t.address, order.details.inputToken));
       const outToken = info.tokens.find((t) => same(t.address, order.details.outputToken));
       if (!inToken || !outToken) return done('not filling: unknown token', 'error');
-      if (!order.details.filler || getAddress(order.details.filler) !== account.address) {
+      if (!open && (!order.details.filler || getAddress(order.details.filler) !== account.address)) {
         return done('not filling: the order names another fill address than this private key', 'error', {
           filler: order.details.filler,
           wallet: account.address,

@@ -86,6 +86,32 @@ export function registerOrderRoutes(
     },
   );
 
+  registerOpenOrdersRoute(app, orders);
+
+  app.get(
+    '/api/v1/orders/:id',
+    {
+      preValidation: requireAccount('moneyMover', 'liquidityProvider'),
+      schema: {
+        tags: ['Orders'],
+        operationId: 'getOrder',
+        summary: 'Get an order',
+        description: "One of the caller's orders. Another account's order answers 404 ORDER_NOT_FOUND.",
+        security: ACCOUNT_SECURITY,
+        params: Type.Object({ id: IdSchema }),
+        response: { 200: envelope(OrderSchema), ...errorResponses(400, 401, 403, 404, 429) },
+      },
+    },
+    async (request) => {
+      const principal = principalOf(request);
+      const order = await orders.get(principal, request.params.id);
+      return { message: 'order', data: orderView(order, principal) };
+    },
+  );
+}
+
+/** GET /api/v1/open-orders: what any liquidity provider may fill now. */
+function registerOpenOrdersRoute(app: FerryApp, orders: OrderService) {
   app.get(
     '/api/v1/open-orders',
     {
@@ -130,27 +156,6 @@ export function registerOrderRoutes(
           totalPages: result.page.totalPages,
         },
       };
-    },
-  );
-
-  app.get(
-    '/api/v1/orders/:id',
-    {
-      preValidation: requireAccount('moneyMover', 'liquidityProvider'),
-      schema: {
-        tags: ['Orders'],
-        operationId: 'getOrder',
-        summary: 'Get an order',
-        description: "One of the caller's orders. Another account's order answers 404 ORDER_NOT_FOUND.",
-        security: ACCOUNT_SECURITY,
-        params: Type.Object({ id: IdSchema }),
-        response: { 200: envelope(OrderSchema), ...errorResponses(400, 401, 403, 404, 429) },
-      },
-    },
-    async (request) => {
-      const principal = principalOf(request);
-      const order = await orders.get(principal, request.params.id);
-      return { message: 'order', data: orderView(order, principal) };
     },
   );
 }
