@@ -2,9 +2,9 @@ import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createPublicClient, http } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type DocBlock, describeBlock, extractBlocks, savedName } from './support/doc-blocks.ts';
+import { escrowOrderStatus, gitStatus as gitStatusOf, paysIn } from './support/docs-run-checks.ts';
 import { WORKER_ON } from './support/fixtures.ts';
 import { type Harness, startHarness } from './support/harness.ts';
 import { alive, freePort, leftRunning, type Outcome, readNulPairs, tail } from './support/processes.ts';
@@ -12,13 +12,10 @@ import { createReaderFolders, type ReaderFolders } from './support/reader-folder
 import { runProcess } from './support/sdk-project.ts';
 
 /**
- * README.md, the two quickstarts, docs/sdk.md and docs/webhooks.md, run as a newcomer would: every fenced block in document order,
- * against one started server with its worker. Each page starts in the reader's Ferry clone (test/support/
- * reader-folders.ts) and makes and installs its own project where it says (`npm pack ./sdk`, `npm install`), with
- * the real npm and npx; nothing is installed for it.
- *
- * - ```sh blocks run in bash with `set -e -o pipefail`; their variables and working folder carry to later blocks,
- *   as in the reader's shell.
+ * The pages of DOCS, run as a newcomer would: every fenced block in document order, against one started server with
+ * its worker. Each page starts in the reader's Ferry clone (test/support/reader-folders.ts) and makes and installs
+ * its own project where it says (`npm pack ./sdk`, `npm install`), with the real npm and npx.
+ * - ```sh blocks run in bash with `set -e -o pipefail`; their variables and working folder carry to later blocks.
  * - ```js blocks whose first line is `// name.mjs` are saved under that name (the doc then runs them); other ```js
  *   blocks run with node.
  * - ```ts blocks are type-checked where the first one is reached (strict, `module: nodenext`, against the project's
@@ -36,6 +33,7 @@ const DOCS = {
   liquidityProvider: 'docs/quickstart-liquidity-provider.md',
   sdk: 'docs/sdk.md',
   webhooks: 'docs/webhooks.md',
+  openOrders: 'docs/open-orders.md',
   /** Its blocks need terminals of their own: each is marked with the suite that runs it. */
   lpBot: 'docs/liquidity-provider-bot.md',
 } as const;
@@ -46,13 +44,7 @@ const RUNNER_FILE = /^(\.docs-run|bin$|sdk$|node_modules$|package\.json$)/;
 
 const blocksOf = (doc: string) => extractBlocks(doc, fs.readFileSync(path.join(repoRoot, doc), 'utf8'));
 
-const gitStatus = (): string | undefined => {
-  try {
-    return execFileSync('git', ['status', '--porcelain'], { cwd: repoRoot, encoding: 'utf8' });
-  } catch {
-    return undefined; // not a git checkout
-  }
-};
+const gitStatus = () => gitStatusOf(repoRoot);
 
 const baselineVars = execFileSync('bash', ['-c', 'compgen -v'], { encoding: 'utf8' }).split('\n').join(' ');
 
@@ -364,12 +356,7 @@ describe('the docs run as written', () => {
     expect(order.status).toBe('completed');
     expect(order.details.settlementTxHash).toMatch(/^0x[0-9a-f]{64}$/);
     // Repaid: the settlement moved inputAmount to the fill address on the input chain.
-    const inputChain = createPublicClient({ transport: http(h.devnets.chains[0]!.rpcUrl) });
-    const receipt = await inputChain.getTransactionReceipt({ hash: order.details.settlementTxHash });
-    const paid = receipt.logs.some((log) =>
-      log.topics[2]?.toLowerCase().endsWith(filler.slice(2).toLowerCase()),
-    );
-    expect(paid).toBe(true);
+    expect(await paysIn(h.devnets.chains[0]!.rpcUrl, order.details.settlementTxHash, filler)).toBe(true);
     scratchFiles = fs.readdirSync(work).filter((name) => !RUNNER_FILE.test(name));
   }, 600_000);
 
@@ -386,6 +373,22 @@ describe('the docs run as written', () => {
     const hooks = outputUnder(await runDoc(DOCS.webhooks), 'A receiver, end to end').join('');
     expect(hooks).toMatch(/^verified quoteRequest\.created \d+ qr_\w+\nlog delivered 204$/m);
   }, 600_000);
+
+  it('the open-orders page opens an order on chain with viem and a generic ERC-7683 filler fills it, settled on the input chain', async () => {
+    const outputs = await runDoc(DOCS.openOrders);
+    const orderId = shellVar('ORDER_ID');
+    expect(orderId).toMatch(/^0x[0-9a-f]{64}$/);
+    expect(outputUnder(outputs, 'How liquidity providers learn of an open order').join('')).toContain(
+      '"openOrders"',
+    );
+    const filled = outputUnder(outputs, 'Example: fill as a generic ERC-7683 filler').join('');
+    expect(filled).toMatch(
+      /^filled on devnet-b: 0x[0-9a-f]{64}\nsettled on devnet-a: paid 10000000 to 0x15d34AAf54267DB7D7c367839AAf71A00a2C6A65$/m,
+    );
+    // Settled in the escrow on the input chain, as the page's last script waited for.
+    const { rpcUrl, contracts } = h.devnets.chains[0]!;
+    expect(await escrowOrderStatus(rpcUrl, contracts.escrow, orderId as `0x${string}`)).toBe(2);
+  }, 300_000);
 
   it('leaves the Ferry folder as it was, and git ignores the files the quickstarts have the reader create', async (ctx) => {
     if (statusBefore === undefined) ctx.skip('not a git checkout');

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { loadArtifact } from '../src/chains/contract-artifacts.ts';
 import { ANVIL_KEYS, DEVNET_FEE_RECIPIENT } from '../src/chains/devnet.ts';
 import { readEscrowCredits } from '../src/chains/escrow-credits.ts';
+import { MAX_PROOFS_PER_MESSAGE } from '../src/chains/prove-options.ts';
 import { createFerryApi } from '../src/lp/ferry-api.ts';
 import { type BotLog, createLpBot, type LpBotOptions, type PassReport } from '../src/lp/lp-bot.ts';
 import { type LpJournal, openLpJournal } from '../src/store/lp-journal.ts';
@@ -284,7 +285,7 @@ describe('LP bot: batched proofs', () => {
   });
 
   it("when the bot proves nothing, the worker's fallback proves every order of the route in one message and the bot does not prove them again", async () => {
-    const bot = newBot({ proveBatch: 51, proveAfterSeconds: 3600 });
+    const bot = newBot({ proveBatch: MAX_PROOFS_PER_MESSAGE, proveAfterSeconds: 3600 });
     const swaps = [await swapQuotedBy(bot, 1_100_000n, h.usdcA), await swapQuotedBy(bot, 1_200_000n, usdtA)];
     await bot.passUntil();
     expect(bot.passes.flatMap((r) => r.errors)).toEqual([]);
@@ -306,7 +307,7 @@ describe('LP bot: batched proofs', () => {
     for (const s of swaps) await waitForStatus(h, mm.apiKey, s.orderId, 'completed', 30_000);
 
     // Restarted with no window: the batch is due at once, and the chains say there is nothing left to prove.
-    const late = newBot({ proveBatch: 51, proveAfterSeconds: 0 });
+    const late = newBot({ proveBatch: MAX_PROOFS_PER_MESSAGE, proveAfterSeconds: 0 });
     await late.passUntil();
     expect(late.passes.flatMap((r) => r.errors)).toEqual([]);
     expect(late.passes.flatMap((r) => r.proved)).toEqual([]);

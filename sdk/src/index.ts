@@ -10,6 +10,17 @@ export {
   type PostOptions,
 } from './ferry-client.js';
 export { type ClientErrorCode, FerryApiError, type FerryErrorCode, isFerryApiError } from './ferry-error.js';
+export {
+  erc7683Abi,
+  type FerryOrder,
+  ferryFillAbi,
+  ORDER_DATA_TYPE,
+  onchainOrder,
+  type PreparedCall,
+  prepareFill,
+  proveOptions,
+  signedOrder,
+} from './filling.js';
 export type { components, paths } from './openapi-types.js';
 export { type SignInOptions, signInWithEthereum } from './sign-in-with-ethereum.js';
 export { type Signer, type SignPermitOptions, signPermit, signQuote } from './signing.js';
