@@ -365,8 +365,8 @@ describe('the docs run as written', () => {
     expect(outputUnder(outputs, 'Money mover: a whole swap').join('')).toMatch(
       /^completed 0x[0-9a-f]{64} null$/m,
     );
-    expect(outputUnder(outputs, 'Liquidity provider: quote as requests arrive').join('')).toMatch(
-      /^listening\nquoted q_\w+ 24925000$/m,
+    expect(outputUnder(outputs, 'Liquidity provider: quote as requests arrive, and fill').join('')).toMatch(
+      /^completed 0x[0-9a-f]{64} null\nlistening\nquoted q_\w+ 24925000\nfilled ord_\w+$/m,
     );
     expect(outputUnder(outputs, 'Sign-In with Ethereum').join('')).toContain("token: 'fsn_");
     expect(outputUnder(outputs, 'Errors').join('')).toMatch(/^POST \/api\/v1\/quote-requests: 400 /m);

@@ -3,11 +3,13 @@ import {
   concat,
   encodeAbiParameters,
   type Hex,
+  hashTypedData,
   keccak256,
   numberToHex,
   type PublicClient,
   parseAbi,
   parseAbiParameters,
+  type TypedDataDefinition,
   toBytes,
 } from 'viem';
 import type { ChainInfo, OrderTypedData } from './types.js';
@@ -68,6 +70,7 @@ export const erc7683Abi = parseAbi([
 ]);
 
 const erc20ApproveAbi = parseAbi(['function approve(address spender, uint256 amount) returns (bool)']);
+const escrowStatusAbi = parseAbi(['function orderStatus(bytes32 orderHash) view returns (uint8)']);
 
 /** The order of a quote's or an open order's typed data, and the escrow it was signed for. */
 export function signedOrder(typedData: OrderTypedData): { order: FerryOrder; escrow: Address } {
@@ -116,18 +119,42 @@ export interface PreparedCall {
   readonly value?: bigint;
 }
 
+/** The escrow does not hold the order Active (not deposited yet, or settled, or refunded): a fill would not be paid. */
+export class NotFillableError extends Error {
+  override readonly name = 'NotFillableError';
+  constructor(
+    readonly orderHash: Hex,
+    readonly escrowStatus: number,
+  ) {
+    super(
+      `the escrow holds order ${orderHash} as ${['None', 'Active', 'Settled', 'Refunded'][escrowStatus]}`,
+    );
+  }
+}
+
 /**
  * The two transactions that fill an order on its output chain, for viem's `writeContract` in this order: the output
  * token's approval of the fill contract, then the fill. Where the input chain settles through LayerZero the fill
  * proves itself (`fillAndProve`, its value the messaging fee read now from `quoteProve`); on attester routes it is
- * the plain `fill`. `chains` is `ferry.public.chains()`'s list; `output` reads the output chain.
+ * the plain `fill`. `chains` is `ferry.public.chains()`'s list; `input` and `output` read the two chains. Throws
+ * NotFillableError unless the input chain's escrow holds the order Active: a fill of an order not (or no longer)
+ * deposited is never paid back. Call it just before sending, and keep a margin before `fillDeadline`.
  */
 export async function prepareFill(input: {
   readonly typedData: OrderTypedData;
   readonly chains: readonly ChainInfo[];
+  readonly input: Pick<PublicClient, 'readContract'>;
   readonly output: Pick<PublicClient, 'readContract'>;
 }): Promise<{ approve: PreparedCall; fill: PreparedCall }> {
   const { order, escrow } = signedOrder(input.typedData);
+  const orderHash = hashTypedData(input.typedData as unknown as TypedDataDefinition);
+  const status = await input.input.readContract({
+    address: escrow,
+    abi: escrowStatusAbi,
+    functionName: 'orderStatus',
+    args: [orderHash],
+  });
+  if (status !== 1) throw new NotFillableError(orderHash, status);
   const chainOf = (id: bigint) => input.chains.find((c) => BigInt(c.chainId) === id);
   const [from, to] = [chainOf(order.inputChainId), chainOf(order.outputChainId)];
   if (!from || !to) throw new Error(`Ferry lists no chain ${order.inputChainId} or ${order.outputChainId}`);

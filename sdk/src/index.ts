@@ -14,6 +14,7 @@ export {
   erc7683Abi,
   type FerryOrder,
   ferryFillAbi,
+  NotFillableError,
   ORDER_DATA_TYPE,
   onchainOrder,
   type PreparedCall,
