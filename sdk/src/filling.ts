@@ -147,6 +147,15 @@ export async function prepareFill(input: {
   readonly output: Pick<PublicClient, 'readContract'>;
 }): Promise<{ approve: PreparedCall; fill: PreparedCall }> {
   const { order, escrow } = signedOrder(input.typedData);
+  const chainOf = (id: bigint) => input.chains.find((c) => BigInt(c.chainId) === id);
+  const [from, to] = [chainOf(order.inputChainId), chainOf(order.outputChainId)];
+  if (!from || !to) throw new Error(`Ferry lists no chain ${order.inputChainId} or ${order.outputChainId}`);
+  // Only Ferry's escrow on the input chain pays the fill back: typed data naming another would be filled for nothing.
+  if (escrow.toLowerCase() !== from.escrow.toLowerCase() || input.typedData.domain.chainId !== from.chainId) {
+    throw new Error(
+      `the order was signed for escrow ${escrow} on chain ${input.typedData.domain.chainId}, not ${from.name}'s`,
+    );
+  }
   const orderHash = hashTypedData(input.typedData as unknown as TypedDataDefinition);
   const status = await input.input.readContract({
     address: escrow,
@@ -155,9 +164,6 @@ export async function prepareFill(input: {
     args: [orderHash],
   });
   if (status !== 1) throw new NotFillableError(orderHash, status);
-  const chainOf = (id: bigint) => input.chains.find((c) => BigInt(c.chainId) === id);
-  const [from, to] = [chainOf(order.inputChainId), chainOf(order.outputChainId)];
-  if (!from || !to) throw new Error(`Ferry lists no chain ${order.inputChainId} or ${order.outputChainId}`);
   const app = to.fill as Address;
   const approve = {
     address: order.outputToken,

@@ -110,8 +110,16 @@ export async function fillOf(
   fillContract: Address,
   orderHash: Hex,
 ): Promise<{ time: bigint; filler: Address } | null> {
+  // Both at one block: read at two, a fill landing in between would pair its time with no filler.
+  const blockNumber = await c.public.getBlockNumber();
   const read = (functionName: 'fillTimes' | 'fillerOf') =>
-    c.public.readContract({ address: fillContract, abi: appAbi, functionName, args: [orderHash] });
+    c.public.readContract({
+      address: fillContract,
+      abi: appAbi,
+      functionName,
+      args: [orderHash],
+      blockNumber,
+    });
   const [time, filler] = await Promise.all([read('fillTimes'), read('fillerOf')]);
   return time === 0n ? null : { time: time as bigint, filler: filler as Address };
 }

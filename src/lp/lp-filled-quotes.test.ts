@@ -68,6 +68,7 @@ describe('LP bot: quotes marked filled from the ledger', () => {
     const filledOnChain = new Map<string, Hex>();
     const clients = {
       public: {
+        getBlockNumber: async () => 1n,
         readContract: async ({ functionName, args }: { functionName: string; args: [Hex] }) => {
           const filler = filledOnChain.get(args[0]);
           if (functionName === 'fillerOf') return filler ?? `0x${'00'.repeat(20)}`;

@@ -11,7 +11,6 @@ import {
   fillAndProveData,
   fillData,
   fillOf,
-  fillTimeOf,
   quoteProve,
 } from '../chains/lp-chain-clients.ts';
 import { proveOptions } from '../chains/prove-options.ts';
@@ -245,8 +244,8 @@ async function watchConfirmed(
   const { quoteId } = target.quote;
   const { done } = seen;
   const c = deps.clientsFor(info);
-  const [fillTime, escrow, outputTime] = await Promise.all([
-    fillTimeOf(c, hex(info.fill), signed.orderHash),
+  const [onChain, escrow, outputTime] = await Promise.all([
+    fillOf(c, hex(info.fill), signed.orderHash),
     escrowStatus(deps.clientsFor(inputInfo), signed.escrow, signed.orderHash),
     chainTime(c),
   ]);
@@ -254,6 +253,16 @@ async function watchConfirmed(
   if (escrow === 'settled' || escrow === 'refunded') {
     await deps.journal.setQuoteStatus(quoteId, 'ended');
     return done(`fill confirmed; the escrow holds the order as ${escrow}`, 'info', extra);
+  }
+  const fillTime = onChain && same(onChain.filler, deps.account.address) ? onChain.time : 0n;
+  if (onChain && fillTime === 0n) {
+    // A reorg took this wallet's fill off the chain and another filler's (the order was open) took its place.
+    await deps.journal.setQuoteStatus(quoteId, 'ended');
+    return done(
+      `the confirmed fill left the canonical chain; ${onChain.filler} filled the order`,
+      'warn',
+      extra,
+    );
   }
   if (fillTime !== 0n) {
     if (target.quote.status !== 'filled') {

@@ -58,11 +58,15 @@ export async function fillOpenOrders(
 }
 
 /** Whether the bot takes the open order on; if so, it is written in the journal as an accepted quote of its own. */
-async function adopt(deps: OpenFillDeps, { order }: OpenOrder, quoteId: string): Promise<boolean> {
+async function adopt(deps: OpenFillDeps, item: OpenOrder, quoteId: string): Promise<boolean> {
+  const { order } = item;
   const [input, output] = [await deps.chain(order.inputChain), await deps.chain(order.outputChain)];
   const inToken = input?.tokens.find((t) => same(t.address, order.inputToken));
   const outToken = output?.tokens.find((t) => same(t.address, order.outputToken));
   if (!output || !inToken || !outToken || order.exclusivityDeadline === null || order.fillDeadline === null)
+    return false;
+  // The deadline the fill contract checks is the signed one (the filler re-checks the view against the typed data).
+  if (BigInt(item.typedData.message.exclusivityDeadline ?? '0') !== BigInt(order.exclusivityDeadline))
     return false;
   const decimals = { input: inToken.decimals, output: outToken.decimals };
   const priced = quoteOutputAmount(

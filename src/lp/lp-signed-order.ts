@@ -51,6 +51,8 @@ export function signedOrderOf(view: OrderView, input: ChainInfo, output: ChainIn
     same(order.filler, d.filler) &&
     d.fillDeadline !== null &&
     order.fillDeadline === BigInt(d.fillDeadline) &&
+    // The bot decides whether it may fill yet (an open order) from the view: it must be the signed deadline.
+    (d.exclusivityDeadline == null || order.exclusivityDeadline === BigInt(d.exclusivityDeadline)) &&
     order.protocolFee === BigInt(d.protocolFee);
   if (!matches) return "the order's signed terms differ from the order view";
   return {

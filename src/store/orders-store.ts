@@ -48,14 +48,14 @@ export function toOrder(row: Selectable<OrdersTable>): Order {
     completedAt: time(row.completed_at),
     filler: row.filler as Address | null,
     openDeadline: row.open_deadline === null ? null : BigInt(row.open_deadline),
-    exclusivityDeadline: row.exclusivity_deadline === null ? null : BigInt(row.exclusivity_deadline),
-    filledBy: row.filled_by as Address | null,
-    exclusivityLapsedAt: time(row.exclusivity_lapsed_at === null ? null : Number(row.exclusivity_lapsed_at)),
     fillDeadline: row.fill_deadline === null ? null : BigInt(row.fill_deadline),
     settlement: toOrderSettlement(row),
     fillAttestation: toFillAttestation(row.fill_attestation),
     // Columns of later migrations read as absent on a database migrated only so far (the migration tests).
     protocolFee: BigInt(row.protocol_fee ?? '0'),
+    exclusivityDeadline: row.exclusivity_deadline == null ? null : BigInt(row.exclusivity_deadline),
+    filledBy: (row.filled_by ?? null) as Address | null,
+    exclusivityLapsedAt: time(row.exclusivity_lapsed_at == null ? null : Number(row.exclusivity_lapsed_at)),
   };
 }
 
