@@ -101,8 +101,9 @@ describe('the reference bot and what it trusts', () => {
     h = await startHarness({ worker: WORKER_ON, rateLimits: { apiKey: 100_000, session: 60, ip: 100_000 } });
     lp = await h.createAccount('liquidityProvider', 'bot', lpWallet.address);
     const chainA = h.registry.chain(h.chainA)!;
-    // An escrow of the attacker's: the real app named as its settler, so it looks wired to the real app.
-    fakeEscrowA = await deploy(h.chainA, 'FerryEscrow', [chainA.contracts.fill, 3600n, deployer.address]);
+    // An escrow of the attacker's: the real app named as its settler, so it looks wired to the real app (and it
+    // charges the devnets' protocol fee, 0 bps).
+    fakeEscrowA = await deploy(h.chainA, 'FerryEscrow', [chainA.contracts.fill, 3600n, deployer.address, 0n]);
     fakeFillB = await deploy(h.chainB, 'FerryFill', []);
   }, 120_000);
   afterAll(async () => {
