@@ -122,6 +122,11 @@ export interface SettlementChain extends ProofMessageChain {
    * can still remove is never returned, and no lookup scans the chain.
    */
   findFill(chain: string, orderHash: Hex): Promise<FillRecord | null>;
+  /**
+   * Whether the fill contract on `chain` records a fill of `orderHash` at the latest block: one the fill index,
+   * waiting for confirmations, does not show yet.
+   */
+  filledAtLatest(chain: string, orderHash: Hex): Promise<boolean>;
 }
 
 /** The escrow's and messenger's calls the worker sends, encoded for the chain's contracts. */
@@ -246,6 +251,17 @@ export function createSettlementChain({
       }
       const settled = await c.getBlock({ blockNumber: latest.number + 1n - depth });
       return { head: latest.number, number: settled.number, timestamp: settled.timestamp };
+    },
+
+    async filledAtLatest(chain: string, orderHash: Hex): Promise<boolean> {
+      const address = contracts(chain).fill;
+      const time = await client(chain).readContract({
+        address,
+        abi: appAbi,
+        functionName: 'fillTimes',
+        args: [orderHash],
+      });
+      return time !== 0n;
     },
 
     async blockTimestamp(chain: string, blockNumber: bigint): Promise<bigint> {

@@ -243,7 +243,9 @@ export function createDecisionExecutor(deps: DecisionExecutorDeps): DecisionExec
         await move(order, { status: 'failed', failureReason: decision.reason }, null, obs);
         return { again: 'later' };
       case 'announce-open':
-        await announceOpen(deps, order);
+        // A fill not yet at depth would make the announcement noise that sends other LPs to a filled order.
+        if (!(await chain.filledAtLatest(order.outputChain, order.blockchainOrderId)))
+          await announceOpen(deps, order);
         return { again: 'soon' };
       case 'give-up':
         await noteGivenUp(deps, order, decision.action, decision.reason);
