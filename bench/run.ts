@@ -48,6 +48,7 @@ import {
   WARMUP,
   wants,
 } from './lib/bench-settings.ts';
+import { runFadedLp } from './lib/faded-lp.ts';
 import { fanOut } from './lib/fanout-scenario.ts';
 import { logRow, measureBaseline } from './lib/load-row.ts';
 import { lzGasRows, measureLzGas } from './lib/lz-gas.ts';
@@ -275,6 +276,8 @@ async function main() {
     if (wants('11')) runs.push(await runSettlement());
     if (wants('12')) runs.push(await runLzGas());
     if (wants('13')) runs.push(await runBatchSettlement(say, nodeFlags));
+    // Minutes of real waiting (the exclusivity runs out on the clock): only when asked for by id.
+    if (ONLY?.has('14')) runs.push(await runFadedLp(say));
     const pgUrl = process.env.BENCH_DATABASE_URL;
     const redisUrl = process.env.BENCH_REDIS_URL;
     if (pgUrl && (wants('8') || wants('9') || BACKEND_SCENARIOS.some(wants))) {

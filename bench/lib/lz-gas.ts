@@ -27,6 +27,8 @@ import {
   type FerryLzChain,
   wireAndLockFerryLzChains,
 } from '../../test/support/ferry-lz-deploy.ts';
+import { gasRow } from './gas-row.ts';
+import { type Erc7683Gas, erc7683GasRows, measureErc7683Gas } from './lz-gas-7683.ts';
 import type { ScenarioRow } from './report.ts';
 
 const [deployerKey, , offererKey, fillerKey, strangerKey] = ANVIL_KEYS;
@@ -56,6 +58,8 @@ export interface LzGasResult {
   commit10: bigint;
   lzReceive1: bigint;
   lzReceive10: bigint;
+  /** open and the ERC-7683 fill (lz-gas-7683.ts). */
+  erc7683: Erc7683Gas;
 }
 
 async function startGasSide(chainId: number, eids: { eid: number; remoteEid: number }): Promise<GasSide> {
@@ -214,6 +218,12 @@ export async function measureLzGas(say: (line: string) => void): Promise<LzGasRe
     await swap.fill(lone);
     const proven1 = await swap.prove([lone]);
     await deliver(a, packetOf(proven1.logs));
+    const erc7683 = await measureErc7683Gas({
+      a: { token: a.token, escrow: a.ferry.escrow, app: a.ferry.app, client: a.client },
+      b: { token: b.token, app: b.ferry.app, client: b.client },
+      order: swap.order,
+      deliver: async (logs) => (await deliver(a, packetOf(logs))).receive,
+    });
     return {
       deposit: depositGas,
       depositUnlimited,
@@ -227,35 +237,11 @@ export async function measureLzGas(say: (line: string) => void): Promise<LzGasRe
       commit10: batched.commit,
       lzReceive1: single.receive,
       lzReceive10: batched.receive,
+      erc7683,
     };
   } finally {
     await Promise.all([a.anvil.stop(), b.anvil.stop()]);
   }
-}
-
-function gasRow(
-  id: string,
-  name: string,
-  gas: number,
-  target: number | null,
-  notes: string,
-  raw?: unknown,
-): ScenarioRow {
-  return {
-    id,
-    name,
-    unit: 'gas',
-    rate: gas,
-    p50Ms: 0,
-    p99Ms: 0,
-    cpuPercent: 0,
-    peakRssMb: 0,
-    ratio: null,
-    target: target === null ? null : `≤ ${target.toLocaleString('en-US')} gas`,
-    pass: target === null ? null : gas <= target,
-    notes,
-    raw: raw ?? null,
-  };
 }
 
 /**
@@ -272,7 +258,12 @@ export function lzGasRows(r: LzGasResult): ScenarioRow[] {
   const whole10 = n(r.deposit) + n(r.fill) + n(r.prove10) / 10 + workers10;
   const direct1 = n(r.deposit) + n(r.fillAndProve);
   const direct10 = n(r.deposit) + n(r.fill) + n(r.prove10) / 10;
-  const raw = Object.fromEntries(Object.entries(r).map(([k, v]) => [k, Number(v)]));
+  const { erc7683, ...steps } = r;
+  const raw = Object.fromEntries(
+    [...Object.entries(steps), ...Object.entries(erc7683).map(([k, v]) => [`erc7683.${k}`, v] as const)].map(
+      ([k, v]) => [k, Number(v)],
+    ),
+  );
   return [
     gasRow(
       '12a',
@@ -345,5 +336,6 @@ export function lzGasRows(r: LzGasResult): ScenarioRow[] {
       200_000,
       `deposit + fill + (prove + 2 × DVN verify + commit + lzReceive) / 10; Ferry + LP transactions only (deposit + fill + prove / 10): ${Math.round(direct10).toLocaleString('en-US')}`,
     ),
+    ...erc7683GasRows(erc7683, r),
   ];
 }
