@@ -6,6 +6,7 @@ import {
   erc20Abi,
   getAddress,
   type Hex,
+  type PublicClient,
   parseSignature,
 } from 'viem';
 import type { Address } from '../domain/address.ts';
@@ -253,16 +254,8 @@ export function createSettlementChain({
       return { head: latest.number, number: settled.number, timestamp: settled.timestamp };
     },
 
-    async filledAtLatest(chain: string, orderHash: Hex): Promise<boolean> {
-      const address = contracts(chain).fill;
-      const time = await client(chain).readContract({
-        address,
-        abi: appAbi,
-        functionName: 'fillTimes',
-        args: [orderHash],
-      });
-      return time !== 0n;
-    },
+    filledAtLatest: async (chain, orderHash) =>
+      (await fillTimeAt(client(chain), contracts(chain).fill, orderHash)) !== 0n,
 
     async blockTimestamp(chain: string, blockNumber: bigint): Promise<bigint> {
       return (await client(chain).getBlock({ blockNumber })).timestamp;
@@ -310,6 +303,16 @@ export function createSettlementChain({
       };
     },
   };
+}
+
+/** FerryFill's record of `orderHash`'s fill time at the latest block (0 while unfilled). */
+function fillTimeAt(c: PublicClient, fill: Address, orderHash: Hex): Promise<bigint> {
+  return c.readContract({
+    address: fill,
+    abi: appAbi,
+    functionName: 'fillTimes',
+    args: [orderHash],
+  }) as Promise<bigint>;
 }
 
 /** The revert data a node answered with, on the error or one of its causes. */
