@@ -308,7 +308,17 @@ export function createLpBot(options: LpBotOptions): LpBot {
   const fillOpen = (report: PassReport, failed: Failed) => {
     const fillOne = (order: OrderView) =>
       filler.fillOne(order, report, orderDone(order, { settledOrders, watching, log }), true);
-    const deps = { api, account, journal: options.journal, spreadBps, log, chain, clientsFor };
+    const offererShareMillionths = BigInt(Math.round(maxOffererShare * 1_000_000));
+    const deps = {
+      api,
+      account,
+      journal: options.journal,
+      spreadBps,
+      offererShareMillionths,
+      log,
+      chain,
+      clientsFor,
+    };
     return fillOpenOrders({ ...deps, settledOrders, fillOne }, failed);
   };
   /** What was last said of each order the bot still watches: a fill waiting for settlement is logged once. */

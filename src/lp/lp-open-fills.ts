@@ -1,9 +1,10 @@
 import type { Hex } from 'viem';
 import type { PrivateKeyAccount } from 'viem/accounts';
-import { balanceOf, type ChainClients, chainTime } from '../chains/lp-chain-clients.ts';
+import { type ChainClients, chainTime } from '../chains/lp-chain-clients.ts';
 import type { LpJournal } from '../store/lp-journal.ts';
 import type { ChainInfo, FerryApi, OpenOrder, OrderView } from './ferry-api.ts';
 import type { BotLog } from './lp-bot.ts';
+import { walletCover } from './lp-wallet-cover.ts';
 import { quoteOutputAmount } from './pricing.ts';
 
 const same = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
@@ -13,6 +14,8 @@ export interface OpenFillDeps {
   readonly account: PrivateKeyAccount;
   readonly journal: LpJournal;
   readonly spreadBps: number;
+  /** Share of the wallet's balance of a token one offerer's quotes and orders may hold (in millionths). */
+  readonly offererShareMillionths: bigint;
   readonly log: BotLog;
   chain(name: string): Promise<ChainInfo | null>;
   clientsFor(info: ChainInfo): ChainClients;
@@ -81,16 +84,15 @@ async function adopt(deps: OpenFillDeps, item: OpenOrder, quoteId: string): Prom
   };
   if (outputAmount > priced)
     return skip(`it pays out ${outputAmount}, more than this bot's pricing (${priced})`);
-  const c = deps.clientsFor(output);
-  const now = Date.now();
-  const [outputTime, held, promised] = await Promise.all([
-    chainTime(c),
-    balanceOf(c, outToken.address as Hex, deps.account.address),
-    deps.journal.reserved(output.name, outToken.address, now),
+  const out = { info: output, token: outToken };
+  const [outputTime, cover] = await Promise.all([
+    chainTime(deps.clientsFor(output)),
+    walletCover(deps, deps.offererShareMillionths, out, order.offerer, outputAmount),
   ]);
   // FerryFill takes another filler's fill only in a block after the exclusivity: wait until the chain is past it.
   if (outputTime <= BigInt(order.exclusivityDeadline)) return skip("the quoted LP's exclusivity still holds");
-  if (held - promised < outputAmount) return skip(`the wallet holds ${held}, ${promised} of it promised`);
+  // The rules of its own quotes: what it promises stays covered, and one offerer holds at most its share.
+  if (cover.short) return skip(cover.short.msg);
   await deps.journal.recordQuote({
     quoteId,
     quoteRequestId: quoteId,

@@ -1,7 +1,6 @@
-import type { Hex } from 'viem';
 import type { PrivateKeyAccount } from 'viem/accounts';
-import { balanceOf, type ChainClients } from '../chains/lp-chain-clients.ts';
-import { covers, quoteHoldsUntil } from '../domain/lp-coverage.ts';
+import type { ChainClients } from '../chains/lp-chain-clients.ts';
+import { quoteHoldsUntil } from '../domain/lp-coverage.ts';
 import { protocolFeeOf } from '../domain/protocol-fee.ts';
 import type { LpJournal } from '../store/lp-journal.ts';
 import {
@@ -13,9 +12,8 @@ import {
   type QuoteRequestView,
 } from './ferry-api.ts';
 import type { BotLog, PassReport } from './lp-bot.ts';
+import { walletCover } from './lp-wallet-cover.ts';
 import { quoteOutputAmount } from './pricing.ts';
-
-const hex = (value: string) => value as Hex;
 
 /**
  * Permanent refusals of a quote: asking again cannot succeed (409s mean "already quoted" or "closed"). A 422 for
@@ -44,56 +42,6 @@ export interface Quoter {
 }
 
 type QuoterDeps = Parameters<typeof createQuoter>[0];
-
-/** The fill wallet's balance of the output token and what the bot's quotes and orders hold of it (journal). */
-interface WalletCover {
-  readonly held: bigint;
-  readonly reserved: bigint;
-  /** Why the wallet cannot take this quote now, or null. */
-  readonly short: { msg: string; extra: Record<string, string> } | null;
-}
-
-/**
- * Whether the fill wallet can take this quote now: it quotes only what it can deliver, net of what its other
- * quotes and orders promise (covers, the rule Ferry checks), and one offerer's requests (however many accounts ask
- * for that wallet) hold at most their share of it, so other money movers still get quotes.
- */
-async function walletCover(
-  deps: QuoterDeps,
-  shareMillionths: bigint,
-  out: { info: ChainInfo; token: ChainInfo['tokens'][number] },
-  qr: QuoteRequestView,
-  outputAmount: bigint,
-): Promise<WalletCover> {
-  const { info, token } = out;
-  const now = Date.now();
-  const [held, reserved, offererHolds] = await Promise.all([
-    balanceOf(deps.clientsFor(info), hex(token.address), deps.account.address),
-    deps.journal.reserved(info.name, token.address, now),
-    deps.journal.reserved(info.name, token.address, now, qr.offerer),
-  ]);
-  const cap = (held * shareMillionths) / 1_000_000n;
-  if (offererHolds + outputAmount > cap) {
-    const msg =
-      "not quoting yet: this offerer's open quotes would hold more than its share of the fill wallet";
-    const extra = {
-      offerer: qr.offerer,
-      offererHolds: `${offererHolds}`,
-      cap: `${cap}`,
-      token: token.symbol,
-    };
-    return { held, reserved, short: { msg, extra } };
-  }
-  if (covers(held, reserved, outputAmount)) return { held, reserved, short: null };
-  return {
-    held,
-    reserved,
-    short: {
-      msg: 'not quoting yet: fill wallet holds too little of the output token',
-      extra: { held: `${held}`, reserved: `${reserved}`, token: token.symbol },
-    },
-  };
-}
 
 /**
  * Writes a quote Ferry took into the journal and the pass's report. Until its order shows, the bot cannot tell an
@@ -200,7 +148,7 @@ export function createQuoter(deps: {
       deps,
       shareMillionths,
       { info: outChain, token: outToken },
-      qr,
+      qr.offerer,
       outputAmount,
     );
     if (cover.short) {
