@@ -13,6 +13,7 @@ import {
   type WalletClient,
 } from 'viem';
 import type { PrivateKeyAccount } from 'viem/accounts';
+import { type EscrowStatus, escrowStatusOf } from '../domain/escrow-status.ts';
 import type { OrderTerms } from '../domain/order-typed-data.ts';
 import { DEFAULT_MAX_LOG_RANGE } from './chain-registry.ts';
 import { loadArtifact } from './contract-artifacts.ts';
@@ -23,8 +24,6 @@ const appAbi = loadArtifact('FerryApp').abi;
 const escrowAbi = loadArtifact('FerryEscrow').abi;
 
 /** The escrow's `orderStatus` values, in order (0 None, 1 Active, 2 Settled, 3 Refunded). */
-export const ESCROW_STATUSES = ['none', 'active', 'settled', 'refunded'] as const;
-export type EscrowStatus = (typeof ESCROW_STATUSES)[number];
 
 export interface EvmChain {
   name: string;
@@ -166,7 +165,7 @@ export async function escrowStatus(c: ChainClients, escrow: Address, orderHash: 
     functionName: 'orderStatus',
     args: [orderHash],
   });
-  return ESCROW_STATUSES[Number(raw)] ?? 'none';
+  return escrowStatusOf(raw as bigint);
 }
 
 /** The escrow's settleGrace (seconds): its refund opens at fillDeadline + settleGrace. */

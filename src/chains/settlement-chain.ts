@@ -12,9 +12,9 @@ import {
 import type { Address } from '../domain/address.ts';
 import { walkCauses } from '../domain/cause-walk.ts';
 import type { ChainFill } from '../domain/chain-fill.ts';
+import { type EscrowStatus, escrowStatusOf } from '../domain/escrow-status.ts';
 import { FerryError } from '../domain/ferry-error.ts';
 import type { OrderTerms } from '../domain/order-typed-data.ts';
-import type { EscrowStatus } from '../domain/settlement-decision.ts';
 import type { SwapPermit } from '../domain/swap-permit.ts';
 import { type Chain, type ChainRegistry, registryChain } from './chain-registry.ts';
 import { loadArtifact } from './contract-artifacts.ts';
@@ -26,8 +26,6 @@ import { publicClientsFor, type RpcErrorCounter } from './viem-client.ts';
 const escrowAbi = loadArtifact('FerryEscrow').abi;
 const messengerAbi = loadArtifact('AttesterMessenger').abi;
 const appAbi = loadArtifact('FerryApp').abi;
-
-const ESCROW_STATUS: readonly EscrowStatus[] = ['none', 'active', 'settled', 'refunded'];
 
 export interface ContractCall {
   readonly chain: string;
@@ -240,7 +238,7 @@ export function createSettlementChain({
         args: [orderHash],
         ...(blockNumber === undefined ? {} : { blockNumber }),
       });
-      return ESCROW_STATUS[Number(status)] ?? 'none';
+      return escrowStatusOf(status as bigint);
     },
 
     async settledBlock(chain: string): Promise<SettledBlock> {

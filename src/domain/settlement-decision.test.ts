@@ -1,10 +1,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import type { EscrowStatus } from './escrow-status.ts';
 import { canTransitionOrder, ORDER_STATUSES, type OrderStatus } from './lifecycle.ts';
 import {
   actionForbiddingMove,
   decideSettlement,
-  type EscrowStatus,
   type ObservedFill,
   type RecordedAction,
   type SettlementDecision,

@@ -9,8 +9,7 @@ import { gaveUpReason, retryOrGiveUp, revertsExhausted } from './relayer-reverts
  * the next thing the worker must do. The worker observes and acts; every rule about money lives here.
  */
 
-/** The escrow's record of an order on the input chain (FerryEscrow.orderStatus). */
-export type EscrowStatus = 'none' | 'active' | 'settled' | 'refunded';
+import type { EscrowStatus } from './escrow-status.ts';
 
 type Hex = `0x${string}`;
 
