@@ -73,16 +73,7 @@ contract AttesterMessenger is IFerrySettler {
     bytes32 digest = attestationDigest(escrow, orderHash, filler, fillTime);
     if (ECDSA.recoverCalldata(digest, signature) != attester) revert WrongAttester();
     FillProof[] memory proofs = new FillProof[](1);
-    proofs[0] = FillProof(
-      orderHash,
-      order.inputToken,
-      order.inputAmount,
-      order.protocolFee,
-      order.fillDeadline,
-      order.filler,
-      order.exclusivityDeadline,
-      fillTime
-    );
+    proofs[0] = FerryOrder.proofOf(order, orderHash, fillTime);
     // The orderHash binds every field of `order`, the attester's signature binds the orderHash and the filler of
     // record: the output chain is the order's own.
     IFerrySettlement(escrow).settleFills(order.outputChainId, filler, proofs);

@@ -111,7 +111,7 @@ contract FerryApp is FerryFill, OApp, IFerrySettler, IDestinationSettler {
   function _fillAndProve(Order calldata order, address escrow_, bytes calldata options) private returns (bytes32) {
     bytes32 orderHash = _fill(order, escrow_);
     FillProof[] memory proofs = new FillProof[](1);
-    proofs[0] = _proof(order, orderHash, block.timestamp);
+    proofs[0] = FerryOrder.proofOf(order, orderHash, block.timestamp);
     bytes32[] memory hashes = new bytes32[](1);
     hashes[0] = orderHash;
     return _sendProofs(order.inputChainId, escrow_, msg.sender, proofs, hashes, options);
@@ -161,24 +161,9 @@ contract FerryApp is FerryFill, OApp, IFerrySettler, IDestinationSettler {
       // One filler and one route per message, so one party's token trouble never holds back another's payment.
       if (i == 0) filler = address(uint160(recorded));
       if (address(uint160(recorded)) != filler || order.inputChainId != orders[0].inputChainId) revert MixedBatch();
-      proofs[i] = _proof(order, orderHash, recorded >> 160);
+      proofs[i] = FerryOrder.proofOf(order, orderHash, recorded >> 160);
       hashes[i] = orderHash;
     }
-  }
-
-  /// @dev Only the terms the input side pays out and the exclusivity it checks: the escrow matches them against the
-  /// deposit's commitment.
-  function _proof(Order calldata order, bytes32 orderHash, uint256 fillTime) private pure returns (FillProof memory) {
-    return FillProof(
-      orderHash,
-      order.inputToken,
-      order.inputAmount,
-      order.protocolFee,
-      order.fillDeadline,
-      order.filler,
-      order.exclusivityDeadline,
-      fillTime
-    );
   }
 
   function _route(uint256 chainId) private view returns (uint32 eid) {

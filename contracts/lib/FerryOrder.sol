@@ -129,6 +129,21 @@ library FerryOrder {
     }
   }
 
+  /// @notice What the escrow checks of `order`'s fill (FillProof): the terms it pays out and the exclusivity it
+  /// granted, matched against the deposit's commitment, and the fill's block time.
+  function proofOf(Order calldata order, bytes32 orderHash, uint256 fillTime) internal pure returns (FillProof memory) {
+    return FillProof(
+      orderHash,
+      order.inputToken,
+      order.inputAmount,
+      order.protocolFee,
+      order.fillDeadline,
+      order.filler,
+      order.exclusivityDeadline,
+      fillTime
+    );
+  }
+
   /// @notice `order` read from calldata bytes holding exactly its ABI encoding (14 static words) followed by
   /// `trailingWords` more words, without copying it to memory; reverts InvalidOrderEncoding for any other length.
   function fromCalldata(bytes calldata data, uint256 trailingWords) internal pure returns (Order calldata order) {

@@ -25,6 +25,7 @@ export function quoteRequestView(qr: QuoteRequest, now: Date) {
 }
 
 export function quoteView(quote: Quote, qr: QuoteRequest, now: Date) {
+  const terms = orderTermsFrom(quote.typedData);
   return {
     id: quote.id,
     quoteRequestId: quote.quoteRequestId,
@@ -35,8 +36,8 @@ export function quoteView(quote: Quote, qr: QuoteRequest, now: Date) {
     outputToken: qr.outputToken,
     inputAmount: qr.inputAmount.toString(),
     outputAmount: quote.outputAmount.toString(),
-    protocolFee: orderTermsFrom(quote.typedData).protocolFee.toString(),
-    exclusivityDeadline: orderTermsFrom(quote.typedData).exclusivityDeadline.toString(),
+    protocolFee: terms.protocolFee.toString(),
+    exclusivityDeadline: terms.exclusivityDeadline.toString(),
     inputChain: qr.inputChain,
     outputChain: qr.outputChain,
     startTime: quote.startTime,

@@ -304,6 +304,7 @@ export function createLpBot(options: LpBotOptions): LpBot {
     chain,
     clientsFor,
   });
+  const overpriced = new Set<string>();
   /** Orders other providers let lapse, filled like its own (lp-open-fills.ts). */
   const fillOpen = (report: PassReport, failed: Failed) => {
     const fillOne = (order: OrderView) =>
@@ -319,7 +320,7 @@ export function createLpBot(options: LpBotOptions): LpBot {
       chain,
       clientsFor,
     };
-    return fillOpenOrders({ ...deps, settledOrders, fillOne }, failed);
+    return fillOpenOrders({ ...deps, settledOrders, overpriced, fillOne }, failed);
   };
   /** What was last said of each order the bot still watches: a fill waiting for settlement is logged once. */
   const watching = new Map<Hex, string>();

@@ -50,6 +50,7 @@ describe('LP bot: which open orders it takes on', () => {
   const journal = openLpJournal(file);
   afterAll(() => journal.close());
   const nullLog = { debug() {}, info() {}, warn() {}, error() {} } as unknown as BotLog;
+  const overpriced = new Set<string>();
 
   async function pass(listed: OpenOrder[], chainNow: number, balance: bigint) {
     const filled: OrderView[] = [];
@@ -71,6 +72,7 @@ describe('LP bot: which open orders it takes on', () => {
         chain: async (name) => (name === 'a' ? chain('a', 1) : chain('b', 2)),
         clientsFor: () => clients,
         settledOrders: new Set<Hex>(),
+        overpriced,
         fillOne: async (view) => {
           filled.push(view);
         },
@@ -92,6 +94,8 @@ describe('LP bot: which open orders it takes on', () => {
       await pass([openOrder('2', { outputAmount: '997001' })], EXCLUSIVE_UNTIL + 1, 10_000_000n),
     ).toEqual([]);
     expect(await journal.findQuote(adoptedQuoteId('2'))).toBeNull();
+    // Its terms never change: it is not looked at again.
+    expect(overpriced.has('2')).toBe(true);
   });
 
   it('only what its wallet covers beyond its promises, and within one offerer’s share', async () => {

@@ -21,6 +21,8 @@ export interface OpenFillDeps {
   clientsFor(info: ChainInfo): ChainClients;
   /** Orders the bot is done with. */
   readonly settledOrders: ReadonlySet<Hex>;
+  /** Open orders its pricing refused: their terms never change, so they are not read again (ids). */
+  readonly overpriced: Set<string>;
   /** The filler's fillOne for an adopted open order: the journal, balance, escrow and reorg checks of any fill. */
   fillOne(order: OrderView): Promise<void>;
 }
@@ -47,7 +49,7 @@ export async function fillOpenOrders(
   }
   for (const item of open) {
     const { order } = item;
-    if (deps.settledOrders.has(order.blockchainOrderId as Hex)) continue;
+    if (deps.settledOrders.has(order.blockchainOrderId as Hex) || deps.overpriced.has(order.id)) continue;
     // Its own orders come through its order list, exclusivity or not.
     if (order.filler && same(order.filler, deps.account.address)) continue;
     try {
@@ -82,8 +84,10 @@ async function adopt(deps: OpenFillDeps, item: OpenOrder, quoteId: string): Prom
     deps.log.debug({ orderId: order.id }, `not filling the open order: ${why}`);
     return false;
   };
-  if (outputAmount > priced)
+  if (outputAmount > priced) {
+    deps.overpriced.add(order.id);
     return skip(`it pays out ${outputAmount}, more than this bot's pricing (${priced})`);
+  }
   const out = { info: output, token: outToken };
   const [outputTime, cover] = await Promise.all([
     chainTime(deps.clientsFor(output)),

@@ -6,6 +6,7 @@ import type { Order, OrderSettlement } from '../domain/records.ts';
 import type { SettlementObservation } from '../domain/settlement-decision.ts';
 import type { FerryMetrics } from '../metrics/ferry-metrics.ts';
 import type { FerryDatabase } from '../store/database.ts';
+import type { Executor } from '../store/db-types.ts';
 import { findOrder } from '../store/orders-store.ts';
 import {
   type ChainActionKind,
@@ -47,22 +48,37 @@ export async function noteGivenUp(
  * `order.exclusivityLapsed` event that tells liquidity providers any of them may now fill it.
  */
 export async function announceOpen(deps: OrderWriteDeps, order: Order): Promise<boolean> {
+  const announced = await writeWithEvent(deps, order.id, 'order.exclusivityLapsed', (trx, now) =>
+    markExclusivityLapsed(trx, order.id, now, SETTLEMENT_ACTOR),
+  );
+  if (announced)
+    deps.log.info({ orderId: order.id }, "the quoted filler's exclusivity lapsed; open to any filler");
+  return announced !== null;
+}
+
+/**
+ * One unit of work on order `id`: `write` (false when another writer changed the order first), then the order's
+ * `type` event with its public view as it now reads; the written order, or null.
+ */
+async function writeWithEvent(
+  deps: OrderWriteDeps,
+  id: string,
+  type: 'order.updated' | 'order.exclusivityLapsed',
+  write: (trx: Executor, now: Date) => Promise<boolean>,
+): Promise<Order | null> {
   const now = deps.clock.now();
-  const announced = await deps.database.transaction(async (trx, uow) => {
-    if (!(await markExclusivityLapsed(trx, order.id, now, SETTLEMENT_ACTOR))) return null;
-    const updated = await findOrder(trx, order.id);
+  return deps.database.transaction(async (trx, uow) => {
+    if (!(await write(trx, now))) return null;
+    const updated = await findOrder(trx, id);
     if (!updated) return null;
     uow.emit({
-      type: 'order.exclusivityLapsed',
+      type,
       occurredAt: now,
       data: publicOrderView(updated),
       accountIds: [updated.moneyMoverAccountId, updated.liquidityProviderAccountId],
     });
     return updated;
   });
-  if (announced)
-    deps.log.info({ orderId: order.id }, "the quoted filler's exclusivity lapsed; open to any filler");
-  return announced !== null;
 }
 
 /** Counts a settlement message reaching a status, and a delivery's wait since the fill. */
@@ -89,29 +105,16 @@ export async function moveOrder(
   settlement: OrderSettlement | null,
   obs: SettlementObservation,
 ): Promise<boolean> {
-  const { database, clock, log } = deps;
-  const now = clock.now();
-  const moved = await database.transaction(async (trx, uow) => {
+  const moved = await writeWithEvent(deps, order.id, 'order.updated', async (trx, now) => {
     if (
       settlement &&
       !(await recordOrderSettlement(trx, order.id, order.status, settlement, now, SETTLEMENT_ACTOR))
-    ) {
-      return null;
-    }
-    if (change && !(await transitionOrder(trx, order.id, order.status, change, now, SETTLEMENT_ACTOR)))
-      return null;
-    const updated = await findOrder(trx, order.id);
-    if (!updated) return null;
-    uow.emit({
-      type: 'order.updated',
-      occurredAt: now,
-      data: publicOrderView(updated),
-      accountIds: [updated.moneyMoverAccountId, updated.liquidityProviderAccountId],
-    });
-    return updated;
+    )
+      return false;
+    return !change || transitionOrder(trx, order.id, order.status, change, now, SETTLEMENT_ACTOR);
   });
   if (moved && change) {
-    log.info({ orderId: order.id, from: order.status, to: change.status }, 'order moved');
+    deps.log.info({ orderId: order.id, from: order.status, to: change.status }, 'order moved');
   }
   if (moved && settlement && settlement.status !== order.settlement?.status) {
     settlementMetrics(deps.metrics, settlement, obs);
