@@ -76,7 +76,7 @@ describe('the ferry CLI', () => {
     expect(first.stderr).toBe(databaseLine());
     expect(first.code).toBe(0);
     expect(first.stdout.trim()).toBe(
-      'applied: 0001-initial, 0002-settlement, 0003-expiry-indexes, 0004-chain-action-txs, 0005-log-cursors, 0006-event-xid, 0007-auth-limits, 0008-explorer-search, 0009-quotes-request-index, 0010-tx-ledger, 0011-lp-commitments, 0012-webhooks, 0014-settlement-messages, 0015-swap-permits, 0016-protocol-fee, 0017-offerer-funds, 0018-webhook-fairness, 0019-lp-promises, 0020-offerer-open-input, 0021-chain-action-orders, 0022-settlement-message-index, 0023-offerer-input-totals, 0024-proof-sent-guid, 0025-revert-times-index, 0026-open-filling',
+      'applied: 0001-initial, 0002-settlement, 0003-expiry-indexes, 0004-chain-action-txs, 0005-log-cursors, 0006-event-xid, 0007-auth-limits, 0008-explorer-search, 0009-quotes-request-index, 0010-tx-ledger, 0011-lp-commitments, 0012-webhooks, 0014-settlement-messages, 0015-swap-permits, 0016-protocol-fee, 0017-offerer-funds, 0018-webhook-fairness, 0019-lp-promises, 0020-offerer-open-input, 0021-chain-action-orders, 0022-settlement-message-index, 0023-offerer-input-totals, 0024-proof-sent-guid, 0025-revert-times-index, 0026-open-filling, 0027-onchain-orders',
     );
     const second = await ferry(['migrate']);
     expect(second.code).toBe(0);

@@ -7,9 +7,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadArtifact } from '../src/chains/contract-artifacts.ts';
 import { ANVIL_KEYS } from '../src/chains/devnet.ts';
 import { createFerryApi } from '../src/lp/ferry-api.ts';
-import { type BotLog, createLpBot, type PassReport } from '../src/lp/lp-bot.ts';
-import { quoteOutputAmount } from '../src/lp/pricing.ts';
+import { createLpBot, type PassReport } from '../src/lp/lp-bot.ts';
 import { type LpJournal, openLpJournal } from '../src/store/lp-journal.ts';
+import { recordingBotLog } from './support/bot-log.ts';
 import {
   approveEscrow,
   approveSpender,
@@ -24,41 +24,6 @@ import { acceptAndSwap, waitForStatus } from './support/swap-steps.ts';
 const lpWallet = privateKeyToAccount(ANVIL_KEYS[4]);
 const SPREAD = 25;
 
-function recordingLog() {
-  const lines: { level: string; msg: string; obj: any }[] = [];
-  const at =
-    (level: string) =>
-    (obj: object, msg: string): void => {
-      lines.push({ level, msg, obj });
-    };
-  const log: BotLog = { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
-  return { log, lines };
-}
-
-describe('quoteOutputAmount', () => {
-  it('takes the spread off in bigint, rounding down', () => {
-    expect(quoteOutputAmount(1_000_000n, 30, { input: 6, output: 6 })).toBe(997_000n);
-    expect(quoteOutputAmount(2_000_001n, 25, { input: 6, output: 6 })).toBe(1_995_000n);
-    expect(quoteOutputAmount(1_000_000n, 0, { input: 6, output: 6 })).toBe(1_000_000n);
-    // Beyond 2^53: no precision lost.
-    expect(quoteOutputAmount(10n ** 30n + 7n, 1, { input: 6, output: 6 })).toBe(
-      999_900_000_000_000_000_000_000_000_006n,
-    );
-  });
-
-  it('rescales between tokens of different decimals', () => {
-    expect(quoteOutputAmount(1_000_000n, 25, { input: 6, output: 18 })).toBe(997_500_000_000_000_000n);
-    expect(quoteOutputAmount(10n ** 18n, 0, { input: 18, output: 6 })).toBe(1_000_000n);
-    expect(quoteOutputAmount(999_999_999_999n, 0, { input: 18, output: 6 })).toBe(0n);
-  });
-
-  it('refuses a spread outside 0-9999 basis points', () => {
-    expect(() => quoteOutputAmount(1n, 10_000, { input: 6, output: 6 })).toThrow(RangeError);
-    expect(() => quoteOutputAmount(1n, -1, { input: 6, output: 6 })).toThrow(RangeError);
-    expect(() => quoteOutputAmount(1n, 1.5, { input: 6, output: 6 })).toThrow(RangeError);
-  });
-});
-
 describe('reference LP bot against a running Ferry', () => {
   let h: Harness;
   let mm: { id: string; apiKey: string };
@@ -67,7 +32,7 @@ describe('reference LP bot against a running Ferry', () => {
   let journalFile: string;
   /** A bot process: each one opens the LP's journal anew, as a restarted `ferry lp` does. */
   const newBot = (rpcUrls?: Record<string, string>, fillMarginSeconds?: number, proveBatch?: number) => {
-    const rec = recordingLog();
+    const rec = recordingBotLog();
     const journal = openLpJournal(journalFile);
     journals.push(journal);
     const bot = createLpBot({
@@ -263,7 +228,7 @@ describe('reference LP bot against a running Ferry', () => {
         api: createFerryApi({ baseUrl: h.baseUrl, apiKey }),
         privateKey,
         spreadBps: SPREAD,
-        log: recordingLog().log,
+        log: recordingBotLog().log,
         rpcUrls,
         journal: newBot().journal,
       });

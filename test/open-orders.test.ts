@@ -4,8 +4,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ANVIL_KEYS } from '../src/chains/devnet.ts';
 import { orderTermsFrom } from '../src/domain/order-typed-data.ts';
 import { createFerryApi } from '../src/lp/ferry-api.ts';
-import { type BotLog, createLpBot, type LpBot } from '../src/lp/lp-bot.ts';
+import { createLpBot, type LpBot } from '../src/lp/lp-bot.ts';
 import { type AnvilKnobs, anvilKnobs } from './support/anvil-knobs.ts';
+import { recordingBotLog } from './support/bot-log.ts';
 import {
   approveEscrow,
   balanceOf,
@@ -40,13 +41,7 @@ describe('an order whose quoted LP fades is finished by another LP after its exc
   let lp2: { id: string; apiKey: string };
   let chains: AnvilKnobs[];
   let bot: LpBot | null = null;
-  const lines: { level: string; msg: string }[] = [];
-  const log = Object.fromEntries(
-    (['debug', 'info', 'warn', 'error'] as const).map((level) => [
-      level,
-      (_: object, msg: string) => lines.push({ level, msg }),
-    ]),
-  ) as unknown as BotLog;
+  const { log, lines } = recordingBotLog();
 
   beforeAll(async () => {
     h = await startHarness({

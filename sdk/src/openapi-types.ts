@@ -262,7 +262,7 @@ export type paths = {
         };
         /**
          * List orders open to any filler
-         * @description Deposited orders whose quoted liquidity provider's exclusivity lapsed unfilled (each was announced by an `order.exclusivityLapsed` event): any liquidity provider may now fill one until its `fillDeadline`, and the escrow pays whoever filled. Each comes with its signed typed data, the order a fill takes (FerryApp.fill, fillAndProve, or the ERC-7683 fill). Newest first.
+         * @description Deposited orders whose quoted liquidity provider's exclusivity lapsed unfilled (each was announced by an `order.exclusivityLapsed` event): any liquidity provider may now fill one until its `fillDeadline`, and the escrow pays whoever filled. Each comes with its signed typed data, the order a fill takes (FerryApp.fill, fillAndProve, or the ERC-7683 fill). Orders wallets opened on chain (`source` `onchain`) naming no filler are listed from when Ferry reads them. Newest first.
          */
         get: operations["listOpenOrders"];
         put?: never;
@@ -658,8 +658,8 @@ export type components = {
             dstChainTxHash: string | null;
             settlementTxHash: string | null;
             failureReason: string | null;
-            /** @constant */
-            source: "order";
+            /** @description How the order came to be: `order` through the API (a quote accepted and signed), `onchain` opened by a wallet with the escrow's ERC-7683 `open`, without the API (see docs/open-orders.md) */
+            source: "order" | "onchain";
             /** @description The order's key in the escrow contract: the EIP-712 hash of its typed data */
             blockchainOrderId: string;
             /** @description The liquidity provider's fill address (the typed data's `filler`) */
@@ -3041,8 +3041,8 @@ export interface operations {
                                     dstChainTxHash: string | null;
                                     settlementTxHash: string | null;
                                     failureReason: string | null;
-                                    /** @enum {string} */
-                                    source: "order";
+                                    /** @description How the order came to be: `order` through the API (a quote accepted and signed), `onchain` opened by a wallet with the escrow's ERC-7683 `open`, without the API (see docs/open-orders.md) */
+                                    source: "order" | "onchain";
                                     /** @description The order's key in the escrow contract: the EIP-712 hash of its typed data */
                                     blockchainOrderId: string;
                                     /** @description The liquidity provider's fill address (the typed data's `filler`) */
@@ -3916,8 +3916,8 @@ export interface operations {
                                 dstChainTxHash: string | null;
                                 settlementTxHash: string | null;
                                 failureReason: string | null;
-                                /** @enum {string} */
-                                source: "order";
+                                /** @description How the order came to be: `order` through the API (a quote accepted and signed), `onchain` opened by a wallet with the escrow's ERC-7683 `open`, without the API (see docs/open-orders.md) */
+                                source: "order" | "onchain";
                                 /** @description The order's key in the escrow contract: the EIP-712 hash of its typed data */
                                 blockchainOrderId: string;
                                 /** @description The liquidity provider's fill address (the typed data's `filler`) */
@@ -4032,8 +4032,8 @@ export interface operations {
                                 dstChainTxHash: string | null;
                                 settlementTxHash: string | null;
                                 failureReason: string | null;
-                                /** @enum {string} */
-                                source: "order";
+                                /** @description How the order came to be: `order` through the API (a quote accepted and signed), `onchain` opened by a wallet with the escrow's ERC-7683 `open`, without the API (see docs/open-orders.md) */
+                                source: "order" | "onchain";
                                 /** @description The order's key in the escrow contract: the EIP-712 hash of its typed data */
                                 blockchainOrderId: string;
                                 /** @description The liquidity provider's fill address (the typed data's `filler`) */
@@ -4104,8 +4104,8 @@ export interface operations {
                                     dstChainTxHash: string | null;
                                     settlementTxHash: string | null;
                                     failureReason: string | null;
-                                    /** @enum {string} */
-                                    source: "order";
+                                    /** @description How the order came to be: `order` through the API (a quote accepted and signed), `onchain` opened by a wallet with the escrow's ERC-7683 `open`, without the API (see docs/open-orders.md) */
+                                    source: "order" | "onchain";
                                     /** @description The order's key in the escrow contract: the EIP-712 hash of its typed data */
                                     blockchainOrderId: string;
                                     /** @description The liquidity provider's fill address (the typed data's `filler`) */

@@ -52,5 +52,6 @@ export function orderFromAcceptedQuote(input: {
     settlement: null,
     fillAttestation: null,
     protocolFee: orderTermsFrom(quote.typedData).protocolFee,
+    source: 'order',
   };
 }

@@ -22,7 +22,7 @@ export function publicOrderView(order: Order) {
     dstChainTxHash: order.dstChainTxHash,
     settlementTxHash: order.settlementTxHash,
     failureReason: order.failureReason,
-    source: 'order' as const,
+    source: order.source,
     blockchainOrderId: order.blockchainOrderId,
     filler: order.filler,
     completedAt: order.completedAt?.toISOString() ?? null,

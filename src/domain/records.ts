@@ -112,7 +112,11 @@ export interface Order {
   readonly fillAttestation: FillAttestation | null;
   /** Ferry's fee from the signed terms, in input-token base units: accrues to the fee recipient at settlement. */
   readonly protocolFee: bigint;
+  /** How the order came to be: `order` through the API's swap, `onchain` opened by a wallet on an escrow. */
+  readonly source: OrderSource;
 }
+
+export type OrderSource = 'order' | 'onchain';
 
 export type SettlementMethod = 'layerzero' | 'attester';
 export type SettlementMessageStatus = 'sent' | 'verified' | 'delivered';

@@ -120,6 +120,8 @@ function addressDetail(chainName, address, role) {
 
 /** @param {PublicOrder} order */
 function summaryPanel(order) {
+  // The zero address as filler: an order opened on chain open to any filler from the start.
+  const openToAll = /^0x0{40}$/i.test(order.filler ?? '');
   return h(
     'section',
     { class: 'panel', 'aria-labelledby': 'summary-title' },
@@ -161,19 +163,33 @@ function summaryPanel(order) {
       ),
       h('dt', {}, 'Implied spread'),
       h('dd', { 'data-field': 'spread' }, formatBps(spreadTenthsOfBps(registry.tokens, order))),
+      h('dt', {}, 'Opened'),
+      h(
+        'dd',
+        { 'data-field': 'source' },
+        order.source === 'onchain'
+          ? "on chain by the offerer's wallet (the escrow's ERC-7683 open)"
+          : "through Ferry's API (an accepted quote)",
+      ),
       h('dt', {}, 'Liquidity provider'),
       h(
         'dd',
         { 'data-field': 'filler' },
-        order.filler ? addressDetail(order.outputChain, order.filler, 'liquidity provider') : 'unknown',
+        openToAll
+          ? 'none named (open to any filler)'
+          : order.filler
+            ? addressDetail(order.outputChain, order.filler, 'liquidity provider')
+            : 'unknown',
       ),
       h('dt', {}, 'Exclusive until'),
       h(
         'dd',
         { 'data-field': 'exclusivityDeadline' },
-        order.exclusivityDeadline
-          ? [deadlineEl(order.exclusivityDeadline, order.outputChain), ' (then any filler)']
-          : 'unknown',
+        openToAll
+          ? 'no exclusivity: any filler from the start'
+          : order.exclusivityDeadline
+            ? [deadlineEl(order.exclusivityDeadline, order.outputChain), ' (then any filler)']
+            : 'unknown',
       ),
       h('dt', {}, 'Filled by'),
       h(

@@ -94,7 +94,10 @@ async function adopt(deps: OpenFillDeps, item: OpenOrder, quoteId: string): Prom
     walletCover(deps, deps.offererShareMillionths, out, order.offerer, outputAmount),
   ]);
   // FerryFill takes another filler's fill only in a block after the exclusivity: wait until the chain is past it.
-  if (outputTime <= BigInt(order.exclusivityDeadline)) return skip("the quoted LP's exclusivity still holds");
+  // An order naming no filler (opened on chain open to all) has no exclusivity.
+  const exclusive = order.filler !== null && !/^0x0{40}$/.test(order.filler);
+  if (exclusive && outputTime <= BigInt(order.exclusivityDeadline))
+    return skip("the quoted LP's exclusivity still holds");
   // The rules of its own quotes: what it promises stays covered, and one offerer holds at most its share.
   if (cover.short) return skip(cover.short.msg);
   await deps.journal.recordQuote({

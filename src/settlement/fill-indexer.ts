@@ -12,6 +12,7 @@ import {
   moveLogCursor,
   readLogCursor,
 } from '../store/log-scan-store.ts';
+import { recordOnchainOpens } from './onchain-order-index.ts';
 
 /** Ranges read per chain per call, so one pass over a long-idle chain does not hold up settlement for long. */
 const MAX_RANGES_PER_CALL = 20;
@@ -25,7 +26,8 @@ export const fillScope = (chain: Chain) => `fill:${chain.contracts.fill.toLowerC
 
 /**
  * Each chain's index of Filled events, and of FerryApp's ProofSent / ProofDelivered, read at the chain's
- * confirmations depth (chain_fills, proof_sent, proof_delivered and their one cursor).
+ * confirmations depth (chain_fills, proof_sent, proof_delivered and their one cursor), and of the escrow's Open
+ * events of orders wallets opened on chain (onchain-order-index.ts).
  */
 export interface FillIndexer {
   /**
@@ -58,20 +60,18 @@ export function createFillIndexer(deps: {
   const failing = new Set<string>();
 
   function rangeOf(chain: Chain) {
-    let range = ranges.get(chain.name);
-    if (!range) {
-      range = { size: chain.maxLogRange, accepted: 0 };
-      ranges.set(chain.name, range);
-    }
+    const range = ranges.get(chain.name) ?? { size: chain.maxLogRange, accepted: 0 };
+    ranges.set(chain.name, range);
     return range;
   }
 
   /** Stores one range; false when another worker moved the cursor first (the caller reads it again). */
   async function commit(chain: Chain, from: LogCursor | null, to: LogCursor, read: FillRange) {
-    return database.transaction(async (trx) => {
+    return database.transaction(async (trx, uow) => {
       const key = { chain: chain.name, scope: fillScope(chain) };
       if (!(await moveLogCursor(trx, key, from, to, clock.now().getTime()))) return false;
       await insertChainFills(trx, read.fills);
+      await recordOnchainOpens({ registry, log }, trx, uow, read.opens, clock.now());
       return insertProofLogs(trx, read.proofsSent, read.proofsDelivered).then(() => true);
     });
   }

@@ -25,6 +25,7 @@ import { offererInputTotalsMigration } from './migrations/0023-offerer-input-tot
 import { proofSentGuidMigration } from './migrations/0024-proof-sent-guid.ts';
 import { revertTimesIndexMigration } from './migrations/0025-revert-times-index.ts';
 import { openFillingMigration } from './migrations/0026-open-filling.ts';
+import { onchainOrdersMigration } from './migrations/0027-onchain-orders.ts';
 
 /** Migrations live in code (not scanned from disk) so both dialects and bundlers see the same list. */
 function provider(dialect: FerryDatabase['dialect']): MigrationProvider {
@@ -56,6 +57,7 @@ function provider(dialect: FerryDatabase['dialect']): MigrationProvider {
         '0024-proof-sent-guid': proofSentGuidMigration,
         '0025-revert-times-index': revertTimesIndexMigration,
         '0026-open-filling': openFillingMigration,
+        '0027-onchain-orders': onchainOrdersMigration,
       };
     },
   };

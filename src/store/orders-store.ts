@@ -8,6 +8,7 @@ import type {
   FillAttestation,
   Order,
   OrderSettlement,
+  OrderSource,
   SettlementMessageStatus,
   SettlementMethod,
 } from '../domain/records.ts';
@@ -56,6 +57,7 @@ export function toOrder(row: Selectable<OrdersTable>): Order {
     exclusivityDeadline: row.exclusivity_deadline == null ? null : BigInt(row.exclusivity_deadline),
     filledBy: (row.filled_by ?? null) as Address | null,
     exclusivityLapsedAt: time(row.exclusivity_lapsed_at == null ? null : Number(row.exclusivity_lapsed_at)),
+    source: (row.source ?? 'order') as OrderSource,
   };
 }
 
@@ -122,6 +124,7 @@ export function orderInsert(o: Order) {
         filled_by: o.filledBy,
         exclusivity_lapsed_at: o.exclusivityLapsedAt?.getTime() ?? null,
         protocol_fee: o.protocolFee.toString(),
+        source: o.source,
       })
       .compile();
 }

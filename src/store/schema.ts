@@ -103,6 +103,8 @@ export interface OrdersTable {
   exclusivity_deadline: Generated<number | null>;
   filled_by: Generated<string | null>;
   exclusivity_lapsed_at: Generated<number | null>;
+  /** 'order' (through the API) or 'onchain' (opened by a wallet on an escrow, 0027). */
+  source: Generated<string>;
   /** The proof message of the order's fill (0014): see OrderSettlement in src/domain/records.ts. */
   settlement_method: Generated<string | null>;
   settlement_message_id: Generated<string | null>;

@@ -1,5 +1,15 @@
-import { createPublicClient, createWalletClient, erc20Abi, type Hex, http, parseEventLogs } from 'viem';
+import { randomBytes } from 'node:crypto';
+import {
+  createPublicClient,
+  createWalletClient,
+  erc20Abi,
+  type Hex,
+  http,
+  parseEventLogs,
+  zeroAddress,
+} from 'viem';
 import type { PrivateKeyAccount } from 'viem/accounts';
+import { erc7683Abi, type FerryOrder, onchainOrder } from '../../sdk/src/filling.ts';
 import { loadArtifact } from '../../src/chains/contract-artifacts.ts';
 import { proveOptions } from '../../src/chains/prove-options.ts';
 import { type OrderTerms, type OrderTypedData, orderTermsFrom } from '../../src/domain/order-typed-data.ts';
@@ -246,6 +256,48 @@ export async function depositAs(
   signature: Hex,
 ): Promise<Hex> {
   return escrowWrite(h, caller, { functionName: 'deposit', args: [orderTermsFrom(typedData), signature] });
+}
+
+/**
+ * A wallet opens its own order on the input chain's escrow with ERC-7683 `open` (no signature, no API), built with
+ * the SDK's `onchainOrder`; the caller must be the offerer and have approved the input. The opening transaction.
+ */
+export async function openOnChain(h: Harness, caller: PrivateKeyAccount, order: FerryOrder): Promise<Hex> {
+  const c = clients(h, h.chainA, caller);
+  const hash = await c.wallet!.writeContract({
+    address: c.chain.contracts.escrow,
+    abi: erc7683Abi,
+    functionName: 'open',
+    args: [onchainOrder(order)],
+  });
+  const receipt = await c.public.waitForTransactionReceipt({ hash });
+  if (receipt.status !== 'success') throw new Error(`open ${hash} reverted`);
+  return hash;
+}
+
+/**
+ * An order as a wallet opening it on chain states it: Ferry's 14 fields from chain A to chain B, the devnet
+ * offerer paying `input` for `output` to the other wallet, no exclusive filler, the escrow's fee, deadlines from
+ * the chains' own clocks.
+ */
+export async function onchainOrderTerms(h: Harness, input: bigint, output: bigint): Promise<FerryOrder> {
+  const [inputNow, outputNow] = [await chainTime(h, h.chainA), await chainTime(h, h.chainB)];
+  return {
+    offerer: h.offerer.address,
+    recipient: h.otherWallet.address,
+    inputToken: h.usdcA,
+    outputToken: h.usdcB,
+    inputAmount: input,
+    outputAmount: output,
+    inputChainId: BigInt(h.registry.chain(h.chainA)!.chainId),
+    outputChainId: BigInt(h.registry.chain(h.chainB)!.chainId),
+    filler: zeroAddress,
+    nonce: BigInt(`0x${randomBytes(16).toString('hex')}`),
+    openDeadline: inputNow + 600n,
+    fillDeadline: BigInt(Math.max(Number(inputNow), Number(outputNow))) + 1800n, // the later clock
+    protocolFee: (input * BigInt(h.config.protocolFeeBps)) / 10_000n,
+    exclusivityDeadline: 0n,
+  };
 }
 
 /** Moves tokens between wallets (to change a balance the API checks). */

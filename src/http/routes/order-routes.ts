@@ -124,7 +124,8 @@ function registerOpenOrdersRoute(app: FerryApp, orders: OrderService) {
           "Deposited orders whose quoted liquidity provider's exclusivity lapsed unfilled (each was announced by an " +
           '`order.exclusivityLapsed` event): any liquidity provider may now fill one until its `fillDeadline`, and the ' +
           'escrow pays whoever filled. Each comes with its signed typed data, the order a fill takes (FerryApp.fill, ' +
-          'fillAndProve, or the ERC-7683 fill). Newest first.',
+          'fillAndProve, or the ERC-7683 fill). Orders wallets opened on chain (`source` `onchain`) naming no filler are ' +
+          'listed from when Ferry reads them. Newest first.',
         security: ACCOUNT_SECURITY,
         querystring: Type.Object({ ...PaginationQuery }, { additionalProperties: false }),
         response: {

@@ -229,7 +229,11 @@ export const PublicOrderSchema = Type.Object({
   dstChainTxHash: NullableString,
   settlementTxHash: NullableString,
   failureReason: NullableString,
-  source: Type.Literal('order'),
+  source: Type.Union([Type.Literal('order'), Type.Literal('onchain')], {
+    description:
+      'How the order came to be: `order` through the API (a quote accepted and signed), `onchain` opened by a ' +
+      "wallet with the escrow's ERC-7683 `open`, without the API (see docs/open-orders.md)",
+  }),
   blockchainOrderId: Type.String({
     description: "The order's key in the escrow contract: the EIP-712 hash of its typed data",
   }),
