@@ -23,8 +23,10 @@ const SKIPPED_DIRS = ['src/chains/artifacts', 'bench/results'];
  */
 const GENERATED = [
   'sdk/src/openapi-types.ts', // scripts/generate-client-types.ts, from the OpenAPI document and event catalogue
-  'src/explorer/order-search-shape.js', // scripts/generate-explorer-search.ts, from src/domain/order-search-shape.ts
+  'src/explorer/order-search-shape.js', // scripts/generate-explorer-modules.ts, from src/domain/order-search-shape.ts
   'src/explorer/order-search-shape.d.ts',
+  'src/explorer/lifecycle.js', // scripts/generate-explorer-modules.ts, from src/domain/lifecycle.ts
+  'src/explorer/lifecycle.d.ts',
 ];
 const GENERATED_HEADER = /GENERATED FILE/;
 /** Migrations are history: a shipped one may change in form, never in the statements it runs; the function limit skips them. */

@@ -1,10 +1,12 @@
 import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import {
+  EXPLORER_LIFECYCLE,
+  EXPLORER_MODULES,
   EXPLORER_SEARCH_SHAPE,
-  EXPLORER_SEARCH_SHAPE_TYPES,
-  generateExplorerSearchShape,
-} from '../scripts/generate-explorer-search.ts';
+  generateExplorerModule,
+} from '../scripts/generate-explorer-modules.ts';
+import * as lifecycle from '../src/domain/lifecycle.ts';
 import { orderSearchShape } from '../src/domain/order-search-shape.ts';
 
 const EXPLORER = new URL('../src/explorer/', import.meta.url);
@@ -12,9 +14,11 @@ const explorerFile = (name: string) => fs.readFileSync(new URL(name, EXPLORER), 
 
 describe("the explorer's search rules", () => {
   it('are the domain rules compiled (run `npm run generate:explorer` when this fails)', () => {
-    const fresh = generateExplorerSearchShape();
-    expect(fs.readFileSync(EXPLORER_SEARCH_SHAPE, 'utf8')).toBe(fresh.js);
-    expect(fs.readFileSync(EXPLORER_SEARCH_SHAPE_TYPES, 'utf8')).toBe(fresh.dts);
+    for (const module of EXPLORER_MODULES) {
+      const fresh = generateExplorerModule(module.source);
+      expect(fs.readFileSync(module.js, 'utf8'), module.js).toBe(fresh.js);
+      expect(fs.readFileSync(module.dts, 'utf8'), module.dts).toBe(fresh.dts);
+    }
   });
 
   it('are what the explorer classifies its search box with, and it keeps no rules of its own', () => {
@@ -39,5 +43,26 @@ describe("the explorer's search rules", () => {
       'x'.repeat(65),
     ];
     for (const text of texts) expect(compiled.orderSearchShape(text)).toEqual(orderSearchShape(text));
+  });
+});
+
+describe("the explorer's status sets", () => {
+  it('are the lifecycle compiled: the same terminal statuses and ranks, and no copy of them in the explorer', async () => {
+    const compiled = (await import(EXPLORER_LIFECYCLE)) as typeof lifecycle;
+    expect(compiled.TERMINAL_ORDER_STATUSES).toEqual(lifecycle.TERMINAL_ORDER_STATUSES);
+    for (const status of lifecycle.ORDER_STATUSES) {
+      expect(compiled.orderStatusRank(status)).toBe(lifecycle.orderStatusRank(status));
+    }
+    // A later status never ranks below the one it follows.
+    for (const from of lifecycle.ORDER_STATUSES) {
+      for (const to of lifecycle.ORDER_STATUSES.filter((s) => lifecycle.canTransitionOrder(from, s))) {
+        expect(lifecycle.orderStatusRank(to)).toBeGreaterThan(lifecycle.orderStatusRank(from));
+      }
+    }
+    for (const name of fs.readdirSync(EXPLORER)) {
+      if (!name.endsWith('.js') || name === 'lifecycle.js') continue;
+      expect(explorerFile(name), name).not.toMatch(/['"]completed['"],\s*['"]failed['"],\s*['"]refunded['"]/);
+      expect(explorerFile(name), name).not.toMatch(/refunded:\s*\d/);
+    }
   });
 });

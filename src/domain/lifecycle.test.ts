@@ -3,18 +3,19 @@ import {
   acceptRefusal,
   canTransitionOrder,
   canTransitionQuote,
-  canTransitionQuoteRequest,
   effectiveQuoteRequestStatus,
   effectiveQuoteStatus,
   executeRefusal,
   isQuoteRequestOpen,
   ORDER_STATUSES,
   orderTransitionStamps,
-  QUOTE_REQUEST_STATUSES,
   QUOTE_STATUSES,
   quoteEnded,
   quoteRequestExpired,
   quoteRequestExpiresAt,
+  TERMINAL_ORDER_STATUSES,
+  UNFILLED_ORDER_STATUSES,
+  WORKING_ORDER_STATUSES,
 } from './lifecycle.ts';
 
 const at = (ms: number) => new Date(ms);
@@ -119,11 +120,15 @@ describe('quote and quote request transitions', () => {
     for (const from of QUOTE_STATUSES.filter((s) => s !== 'active')) {
       for (const to of QUOTE_STATUSES) expect(canTransitionQuote(from, to)).toBe(false);
     }
-    for (const to of ['accepted', 'expired', 'cancelled'] as const) {
-      expect(canTransitionQuoteRequest('open', to)).toBe(true);
-    }
-    for (const from of QUOTE_REQUEST_STATUSES.filter((s) => s !== 'open')) {
-      for (const to of QUOTE_REQUEST_STATUSES) expect(canTransitionQuoteRequest(from, to)).toBe(false);
-    }
+  });
+});
+
+describe('order status sets', () => {
+  it('derive from the transitions: working is all but terminal, unfilled is what a fill can still reach', () => {
+    expect(WORKING_ORDER_STATUSES).toEqual(['created', 'deposited', 'filled']);
+    expect([...WORKING_ORDER_STATUSES, ...TERMINAL_ORDER_STATUSES].sort()).toEqual(
+      [...ORDER_STATUSES].sort(),
+    );
+    expect(UNFILLED_ORDER_STATUSES).toEqual(['created', 'deposited']);
   });
 });

@@ -1,4 +1,7 @@
-/** Status sets, the forward-only transitions of docs/lifecycles.md, and the clock's part in them. */
+/**
+ * Status sets, the forward-only transitions of docs/lifecycles.md, and the clock's part in them. Pure and
+ * import-free: scripts/generate-explorer-modules.ts compiles it for the explorer too.
+ */
 
 export const QUOTE_REQUEST_STATUSES = ['open', 'accepted', 'expired', 'cancelled'] as const;
 export type QuoteRequestStatus = (typeof QUOTE_REQUEST_STATUSES)[number];
@@ -9,13 +12,6 @@ export type QuoteStatus = (typeof QUOTE_STATUSES)[number];
 export const ORDER_STATUSES = ['created', 'deposited', 'filled', 'completed', 'failed', 'refunded'] as const;
 export type OrderStatus = (typeof ORDER_STATUSES)[number];
 
-const QUOTE_REQUEST_TRANSITIONS: Readonly<Record<QuoteRequestStatus, readonly QuoteRequestStatus[]>> = {
-  open: ['accepted', 'expired', 'cancelled'],
-  accepted: [],
-  expired: [],
-  cancelled: [],
-};
-
 const QUOTE_TRANSITIONS: Readonly<Record<QuoteStatus, readonly QuoteStatus[]>> = {
   // An accepted quote keeps its status after its endTime: executeRefusal judges it on the clock.
   active: ['accepted', 'declined', 'expired', 'withdrawn'],
@@ -24,10 +20,6 @@ const QUOTE_TRANSITIONS: Readonly<Record<QuoteStatus, readonly QuoteStatus[]>> =
   expired: [],
   withdrawn: [],
 };
-
-export function canTransitionQuoteRequest(from: QuoteRequestStatus, to: QuoteRequestStatus): boolean {
-  return QUOTE_REQUEST_TRANSITIONS[from].includes(to);
-}
 
 export function canTransitionQuote(from: QuoteStatus, to: QuoteStatus): boolean {
   return QUOTE_TRANSITIONS[from].includes(to);
@@ -53,6 +45,31 @@ export function canTransitionOrder(from: OrderStatus, to: OrderStatus): boolean 
 export function isTerminalOrderStatus(status: OrderStatus): boolean {
   return TERMINAL_ORDER_STATUSES.includes(status);
 }
+
+/** Orders the settlement worker still has work on: every status but the terminal ones. */
+export const WORKING_ORDER_STATUSES: readonly OrderStatus[] = ORDER_STATUSES.filter(
+  (s) => !isTerminalOrderStatus(s),
+);
+
+/**
+ * How far along its lifecycle a status is (created 0 … terminal last): a status never ranks below one it can follow,
+ * so a late or replayed event can be told from news.
+ */
+export function orderStatusRank(status: OrderStatus): number {
+  return isTerminalOrderStatus(status)
+    ? WORKING_ORDER_STATUSES.length
+    : WORKING_ORDER_STATUSES.indexOf(status);
+}
+
+/** Whether an order in `from` can still come to `to` (in any number of transitions). */
+function canReach(from: OrderStatus, to: OrderStatus): boolean {
+  return ORDER_TRANSITIONS[from].some((next) => next === to || canReach(next, to));
+}
+
+/** Orders whose output is still to be delivered: those a fill can still move to `filled`. */
+export const UNFILLED_ORDER_STATUSES: readonly OrderStatus[] = ORDER_STATUSES.filter((s) =>
+  canReach(s, 'filled'),
+);
 
 /** What a transition writes on the order besides its status. */
 export interface OrderChange {

@@ -1,5 +1,6 @@
 // @ts-check
 // Pure formatting helpers: no DOM, no network.
+import { ORDER_STATUSES, orderStatusRank } from './lifecycle.js';
 import { orderSearchShape } from './order-search-shape.js';
 
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
@@ -108,11 +109,9 @@ export function explorerLink(chain, kind, value) {
   return `${base.href.replace(/\/+$/, '')}/${kind}/${value}`;
 }
 
-/** The lifecycle order of statuses: a late or replayed event never moves a row back. */
-const STATUS_RANK = { created: 0, deposited: 1, filled: 2, completed: 3, failed: 3, refunded: 3 };
-
+/** The lifecycle order of statuses (the API's, lifecycle.js): a late or replayed event never moves a row back. */
 export function statusRank(status) {
-  return STATUS_RANK[status] ?? -1;
+  return ORDER_STATUSES.includes(status) ? orderStatusRank(status) : -1;
 }
 
 /** Whether `next` is the same order at the same or a later point of its lifecycle than `current`. */

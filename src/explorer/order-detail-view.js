@@ -10,6 +10,7 @@ import {
   timeToComplete,
   unixToIso,
 } from './format.js';
+import { isTerminalOrderStatus } from './lifecycle.js';
 
 /** @typedef {import('./types.js').PublicOrder} PublicOrder */
 /** @typedef {import('./types.js').OrderEvent} OrderEvent */
@@ -369,7 +370,7 @@ export function drawDetail(detail, retry) {
     return;
   }
   title.append(' ', badge(order.status));
-  const terminal = ['completed', 'failed', 'refunded'].includes(order.status);
+  const terminal = isTerminalOrderStatus(order.status);
   body.replaceChildren(
     h(
       'div',

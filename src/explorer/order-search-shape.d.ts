@@ -1,5 +1,5 @@
 // GENERATED FILE: do not edit. Compiled from src/domain/order-search-shape.ts by
-// scripts/generate-explorer-search.ts (`npm run generate:explorer`); src/domain/order-search-shape.test.ts
+// scripts/generate-explorer-modules.ts (`npm run generate:explorer`); test/explorer-search-shape.test.ts
 // fails when it is stale.
 /**
  * The shape rules of a public search text, with no imports: the API's parser (order-search.ts) and the explorer

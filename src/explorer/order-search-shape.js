@@ -1,6 +1,6 @@
 // @ts-check
 // GENERATED FILE: do not edit. Compiled from src/domain/order-search-shape.ts by
-// scripts/generate-explorer-search.ts (`npm run generate:explorer`); src/domain/order-search-shape.test.ts
+// scripts/generate-explorer-modules.ts (`npm run generate:explorer`); test/explorer-search-shape.test.ts
 // fails when it is stale.
 const HEX = /^0x[0-9a-fA-F]*$/;
 const ORDER_ID = /^[A-Za-z0-9_-]{1,64}$/;

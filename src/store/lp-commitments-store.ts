@@ -1,11 +1,12 @@
 import { sql } from 'kysely';
+import { UNFILLED_ORDER_STATUSES } from '../domain/lifecycle.ts';
 import type { PromiseBounds } from '../domain/lp-coverage.ts';
 import type { Dialect } from './database.ts';
 import type { Executor } from './db-types.ts';
 import { activeQuote } from './lifecycle-sql.ts';
 
 /** Orders whose output the liquidity provider has yet to deliver. */
-const UNFILLED = ['created', 'deposited'];
+const UNFILLED = UNFILLED_ORDER_STATUSES;
 
 /** Lapsed totals rows stay this long before the sweep deletes them: more than any clock skew among instances. */
 const LAPSED_KEEP_SECONDS = 600;

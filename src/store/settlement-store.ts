@@ -5,6 +5,7 @@ import {
   type OrderChange,
   type OrderStatus,
   orderTransitionStamps,
+  WORKING_ORDER_STATUSES,
 } from '../domain/lifecycle.ts';
 import type { FillAttestation, Order, OrderSettlement } from '../domain/records.ts';
 import { revertsExhausted } from '../domain/relayer-reverts.ts';
@@ -32,8 +33,6 @@ export type ChainActionKind = RelayerActionKind;
  */
 const REPEATABLE: ReadonlySet<ChainActionKind> = new Set(['prove', 'commit-gap']);
 
-const WORKING_STATUSES: OrderStatus[] = ['created', 'deposited', 'filled'];
-
 /**
  * Leases up to `limit` orders that need work and are not leased by a live worker. Each lease is a
  * compare-and-set on the row, so two workers never hold one order at once, on SQLite or PostgreSQL.
@@ -42,7 +41,7 @@ export async function claimOrders(db: Executor, owner: string, now: number, leas
   const candidates = await db
     .selectFrom('orders')
     .select(['id', 'lease_owner', 'lease_expires_at'])
-    .where('status', 'in', WORKING_STATUSES)
+    .where('status', 'in', WORKING_ORDER_STATUSES)
     .where('next_attempt_at', '<=', now)
     .where((eb) => eb.or([eb('lease_expires_at', 'is', null), eb('lease_expires_at', '<', now)]))
     .orderBy('next_attempt_at')
