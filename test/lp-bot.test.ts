@@ -115,7 +115,8 @@ describe('reference LP bot against a running Ferry', () => {
     const output = 2_992_500n;
     const escrow = h.registry.chain(h.chainA)!.contracts.escrow;
     // Batches of one: the fill proves itself (fillAndProve), as before batching (test/lp-batch-proofs.test.ts).
-    const { bot } = newBot(undefined, undefined, 1);
+    const running = newBot(undefined, undefined, 1);
+    const { bot } = running;
     await approveEscrow(h, h.chainA, h.usdcA, h.offerer, input);
     const before = {
       offerer: await balanceOf(h, h.chainA, h.usdcA, h.offerer.address),
@@ -138,12 +139,14 @@ describe('reference LP bot against a running Ferry', () => {
     // Hold the worker so the order stays `deposited` while the bots look at it again.
     await h.app.worker!.stop();
     try {
-      const filled = await bot.runOnce();
+      const filled = await fillsOver(running, orderHash);
       expect(filled.errors).toEqual([]);
-      expect(filled.filled).toEqual([
-        { orderId: q.orderId, orderHash, txHash: expect.stringMatching(/^0x[0-9a-f]{64}$/) },
-      ]);
-      const fillTx = filled.filled[0]!.txHash;
+      expect(filled.fill).toEqual({
+        orderId: q.orderId,
+        orderHash,
+        txHash: expect.stringMatching(/^0x[0-9a-f]{64}$/),
+      });
+      const fillTx = filled.fill.txHash;
 
       // Same bot: it remembers its fill. Restarted bot: its journal holds the fill, mined.
       expect((await bot.runOnce()).filled).toEqual([]);
@@ -296,12 +299,13 @@ describe('reference LP bot against a running Ferry', () => {
     for (let i = 0; i < passes; i++) {
       const report = await running.bot.runOnce();
       errors.push(...report.errors);
-      if (report.filled.some((f) => f.orderHash === orderHash)) return;
+      const fill = report.filled.find((f) => f.orderHash === orderHash);
+      if (fill) return { fill, errors };
       await new Promise((resolve) => setTimeout(resolve, 250));
     }
     const said = running.lines.filter((l) => !l.obj.orderHash || l.obj.orderHash === orderHash);
     const text = (v: unknown) => JSON.stringify(v, (_k, x) => (typeof x === 'bigint' ? `${x}` : x));
-    expect.fail(`not filled in ${passes} passes; errors ${text(errors)}; log ${text(said)}`);
+    return expect.fail(`not filled in ${passes} passes; errors ${text(errors)}; log ${text(said)}`);
   }
 
   it('does not fill within --fill-margin-seconds of fillDeadline; with the default margin it does', async () => {
