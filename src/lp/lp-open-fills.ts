@@ -50,8 +50,9 @@ export async function fillOpenOrders(
   for (const item of open) {
     const { order } = item;
     if (deps.settledOrders.has(order.blockchainOrderId as Hex) || deps.overpriced.has(order.id)) continue;
-    // Its own orders come through its order list, exclusivity or not.
-    if (order.filler && same(order.filler, deps.account.address)) continue;
+    // Its own orders come through its order list, exclusivity or not; one a wallet opened on chain naming it does
+    // not (it belongs to no provider's account), so it is taken here like any open order.
+    if (order.filler && same(order.filler, deps.account.address) && order.source !== 'onchain') continue;
     try {
       const quoteId = adoptedQuoteId(order.id);
       if (!(await deps.journal.findQuote(quoteId)) && !(await adopt(deps, item, quoteId))) continue;

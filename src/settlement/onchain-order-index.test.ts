@@ -15,12 +15,14 @@ const ZERO = '0x0000000000000000000000000000000000000000';
 
 /** Two served chains with one token each: the registry the worker reads opens against. */
 const chains = [
-  { name: 'devnet-a', chainId: 31337, token: USDC_A },
-  { name: 'devnet-b', chainId: 31338, token: USDC_B },
-].map(({ name, chainId, token }) => ({
+  { name: 'devnet-a', chainId: 31337, token: USDC_A, fill: '0x000000000000000000000000000000000000f111' },
+  { name: 'devnet-b', chainId: 31338, token: USDC_B, fill: '0x000000000000000000000000000000000000f222' },
+].map(({ name, chainId, token, fill }) => ({
   name,
   chainId,
-  tokens: [{ address: token, symbol: 'USDC', decimals: 6 }],
+  settlement: { method: 'layerzero' },
+  contracts: { escrow: ESCROW, fill, messenger: null },
+  tokens: [{ address: token, symbol: 'USDC', decimals: 6, minAmount: 1_000_000n }],
 }));
 const registry = {
   chains: chains as unknown as Chain[],
@@ -132,6 +134,9 @@ describe(`orders opened on chain, written from their Open events on ${backend}`,
       [openOf({ outputChainId: 1n }), 'output chain 1 is not served'],
       [openOf({ outputChainId: 31337n }), 'output chain 31337 is not served'],
       [openOf({}, `0x${'12'.repeat(32)}`), 'its orderId is not the hash of its terms'],
+      // The API's own rules: no dust, no payout to a contract of Ferry's.
+      [openOf({ inputAmount: 999_999n }), 'input 999999 is below the minimum swap (1000000)'],
+      [openOf({ recipient: USDC_B }), 'the recipient is the USDC token contract on devnet-b'],
     ];
     for (const [open, reason] of cases) {
       lines.length = 0;

@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
-import type { ChainRegistry } from '../chains/chain-registry.ts';
+import { type ChainRegistry, outputChainsOf, reservedAddressRole } from '../chains/chain-registry.ts';
 import { ONCHAIN_ACCOUNT_ID, type OnchainOpen, onchainOrderRecords } from '../domain/onchain-order.ts';
 import { buildOrderTypedData, hashOrderTypedData } from '../domain/order-typed-data.ts';
 import { publicOrderView } from '../domain/public-views.ts';
@@ -9,18 +9,25 @@ import { insertOnchainOrder, knownOrderHashes } from '../store/onchain-orders-st
 
 /**
  * The output chain of an order a wallet opened on one of Ferry's escrows, or why Ferry does not follow it: it
- * follows orders between the chains and tokens it serves, whose escrow key is the hash of their terms (so the
- * worker's reads and the filler's proof agree with the escrow).
+ * follows orders on routes it settles, between tokens it serves, of at least the minimum swap, whose escrow key is
+ * the hash of their terms (so the worker's reads and the filler's proof agree with the escrow).
  */
 function followed(registry: ChainRegistry, open: OnchainOpen): { outputChain: string } | { reason: string } {
   const { terms } = open;
   const output = registry.chains.find((c) => BigInt(c.chainId) === terms.outputChainId);
-  if (!output || output.name === open.chain)
-    return { reason: `output chain ${terms.outputChainId} is not served` };
-  if (!registry.token(open.chain, terms.inputToken))
-    return { reason: `input token ${terms.inputToken} is not served` };
+  const input = registry.chain(open.chain);
+  if (!input || !output || !outputChainsOf(registry, input).includes(output.name))
+    return { reason: `output chain ${terms.outputChainId} is not served from ${open.chain}` };
+  const inputToken = registry.token(open.chain, terms.inputToken);
+  if (!inputToken) return { reason: `input token ${terms.inputToken} is not served` };
   if (!registry.token(output.name, terms.outputToken))
     return { reason: `output token ${terms.outputToken} is not served` };
+  // The API's rules for any order: every order costs the relayer gas on two chains, so no dust; no payout to a
+  // contract of Ferry's.
+  if (terms.inputAmount < inputToken.minAmount)
+    return { reason: `input ${terms.inputAmount} is below the minimum swap (${inputToken.minAmount})` };
+  const reserved = reservedAddressRole(registry, terms.recipient);
+  if (reserved) return { reason: `the recipient is ${reserved}` };
   const hash = hashOrderTypedData(buildOrderTypedData(terms, open.escrow));
   if (hash.toLowerCase() !== open.orderHash.toLowerCase())
     return { reason: 'its orderId is not the hash of its terms' };

@@ -11,13 +11,17 @@ import { insertQuotes } from './quotes-store.ts';
  * call) counts too: the swap writes that order.
  */
 export async function knownOrderHashes(db: Executor, orderHashes: readonly string[]): Promise<Set<string>> {
-  if (orderHashes.length === 0) return new Set();
-  const rows = await db
-    .selectFrom('quotes')
-    .select('signing_hash')
-    .where('signing_hash', 'in', orderHashes)
-    .execute();
-  return new Set(rows.map((r) => r.signing_hash.toLowerCase()));
+  const known = new Set<string>();
+  // In slices: a range of many deposits must not run into the databases' limit on bound parameters.
+  for (let i = 0; i < orderHashes.length; i += 500) {
+    const rows = await db
+      .selectFrom('quotes')
+      .select('signing_hash')
+      .where('signing_hash', 'in', orderHashes.slice(i, i + 500))
+      .execute();
+    for (const r of rows) known.add(r.signing_hash.toLowerCase());
+  }
+  return known;
 }
 
 /**
