@@ -1,12 +1,4 @@
-import {
-  type Address,
-  createPublicClient,
-  getAddress,
-  type Hex,
-  http,
-  type PublicClient,
-  zeroAddress,
-} from 'viem';
+import { type Address, getAddress, type Hex, type PublicClient, zeroAddress } from 'viem';
 import type { Chain, ChainRegistry } from './chain-registry.ts';
 import { loadArtifact } from './contract-artifacts.ts';
 import { appLibrary, type FerryLzChain, ferryLzChain, pinnedPathConfig } from './ferry-wire.ts';
@@ -14,6 +6,7 @@ import { loadLzArtifact } from './layerzero/lz-artifacts.ts';
 import { DEFAULT_LZ_RPC_TIMEOUT_MS } from './layerzero/lz-chain-client.ts';
 import { LZ_DEVNET_MAX_MESSAGE_SIZE } from './layerzero/lz-oapp-config.ts';
 import { addressToBytes32 } from './layerzero/lz-packet.ts';
+import { publicClientForUrl } from './viem-client.ts';
 
 type Read = (
   address: Address,
@@ -46,12 +39,7 @@ export async function checkFerryAppLocked(
   if (chain.settlement.method !== 'layerzero')
     return [`${chain.name} settles through the attester: no app to lock`];
   const local = ferryLzChain(chain);
-  const client = createPublicClient({
-    transport: http(chain.rpcUrl, {
-      timeout: options.rpcTimeoutMs ?? DEFAULT_LZ_RPC_TIMEOUT_MS,
-      retryCount: 1,
-    }),
-  });
+  const client = publicClientForUrl(chain.rpcUrl, options.rpcTimeoutMs ?? DEFAULT_LZ_RPC_TIMEOUT_MS);
   const read: Read = (address, abi, functionName, args = []) =>
     client.readContract({ address, abi: ABIS[abi](), functionName, args } as never);
   const problems: string[] = [];

@@ -1,4 +1,4 @@
-import { type Address, createPublicClient, type Hex, http, zeroAddress } from 'viem';
+import { type Address, type Hex, zeroAddress } from 'viem';
 import { FerryError } from '../domain/ferry-error.ts';
 import type { ChainLogger } from './chain-logger.ts';
 import { type ContractName, loadArtifact } from './contract-artifacts.ts';
@@ -10,6 +10,7 @@ import {
   lzChainClient,
   writeLz,
 } from './layerzero/lz-chain-client.ts';
+import { publicClientForUrl } from './viem-client.ts';
 
 /** How the chain's escrow learns of fills: Ferry's LayerZero app, or an attester key through AttesterMessenger. */
 export type FerrySettlementSetup =
@@ -70,9 +71,7 @@ export class FerryDeployError extends FerryError {
  */
 export async function deployFerryChain(options: DeployFerryChainOptions): Promise<FerryChainDeployment> {
   const timeoutMs = options.rpcTimeoutMs ?? DEFAULT_LZ_RPC_TIMEOUT_MS;
-  const probe = createPublicClient({
-    transport: http(options.rpcUrl, { timeout: timeoutMs, retryCount: 1 }),
-  });
+  const probe = publicClientForUrl(options.rpcUrl, timeoutMs);
   const chainId = await probe.getChainId();
   if (options.chainId !== undefined && options.chainId !== chainId) {
     throw new FerryDeployError(`the RPC answers chain id ${chainId}, not ${options.chainId}`);

@@ -56,6 +56,14 @@ export function publicClientFor(
 }
 
 /**
+ * A viem public client for an RPC URL not (yet) in a registry: `ferry deploy` asks the node its chain id before it
+ * knows which chain it is deploying to, and reads back a locked app through the same kind of client.
+ */
+export function publicClientForUrl(rpcUrl: string, timeoutMs: number): PublicClient {
+  return createPublicClient({ transport: http(rpcUrl, { timeout: timeoutMs, retryCount: 1 }) });
+}
+
+/**
  * One public client per registry chain, made on first use: each component keeps its own set (its own timeout),
  * and every call of the returned function for a chain answers the same client.
  */
