@@ -3,7 +3,8 @@
  * explorer, which the browser loads with no build step, runs the API's own rules instead of copies of them:
  *
  * - src/domain/order-search-shape.ts → order-search-shape.js: how a public search text is told apart;
- * - src/domain/lifecycle.ts → lifecycle.js: the status sets and their order (terminal statuses, ranks).
+ * - src/domain/lifecycle.ts → lifecycle.js: the status sets and their order (terminal statuses, ranks);
+ * - src/domain/open-filler.ts → open-filler.js: the zero address as "open to any filler".
  *
  *   npm run generate:explorer
  *
@@ -19,13 +20,14 @@ const domain = (name: string) => fileURLToPath(new URL(`../src/domain/${name}.ts
 const explorer = (name: string) => fileURLToPath(new URL(`../src/explorer/${name}.js`, import.meta.url));
 
 /** Each shared module: its domain source and its compiled copy in the explorer. */
-export const EXPLORER_MODULES = ['order-search-shape', 'lifecycle'].map((name) => ({
+export const EXPLORER_MODULES = ['order-search-shape', 'lifecycle', 'open-filler'].map((name) => ({
   source: domain(name),
   js: explorer(name),
   dts: explorer(name).replace(/\.js$/, '.d.ts'),
 }));
 export const EXPLORER_SEARCH_SHAPE = explorer('order-search-shape');
 export const EXPLORER_LIFECYCLE = explorer('lifecycle');
+export const EXPLORER_OPEN_FILLER = explorer('open-filler');
 
 const header = (source: string) => `// @ts-check
 // GENERATED FILE: do not edit. Compiled from src/domain/${path.basename(source)} by

@@ -27,6 +27,8 @@ const GENERATED = [
   'src/explorer/order-search-shape.d.ts',
   'src/explorer/lifecycle.js', // scripts/generate-explorer-modules.ts, from src/domain/lifecycle.ts
   'src/explorer/lifecycle.d.ts',
+  'src/explorer/open-filler.js', // scripts/generate-explorer-modules.ts, from src/domain/open-filler.ts
+  'src/explorer/open-filler.d.ts',
 ];
 const GENERATED_HEADER = /GENERATED FILE/;
 /** Migrations are history: a shipped one may change in form, never in the statements it runs; the function limit skips them. */

@@ -3,10 +3,12 @@ import { describe, expect, it } from 'vitest';
 import {
   EXPLORER_LIFECYCLE,
   EXPLORER_MODULES,
+  EXPLORER_OPEN_FILLER,
   EXPLORER_SEARCH_SHAPE,
   generateExplorerModule,
 } from '../scripts/generate-explorer-modules.ts';
 import * as lifecycle from '../src/domain/lifecycle.ts';
+import * as openFiller from '../src/domain/open-filler.ts';
 import { orderSearchShape } from '../src/domain/order-search-shape.ts';
 
 const EXPLORER = new URL('../src/explorer/', import.meta.url);
@@ -63,6 +65,19 @@ describe("the explorer's status sets", () => {
       if (!name.endsWith('.js') || name === 'lifecycle.js') continue;
       expect(explorerFile(name), name).not.toMatch(/['"]completed['"],\s*['"]failed['"],\s*['"]refunded['"]/);
       expect(explorerFile(name), name).not.toMatch(/refunded:\s*\d/);
+    }
+  });
+});
+
+describe("the explorer's open-filler rule", () => {
+  it('is the domain rule compiled, and the explorer holds no zero-address pattern of its own', async () => {
+    const compiled = (await import(EXPLORER_OPEN_FILLER)) as typeof openFiller;
+    for (const filler of [openFiller.OPEN_FILLER, openFiller.OPEN_FILLER.replace(/0$/, '1'), null, '0x']) {
+      expect(compiled.isOpenToAnyFiller(filler)).toBe(openFiller.isOpenToAnyFiller(filler));
+    }
+    for (const name of fs.readdirSync(EXPLORER)) {
+      if (!name.endsWith('.js') || name === 'open-filler.js') continue;
+      expect(explorerFile(name), name).not.toMatch(/0x0\{40\}|0x0{40}/);
     }
   });
 });

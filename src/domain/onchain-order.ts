@@ -1,5 +1,6 @@
 import { normalizeAddress } from './address.ts';
 import { newId } from './ids.ts';
+import { isOpenToAnyFiller } from './open-filler.ts';
 import { orderFromAcceptedQuote } from './order-from-quote.ts';
 import { buildOrderTypedData, type OrderTerms } from './order-typed-data.ts';
 import type { Order, Quote, QuoteRequest } from './records.ts';
@@ -69,7 +70,7 @@ export function onchainOrderRecords(input: {
     updatedAt: now,
   };
   const accepted = orderFromAcceptedQuote({ quote, request, signature: '0x', actor: 'chain-indexer', now });
-  const openFromStart = /^0x0{40}$/.test(terms.filler);
+  const openFromStart = isOpenToAnyFiller(terms.filler);
   const order: Order = {
     ...accepted,
     status: 'deposited',

@@ -10,6 +10,7 @@ import { gaveUpReason, retryOrGiveUp, revertsExhausted } from './relayer-reverts
  */
 
 import type { EscrowStatus } from './escrow-status.ts';
+import { isOpenToAnyFiller } from './open-filler.ts';
 
 type Hex = `0x${string}`;
 
@@ -160,7 +161,6 @@ export type SettlementDecision =
 export type SettlementDecisionKind = SettlementDecision['kind'];
 
 const same = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
-const ZERO_ADDRESS = '0x0000000000000000000000000000000000000000';
 
 /**
  * FerryFill's rule: the order's filler may fill any time; anyone may once its exclusivity has lapsed, or from the
@@ -173,7 +173,7 @@ export function mayFill(
 ): boolean {
   return (
     same(filler, terms.filler) ||
-    same(terms.filler, ZERO_ADDRESS) ||
+    isOpenToAnyFiller(terms.filler) ||
     blockTimestamp > terms.exclusivityDeadline
   );
 }
@@ -202,7 +202,7 @@ export function validFillAtDepth(obs: SettlementObservation): ObservedFill | nul
 export function exclusivityLapsed(obs: Pick<SettlementObservation, 'terms' | 'outputTime'>): boolean {
   const { terms, outputTime } = obs;
   return (
-    !same(terms.filler, ZERO_ADDRESS) &&
+    !isOpenToAnyFiller(terms.filler) &&
     outputTime > terms.exclusivityDeadline &&
     outputTime <= terms.fillDeadline
   );

@@ -11,6 +11,7 @@ import {
   unixToIso,
 } from './format.js';
 import { isTerminalOrderStatus } from './lifecycle.js';
+import { isOpenToAnyFiller } from './open-filler.js';
 
 /** @typedef {import('./types.js').PublicOrder} PublicOrder */
 /** @typedef {import('./types.js').OrderEvent} OrderEvent */
@@ -121,8 +122,7 @@ function addressDetail(chainName, address, role) {
 
 /** @param {PublicOrder} order */
 function summaryPanel(order) {
-  // The zero address as filler: an order opened on chain open to any filler from the start.
-  const openToAll = /^0x0{40}$/i.test(order.filler ?? '');
+  const openToAll = isOpenToAnyFiller(order.filler);
   return h(
     'section',
     { class: 'panel', 'aria-labelledby': 'summary-title' },

@@ -1,6 +1,7 @@
 import type { Hex } from 'viem';
 import type { PrivateKeyAccount } from 'viem/accounts';
 import { type ChainClients, chainTime } from '../chains/lp-chain-clients.ts';
+import { isOpenToAnyFiller } from '../domain/open-filler.ts';
 import type { LpJournal } from '../store/lp-journal.ts';
 import type { ChainInfo, FerryApi, OpenOrder, OrderView } from './ferry-api.ts';
 import type { BotLog } from './lp-bot.ts';
@@ -96,7 +97,7 @@ async function adopt(deps: OpenFillDeps, item: OpenOrder, quoteId: string): Prom
   ]);
   // FerryFill takes another filler's fill only in a block after the exclusivity: wait until the chain is past it.
   // An order naming no filler (opened on chain open to all) has no exclusivity.
-  const exclusive = order.filler !== null && !/^0x0{40}$/.test(order.filler);
+  const exclusive = order.filler !== null && !isOpenToAnyFiller(order.filler);
   if (exclusive && outputTime <= BigInt(order.exclusivityDeadline))
     return skip("the quoted LP's exclusivity still holds");
   // The rules of its own quotes: what it promises stays covered, and one offerer holds at most its share.

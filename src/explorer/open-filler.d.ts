@@ -1,0 +1,10 @@
+// GENERATED FILE: do not edit. Compiled from src/domain/open-filler.ts by
+// scripts/generate-explorer-modules.ts (`npm run generate:explorer`); test/explorer-search-shape.test.ts
+// fails when it is stale.
+/**
+ * The zero address as an order's filler: the escrow lets any filler fill it from the start, with no exclusive
+ * window. Orders opened on chain may name it; every order Ferry quotes names its LP instead.
+ */
+export declare const OPEN_FILLER = "0x0000000000000000000000000000000000000000";
+/** Whether an order's filler is the zero address, in any letter case (the explorer passes what the API answered). */
+export declare function isOpenToAnyFiller(filler: string | null | undefined): boolean;
