@@ -57,7 +57,12 @@ describe('settlement breakdown', () => {
       stepP99Ms: 100,
     });
     expect(r.steps.filled).toMatchObject({ actP50Ms: 50, chainP50Ms: 100, observeP50Ms: 50, stepP50Ms: 200 });
-    expect(r.steps.completed).toMatchObject({ actP50Ms: 300, chainP50Ms: 0, observeP50Ms: 100, stepP50Ms: 400 });
+    expect(r.steps.completed).toMatchObject({
+      actP50Ms: 300,
+      chainP50Ms: 0,
+      observeP50Ms: 100,
+      stepP50Ms: 400,
+    });
     expect(r.botOutput).toBe('');
   });
 
@@ -84,7 +89,13 @@ describe('settlement breakdown', () => {
 
   it('with no swap measured, shares are 0 and failures keep the bot log tail', () => {
     const failures = ['1', '2', '3', '4', '5', '6'];
-    const r = settlementResult(run(null), [], failures, confirmations, `${'x'.repeat(100)}${'y'.repeat(600)}`);
+    const r = settlementResult(
+      run(null),
+      [],
+      failures,
+      confirmations,
+      `${'x'.repeat(100)}${'y'.repeat(600)}`,
+    );
     expect([r.chainShare, r.lpShare, r.ferryShare, r.p50Ms]).toEqual([0, 0, 0, 0]);
     expect(r.failures).toEqual(['1', '2', '3', '4', '5']);
     expect(r.botOutput).toBe('y'.repeat(600));
