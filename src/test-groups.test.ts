@@ -38,8 +38,8 @@ describe('test groups', () => {
 
   describe('catches', () => {
     it('a test file where no group looks', () => {
-      expect(() => groupTestFiles([...files, 'bench/scenarios.test.ts'])).toThrow(
-        'bench/scenarios.test.ts is outside src, sdk/src, test, contracts/anvil: no test group runs it',
+      expect(() => groupTestFiles([...files, 'docs/examples.test.ts'])).toThrow(
+        'docs/examples.test.ts is outside src, sdk/src, test, contracts/anvil, bench: no test group runs it',
       );
     });
 

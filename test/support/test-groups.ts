@@ -11,7 +11,7 @@ import path from 'node:path';
 export type TestGroup = 'unit' | 'chain' | 'e2e';
 
 /** The folders whose `*.test.ts` files vitest runs; a test file anywhere else would run in no group. */
-export const TEST_ROOTS = ['src', 'sdk/src', 'test', 'contracts/anvil'] as const;
+export const TEST_ROOTS = ['src', 'sdk/src', 'test', 'contracts/anvil', 'bench'] as const;
 
 /** In test/ but run in the test process alone. */
 const UNIT_IN_TEST = [
@@ -36,7 +36,7 @@ const CHAIN_OUTSIDE_CONTRACTS = [
 /** The files named one by one above: each must still be a test file, or the list has gone stale. */
 export const LISTED_TEST_FILES: readonly string[] = [...UNIT_IN_TEST, ...CHAIN_OUTSIDE_CONTRACTS];
 
-/** The rest follow their folder: test/ is e2e, contracts/anvil chain, src/ and sdk/src unit. */
+/** The rest follow their folder: test/ is e2e, contracts/anvil chain, src/, sdk/src and bench/ unit. */
 export function groupOf(file: string): TestGroup {
   if (file.startsWith('contracts/anvil/') || CHAIN_OUTSIDE_CONTRACTS.includes(file)) return 'chain';
   if (file.startsWith('test/') && !UNIT_IN_TEST.includes(file)) return 'e2e';

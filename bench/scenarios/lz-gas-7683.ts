@@ -11,8 +11,8 @@ import { ANVIL_KEYS, DEVNET_FEE_RECIPIENT } from '../../src/chains/devnet.ts';
 import { deployLz, type LzChainClient, writeLz } from '../../src/chains/layerzero/lz-chain-client.ts';
 import { proveOptions } from '../../src/chains/prove-options.ts';
 import { buildOrderTypedData, ORDER_TYPE, type OrderTerms } from '../../src/domain/order-typed-data.ts';
-import { gasRow } from './gas-row.ts';
-import type { ScenarioRow } from './report.ts';
+import { gasRow } from '../harness/gas-row.ts';
+import type { ScenarioRow } from '../harness/report.ts';
 
 const [deployerKey, , offererKey, fillerKey] = ANVIL_KEYS;
 const appAbi = loadArtifact('FerryApp').abi;

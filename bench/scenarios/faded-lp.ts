@@ -14,8 +14,8 @@ import { type BotLog, createLpBot } from '../../src/lp/lp-bot.ts';
 import { anvilKnobs } from '../../test/support/anvil-knobs.ts';
 import { approveEscrow, chainTime, transferToken } from '../../test/support/chain-actors.ts';
 import { type Harness, startHarness } from '../../test/support/harness.ts';
-import { QUICK } from './bench-settings.ts';
-import type { BackendRun, ScenarioRow } from './report.ts';
+import { QUICK } from '../harness/bench-settings.ts';
+import type { BackendRun, ScenarioRow } from '../harness/report.ts';
 
 const INPUT = 2_000_000n;
 const OUTPUT = 1_990_000n;

@@ -1,58 +1,9 @@
-import http from 'node:http';
 import { hashOrderTypedData, type OrderTypedData } from '../../src/domain/order-typed-data.ts';
-import { startProcWindow } from './proc.ts';
-import { OFFERER, signDigest } from './seed.ts';
-import type { RunningServer } from './server.ts';
-
-interface JsonResponse {
-  status: number;
-  body: any;
-}
-
-/** A tiny keep-alive JSON client: the driver must cost the machine as little CPU as it can. */
-export function jsonClient(baseUrl: string, maxSockets: number) {
-  const url = new URL(baseUrl);
-  const agent = new http.Agent({ keepAlive: true, maxSockets });
-  return {
-    request(method: string, path: string, apiKey: string, body?: unknown): Promise<JsonResponse> {
-      const payload = body === undefined ? undefined : JSON.stringify(body);
-      return new Promise((resolve, reject) => {
-        const req = http.request(
-          {
-            host: url.hostname,
-            port: url.port,
-            method,
-            path,
-            agent,
-            headers: {
-              'x-api-key': apiKey,
-              ...(payload
-                ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) }
-                : {}),
-            },
-          },
-          (res) => {
-            const parts: Buffer[] = [];
-            res.on('data', (c: Buffer) => parts.push(c));
-            res.on('end', () => {
-              const text = Buffer.concat(parts).toString();
-              let parsed: unknown = text;
-              try {
-                parsed = JSON.parse(text);
-              } catch {
-                // Keep the text.
-              }
-              resolve({ status: res.statusCode ?? 0, body: parsed });
-            });
-          },
-        );
-        req.on('error', reject);
-        req.end(payload);
-      });
-    },
-    close: () => agent.destroy(),
-  };
-}
+import { type JsonResponse, jsonClient } from '../harness/json-client.ts';
+import { percentile } from '../harness/percentile.ts';
+import { startProcWindow } from '../harness/proc.ts';
+import type { RunningServer } from '../harness/server.ts';
+import { OFFERER, signDigest } from '../seed/seeder.ts';
 
 export interface FlowResult {
   readonly flowsPerSec: number;
@@ -64,11 +15,6 @@ export interface FlowResult {
   readonly cpuPercent: number;
   readonly peakRssBytes: number;
   readonly helperCpuPercent: number;
-}
-
-export function percentile(sorted: readonly number[], p: number): number {
-  if (sorted.length === 0) return 0;
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] as number;
 }
 
 /**

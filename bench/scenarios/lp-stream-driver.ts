@@ -1,7 +1,8 @@
 import WebSocket from 'ws';
-import { jsonClient, percentile } from './flow.ts';
-import { startProcWindow } from './proc.ts';
-import type { RunningServer } from './server.ts';
+import { jsonClient } from '../harness/json-client.ts';
+import { percentile } from '../harness/percentile.ts';
+import { startProcWindow } from '../harness/proc.ts';
+import type { RunningServer } from '../harness/server.ts';
 
 export interface LpStreamResult {
   readonly sockets: number;

@@ -2,10 +2,11 @@
  * Scenario 7: one write fanned out to SSE and WebSocket clients of Ferry, against the same clients, rate and event
  * body on a bare node:http fan-out in the same run.
  */
-import type { ScenarioContext } from './backend-scenarios.ts';
-import { mb, QUICK, say } from './bench-settings.ts';
-import { driveFanout, type FanoutResult } from './fanout.ts';
-import { startBareFanout } from './server.ts';
+
+import { mb, QUICK, say } from '../harness/bench-settings.ts';
+import type { ScenarioContext } from '../harness/scenario.ts';
+import { startBareFanout } from '../harness/server.ts';
+import { driveFanout, type FanoutResult } from './fan-out-driver.ts';
 
 export async function fanOut({
   server,

@@ -2,7 +2,7 @@
  * The settlement scenario's arithmetic: each measured swap's status events and transaction times turned into the
  * per-step breakdown (actor, chain, Ferry observing) and the shares of the whole.
  */
-import { percentile } from './flow.ts';
+import { percentile } from '../harness/percentile.ts';
 
 export const STEPS = ['deposited', 'filled', 'completed'] as const;
 export type Step = (typeof STEPS)[number];
@@ -114,7 +114,6 @@ function tally(measured: readonly MeasuredSwap[]) {
   return { totals, step, chainSum, lpSum, ferrySum, totalSum, unseenPending };
 }
 
-/** The batch's result; `confirmations` are the registry's, of the input and of the output chain. */
 /** Each swap's time from being sent to Ferry's `filled` event (swaps whose event was missed are left out). */
 function filledTimes(measured: readonly MeasuredSwap[]): number[] {
   return measured.flatMap(({ swap }) =>
@@ -122,6 +121,7 @@ function filledTimes(measured: readonly MeasuredSwap[]): number[] {
   );
 }
 
+/** The batch's result; `confirmations` are the registry's, of the input and of the output chain. */
 export function settlementResult(
   run: { label: string; count: number; seconds: number; blockSeconds: number | null },
   measured: readonly MeasuredSwap[],

@@ -2,11 +2,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { DEVNET_WORKER_KEYS } from '../../src/chains/devnet.ts';
-import { drive, type LoadResult } from './load.ts';
-import { type LockSampleReport, startLockSampler } from './lock-sampler.ts';
-import { createPgDatabase } from './pg-writes.ts';
-import { OFFERER, Seeder } from './seed.ts';
-import { type RunningServer, startFerry, startFerryWorker } from './server.ts';
+import { drive, type LoadResult } from '../harness/load.ts';
+import { type LockSampleReport, startLockSampler } from '../harness/lock-sampler.ts';
+import { createPgDatabase } from '../harness/pg-writes.ts';
+import { type RunningServer, startFerry, startFerryWorker } from '../harness/server.ts';
+import { OFFERER, Seeder } from '../seed/seeder.ts';
 
 export interface MultiInstanceResult {
   readonly endpoint: string;

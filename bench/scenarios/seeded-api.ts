@@ -1,37 +1,17 @@
 /**
  * The scenarios measured on each backend's seeded Ferry (2-7 and 10), each recording its rows through the
- * context; bench/run.ts runs them in its fixed order.
+ * context; the table (scenario-table.ts) gives their order.
  */
 
-import { CONNECTIONS, DURATION, LP_COUNT, mb, QUICK, say, WARMUP } from './bench-settings.ts';
-import { driveFlow } from './flow.ts';
-import { drive } from './load.ts';
-import { row } from './load-row.ts';
-import { driveLpStream } from './lp-stream.ts';
-import { type PgProbe, profiledOnPg } from './pg-profile.ts';
-import type { ScenarioRow } from './report.ts';
-import { type BenchAccounts, OPEN_REQUEST_OUTPUT, type Seeder, type SeedSummary } from './seed.ts';
-import type { RunningServer } from './server.ts';
-
-/** What every scenario of one backend shares: the server, its seed, the load shapes, and where rows go. */
-export interface ScenarioContext {
-  readonly backend: string;
-  readonly server: RunningServer;
-  readonly seeder: Seeder;
-  readonly seed: SeedSummary;
-  readonly accounts: BenchAccounts;
-  readonly route: { inputChain: string; outputChain: string; inputToken: string; outputToken: string };
-  readonly quoteRequestBody: Record<string, string>;
-  readonly mmKey: { 'x-api-key': string };
-  readonly load: { connections: number; durationSeconds: number };
-  readonly warm: { connections: number; durationSeconds: number };
-  readonly postgres: boolean;
-  readonly record: (row: ScenarioRow) => void;
-  /** The PostgreSQL database of the run (null when embedded): the write scenarios report its side of the time. */
-  readonly pgProbe: PgProbe | null;
-  /** Measures the baseline again right after a scenario, so each ratio compares two adjacent measurements. */
-  readonly nextBaseline: () => Promise<ScenarioRow>;
-}
+import { CONNECTIONS, DURATION, LP_COUNT, mb, QUICK, say, WARMUP } from '../harness/bench-settings.ts';
+import { drive } from '../harness/load.ts';
+import { row } from '../harness/load-row.ts';
+import { profiledOnPg } from '../harness/pg-profile.ts';
+import type { ScenarioRow } from '../harness/report.ts';
+import type { ScenarioContext } from '../harness/scenario.ts';
+import { OPEN_REQUEST_OUTPUT } from '../seed/seeder.ts';
+import { driveLpStream } from './lp-stream-driver.ts';
+import { driveFlow } from './swap-flow-driver.ts';
 
 /** 2: a page of the public order list. */
 export async function publicOrdersPage({
@@ -211,7 +191,7 @@ async function driveQuotes(
   const lps = accounts.liquidityProviders;
   // Room for 5,500 quotes a second (or twice `rate`: autocannon's rate limit may set up requests it then drops) over
   // warm-up and run, each pair once: past it an LP would quote a request twice. autocannon may run on to its next whole second. (One LP's quotes of 5, 5b and 5c stay within its
-  // room beside the seeded orders, and 6a's after them: seed.ts OPEN_REQUEST_INPUT.)
+  // room beside the seeded orders, and 6a's after them: seed/seeder.ts OPEN_REQUEST_INPUT.)
   const capacity = Math.ceil(((DURATION + WARMUP + 1) * (rate === undefined ? 5500 : 2 * rate)) / LP_COUNT);
   const open = await seeder.seedOpenRequests(capacity, route);
   let i = 0;

@@ -7,8 +7,8 @@ import { createFerryClient, type FerryEvent, signQuote, subscribeWs } from '../.
 import { loadChainRegistryFile } from '../../src/chains/chain-registry.ts';
 import { ANVIL_KEYS } from '../../src/chains/devnet.ts';
 import { chainClients, ensureAllowance } from '../../src/chains/lp-chain-clients.ts';
-import { type ChainWatch, rpc, watchChain } from './chain-watch.ts';
-import type { RunningServer } from './server.ts';
+import { type ChainWatch, rpc, watchChain } from '../harness/chain-watch.ts';
+import type { RunningServer } from '../harness/server.ts';
 import { startLpBot } from './settlement-bot.ts';
 import {
   type MeasuredSwap,

@@ -186,7 +186,7 @@ export async function startFerryWorker(
 export async function startBaseline(nodeFlags: readonly string[] = []): Promise<RunningServer> {
   const port = await freePort();
   return launch(
-    [...nodeFlags, '--import', 'tsx/esm', 'bench/baseline-server.ts'],
+    [...nodeFlags, '--import', 'tsx/esm', 'bench/harness/baseline-server.ts'],
     { PORT: String(port), LOG_LEVEL: 'warn' },
     port,
     '/baseline',
@@ -197,7 +197,7 @@ export async function startBaseline(nodeFlags: readonly string[] = []): Promise<
 export async function startBareFanout(): Promise<RunningServer> {
   const port = await freePort();
   return launch(
-    ['--import', 'tsx/esm', 'bench/bare-fanout-server.ts'],
+    ['--import', 'tsx/esm', 'bench/harness/bare-fanout-server.ts'],
     { PORT: String(port) },
     port,
     '/healthz',

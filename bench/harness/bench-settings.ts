@@ -1,4 +1,4 @@
-/** The bench's settings, read once from the environment (bench/run.ts lists them), and its progress log. */
+/** The bench's settings, read once from the environment (bench/README.md lists them), and its progress log. */
 import path from 'node:path';
 
 export const say = (line: string) => process.stderr.write(`${line}\n`);

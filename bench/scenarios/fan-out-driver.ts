@@ -1,8 +1,8 @@
 import http from 'node:http';
 import WebSocket from 'ws';
-import { percentile } from './flow.ts';
-import { rssBytes, startProcWindow } from './proc.ts';
-import type { RunningServer } from './server.ts';
+import { percentile } from '../harness/percentile.ts';
+import { rssBytes, startProcWindow } from '../harness/proc.ts';
+import type { RunningServer } from '../harness/server.ts';
 
 export interface FanoutResult {
   readonly sseClients: number;

@@ -12,9 +12,10 @@ import { createPublicClient, http } from 'viem';
 import { DEVNET_WORKER_KEYS, startDevnets } from '../../src/chains/devnet.ts';
 import { devnetRegistryFile } from '../../src/chains/devnet-registry.ts';
 import { DEFAULT_PROVE_AFTER_SECONDS, DEFAULT_PROVE_BATCH } from '../../src/lp/prove-batch-defaults.ts';
-import type { BackendRun, ScenarioRow } from './report.ts';
-import { freePort, startFerry } from './server.ts';
-import { prepareSettlement } from './settlement.ts';
+import type { BackendRun, ScenarioRow } from '../harness/report.ts';
+import { freePort, startFerry } from '../harness/server.ts';
+import { allInPerOrder } from './gas-per-order.ts';
+import { prepareSettlement } from './settlement-parties.ts';
 
 const SWAPS = 24;
 const GAS_TARGET = 300_000;
@@ -110,8 +111,10 @@ async function runOnce(id: string, nodeFlags: readonly string[]): Promise<Scenar
         const r = await parties.run('1 s blocks, batched proofs', SWAPS, 1000, 180_000, 1);
         // Whatever the last batch set off (its delivery) is mined by now: the run waited for every completion.
         const gas = await Promise.all(rpcs.map((url, i) => gasSince(url, starts[i] as bigint)));
-        const total = gas.reduce((sum, g) => sum + g.gas, 0n);
-        const perOrder = r.completed > 0 ? Number(total / BigInt(r.completed)) : 0;
+        const { total, perOrder } = allInPerOrder(
+          gas.map((g) => g.gas),
+          r.completed,
+        );
         const repaidOk = r.p99Ms - r.filledP50Ms < 60_000;
         row = {
           id,

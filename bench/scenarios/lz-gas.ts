@@ -27,9 +27,12 @@ import {
   type FerryLzChain,
   wireAndLockFerryLzChains,
 } from '../../test/support/ferry-lz-deploy.ts';
-import { gasRow } from './gas-row.ts';
+import { say } from '../harness/bench-settings.ts';
+import { gasRow } from '../harness/gas-row.ts';
+import { logRow } from '../harness/load-row.ts';
+import type { BackendRun, ScenarioRow } from '../harness/report.ts';
+import { gasPerOrder } from './gas-per-order.ts';
 import { type Erc7683Gas, erc7683GasRows, measureErc7683Gas } from './lz-gas-7683.ts';
-import type { ScenarioRow } from './report.ts';
 
 const [deployerKey, , offererKey, fillerKey, strangerKey] = ANVIL_KEYS;
 const appAbi = loadArtifact('FerryApp').abi;
@@ -252,12 +255,7 @@ export async function measureLzGas(say: (line: string) => void): Promise<LzGasRe
  */
 export function lzGasRows(r: LzGasResult): ScenarioRow[] {
   const n = (x: bigint) => Number(x);
-  const workers1 = 2 * n(r.dvnVerify) + n(r.commit) + n(r.lzReceive1);
-  const workers10 = (2 * n(r.dvnVerify10) + n(r.commit10) + n(r.lzReceive10)) / 10;
-  const whole1 = n(r.deposit) + n(r.fillAndProve) + workers1;
-  const whole10 = n(r.deposit) + n(r.fill) + n(r.prove10) / 10 + workers10;
-  const direct1 = n(r.deposit) + n(r.fillAndProve);
-  const direct10 = n(r.deposit) + n(r.fill) + n(r.prove10) / 10;
+  const { whole1, whole10, direct1, direct10 } = gasPerOrder(r);
   const { erc7683, ...steps } = r;
   const raw = Object.fromEntries(
     [...Object.entries(steps), ...Object.entries(erc7683).map(([k, v]) => [`erc7683.${k}`, v] as const)].map(
@@ -338,4 +336,12 @@ export function lzGasRows(r: LzGasResult): ScenarioRow[] {
     ),
     ...erc7683GasRows(erc7683, r),
   ];
+}
+
+/** Scenario 12: gas per order through LayerZero V2, on two anvils of its own. */
+export async function runLzGas(): Promise<BackendRun> {
+  say('\n== gas per order through LayerZero V2 (12): two anvils, LayerZero and Ferry deployed, apps locked');
+  const scenarios = lzGasRows(await measureLzGas(say));
+  for (const row of scenarios) logRow(row);
+  return { backend: 'gas per order (LayerZero V2 on anvil, receipts gasUsed)', seed: {}, scenarios };
 }

@@ -8,8 +8,8 @@ import { createAccountService } from '../../src/services/account-service.ts';
 import { createDatabase, type FerryDatabase } from '../../src/store/database.ts';
 import { migrateToLatest } from '../../src/store/migrator.ts';
 import type { QuoteRequestsTable, QuotesTable } from '../../src/store/schema.ts';
+import { InFlightBudget, readBalances } from './in-flight-budget.ts';
 import { Batch } from './seed-batch.ts';
-import { InFlightBudget, readBalances } from './seed-in-flight.ts';
 import { type ChainInfo, orderStatus, pick, randomAddress, SeedRows, UNFILLED } from './seed-rows.ts';
 
 const secp256k1 = createRequire(import.meta.url)('secp256k1') as {
@@ -29,7 +29,7 @@ const MARKET_LPS = 48;
 /**
  * Scenario 5's requests are for 50 tokens and quoted at OPEN_REQUEST_OUTPUT, 49.9 (within MAX_QUOTE_PREMIUM_BPS):
  * small enough that the ~4,500 quotes of one LP in 5, as many in 5b and ~800 in 5c (full run), still live together,
- * and 6a's orders after them stay within the room seed-in-flight.ts leaves beside the LP's unfilled orders (about
+ * and 6a's orders after them stay within the room in-flight-budget.ts leaves beside the LP's unfilled orders (about
  * 860,000 of 1,000,000 tokens at worst), so every quote is a 201.
  */
 export const OPEN_REQUEST_INPUT = 50_000_000n;
@@ -180,7 +180,7 @@ export class Seeder {
    * and abandoned), each with 1-3 quotes. About 5 % of the orders belong to the bench money mover. The quotes and
    * orders are spread over the bench LPs and MARKET_LPS others; an unfilled order goes to a bench LP only while
    * that LP's unfilled orders on its output chain and token stay within IN_FLIGHT_SHARE_BPS of its fill balance
-   * there (seed-in-flight.ts), and to one of the others otherwise.
+   * there (in-flight-budget.ts), and to one of the others otherwise.
    */
   async seedHistory(
     orders: number,

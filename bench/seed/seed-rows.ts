@@ -1,6 +1,6 @@
 /**
  * The bench seed's rows: quote requests, quotes and orders shaped like real traffic (routes, amounts, statuses
- * spread over the lifecycle), built in memory for bench/lib/seed.ts to insert.
+ * spread over the lifecycle), built in memory for seeder.ts to insert.
  */
 import { randomBytes } from 'node:crypto';
 import type { Insertable } from 'kysely';

@@ -1,0 +1,5 @@
+/** The value at the p-th percentile of already sorted samples (0 when there are none). */
+export function percentile(sorted: readonly number[], p: number): number {
+  if (sorted.length === 0) return 0;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] as number;
+}
