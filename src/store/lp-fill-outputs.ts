@@ -21,12 +21,6 @@ export interface FillOutputTables extends LedgerTables {
   lp_fill_outputs: LpFillOutputsTable;
 }
 
-export const FILL_OUTPUT_SCHEMA = [
-  `create table if not exists lp_fill_outputs (
-    order_hash text primary key, chain text not null, token text not null, amount text not null,
-    quote_id text not null default '', order_id text not null default '')`,
-];
-
 export interface LpFillOutputs {
   /** Inside the fill's ledger write (its guard): the output the fill pays. */
   record(

@@ -4,18 +4,9 @@ import SQLite from 'better-sqlite3';
 import { Kysely, SqliteDialect, sql } from 'kysely';
 import type { Hex } from 'viem';
 import type { TxAction, TxActionStatus, TxLedger } from '../chains/tx-ledger.ts';
-import {
-  createLpFillOutputs,
-  FILL_OUTPUT_SCHEMA,
-  type FillOutputTables,
-  type LpFillOutputs,
-} from './lp-fill-outputs.ts';
-import {
-  createLpProofJournal,
-  type LpProofJournal,
-  PROOF_SCHEMA,
-  type ProofTables,
-} from './lp-proof-journal.ts';
+import { createLpFillOutputs, type FillOutputTables, type LpFillOutputs } from './lp-fill-outputs.ts';
+import { migrateLpJournal } from './lp-journal-migrations.ts';
+import { createLpProofJournal, type LpProofJournal, type ProofTables } from './lp-proof-journal.ts';
 import {
   createStoreTxLedger,
   type LedgerGuard,
@@ -105,34 +96,6 @@ export interface LpJournal {
   close(): Promise<void>;
 }
 
-/**
- * The ledger tables as Ferry's migrations shape them (0002, 0004, 0010), without the foreign key to `orders` (the
- * journal has none: an action's subject is an order hash or an approval's token), and the bot's quotes. Created
- * if missing, so an existing journal is opened as it is.
- */
-const SCHEMA = [
-  `create table if not exists chain_actions (
-    id text primary key, order_id text not null, kind text not null, seq integer not null default 0,
-    chain text not null, from_address text not null, nonce bigint not null, tx_hash text not null,
-    raw_tx text not null, status text not null, created_at bigint not null, updated_at bigint not null,
-    waiting_since bigint, fee_capped_at bigint)`,
-  'create unique index if not exists chain_actions_order_kind_seq on chain_actions (order_id, kind, seq)',
-  'create index if not exists chain_actions_sender_open on chain_actions (status, chain, from_address, nonce)',
-  `create table if not exists chain_action_txs (
-    tx_hash text primary key, action_id text not null references chain_actions (id), attempt integer not null,
-    raw_tx text not null, max_fee_per_gas text not null, max_priority_fee_per_gas text not null,
-    status text not null, purpose text not null default 'call', created_at bigint not null, broadcast_at bigint)`,
-  'create unique index if not exists chain_action_txs_action_attempt on chain_action_txs (action_id, attempt)',
-  `create table if not exists chain_nonces (
-    chain text not null, address text not null, next_nonce bigint not null, primary key (chain, address))`,
-  `create table if not exists lp_quotes (
-    quote_id text primary key, quote_request_id text not null, input_chain text not null,
-    input_token text not null, input_amount text not null, output_chain text not null,
-    output_token text not null, output_amount text not null, spread_bps integer not null, status text not null,
-    reserved_until bigint not null)`,
-  'create index if not exists lp_quotes_open on lp_quotes (status, output_chain, output_token)',
-];
-
 const toQuote = (row: LpQuotesTable): JournalQuote => ({
   quoteId: row.quote_id,
   quoteRequestId: row.quote_request_id,
@@ -147,25 +110,6 @@ const toQuote = (row: LpQuotesTable): JournalQuote => ({
   status: row.status as JournalQuote['status'],
   reservedUntil: Number(row.reserved_until),
 });
-
-/**
- * The LP bot's journal: one SQLite file of its own (the bot has no access to Ferry's database) holding what it
- * quoted and every transaction it signed. Writes are durable before they return (synchronous = FULL): a fill
- * written down and then lost to a crash would be signed again with another nonce.
- */
-/** Gives a journal written by an older bot the columns it lacks (their rows count for no offerer, quote or order). */
-function upgradeOldJournal(sqlite: SQLite.Database): void {
-  // Journals written before quotes kept their offerer gain the column; their quotes count for no offerer.
-  const columns = sqlite.prepare('pragma table_info(lp_quotes)').all() as { name: string }[];
-  if (!columns.some((c) => c.name === 'offerer'))
-    sqlite.exec("alter table lp_quotes add column offerer text not null default ''");
-  const outputColumns = sqlite.prepare('pragma table_info(lp_fill_outputs)').all() as { name: string }[];
-  if (!outputColumns.some((c) => c.name === 'quote_id'))
-    sqlite.exec(
-      "alter table lp_fill_outputs add column quote_id text not null default ''; " +
-        "alter table lp_fill_outputs add column order_id text not null default ''",
-    );
-}
 
 /** Quotes still ordered whose fill the ledger holds confirmed (LpJournal.confirmedOrdered). */
 async function confirmedOrderedFills(db: Kysely<JournalTables>) {
@@ -188,28 +132,31 @@ async function confirmedOrderedFills(db: Kysely<JournalTables>) {
   }));
 }
 
-/**
- * The journal's tables, created or upgraded under the write lock: two bots started at once on one journal (the same
- * fill address) would otherwise both find an old table without a column and both add it, and the second would fail
- * with "duplicate column".
- */
-function createOrUpgradeSchema(sqlite: SQLite.Database): void {
-  sqlite
-    .transaction(() => {
-      for (const statement of [...SCHEMA, ...PROOF_SCHEMA, ...FILL_OUTPUT_SCHEMA]) sqlite.exec(statement);
-      upgradeOldJournal(sqlite);
-    })
-    .immediate();
-}
-
-export function openLpJournal(file: string): LpJournal {
+/** The journal's file, at this code's version; closed again when it cannot be brought there. */
+function openJournalFile(file: string): SQLite.Database {
   fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
   const sqlite = new SQLite(file);
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('synchronous = FULL');
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('foreign_keys = ON');
-  createOrUpgradeSchema(sqlite);
+  try {
+    migrateLpJournal(sqlite, file);
+  } catch (error) {
+    sqlite.close();
+    throw error;
+  }
+  return sqlite;
+}
+
+/**
+ * The LP bot's journal: one SQLite file of its own (the bot has no access to Ferry's database) holding what it
+ * quoted and every transaction it signed. Writes are durable before they return (synchronous = FULL): a fill
+ * written down and then lost to a crash would be signed again with another nonce.
+ * Its schema is brought to this code's version on open (lp-journal-migrations.ts); a newer journal is refused.
+ */
+export function openLpJournal(file: string): LpJournal {
+  const sqlite = openJournalFile(file);
   const db = new Kysely<JournalTables>({ dialect: new SqliteDialect({ database: sqlite }) });
   const ledger = createStoreTxLedger<JournalTables>({
     db,

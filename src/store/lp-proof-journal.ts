@@ -57,17 +57,6 @@ export interface ProofTables {
   lp_prove_batches: LpProveBatchesTable;
 }
 
-export const PROOF_SCHEMA = [
-  `create table if not exists lp_fills (
-    order_hash text primary key, order_id text not null, output_chain text not null, input_chain text not null,
-    escrow text not null, order_json text not null, status text not null, filled_at bigint, fill_block text,
-    batch_id text)`,
-  'create index if not exists lp_fills_open on lp_fills (status, output_chain)',
-  `create table if not exists lp_prove_batches (
-    batch_id text primary key, output_chain text not null, status text not null, created_at bigint not null)`,
-  'create index if not exists lp_prove_batches_open on lp_prove_batches (status)',
-];
-
 /** The bot's fills on LayerZero routes and the batches proving them (kept in the LP journal's file). */
 export interface LpProofJournal {
   /**

@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { chainActionColumns, chainNoncesTable, withColumns } from './ledger-columns.ts';
 
 /**
  * Settlement bookkeeping. `chain_actions` is the write-ahead record of every transaction the worker sends:
@@ -19,20 +20,7 @@ export const settlementMigration = {
       .execute();
     await db.schema.createIndex('orders_work').on('orders').columns(['status', 'next_attempt_at']).execute();
 
-    await db.schema
-      .createTable('chain_actions')
-      .addColumn('id', 'text', (c) => c.primaryKey())
-      .addColumn('order_id', 'text', (c) => c.notNull().references('orders.id'))
-      .addColumn('kind', 'text', (c) => c.notNull())
-      .addColumn('chain', 'text', (c) => c.notNull())
-      .addColumn('from_address', 'text', (c) => c.notNull())
-      .addColumn('nonce', 'bigint', (c) => c.notNull())
-      .addColumn('tx_hash', 'text', (c) => c.notNull())
-      .addColumn('raw_tx', 'text', (c) => c.notNull())
-      .addColumn('status', 'text', (c) => c.notNull())
-      .addColumn('created_at', 'bigint', (c) => c.notNull())
-      .addColumn('updated_at', 'bigint', (c) => c.notNull())
-      .execute();
+    await withColumns(db.schema.createTable('chain_actions'), chainActionColumns(true)).execute();
     // One action of each kind per order: the database itself refuses a second deposit, settle or refund.
     await db.schema
       .createIndex('chain_actions_order_kind')
@@ -41,12 +29,6 @@ export const settlementMigration = {
       .unique()
       .execute();
 
-    await db.schema
-      .createTable('chain_nonces')
-      .addColumn('chain', 'text', (c) => c.notNull())
-      .addColumn('address', 'text', (c) => c.notNull())
-      .addColumn('next_nonce', 'bigint', (c) => c.notNull())
-      .addPrimaryKeyConstraint('chain_nonces_pk', ['chain', 'address'])
-      .execute();
+    await chainNoncesTable(db.schema).execute();
   },
 };

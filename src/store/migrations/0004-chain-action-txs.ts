@@ -1,5 +1,12 @@
 import type { Kysely } from 'kysely';
 import { type Hex, keccak256, parseTransaction } from 'viem';
+import {
+  actionFeeCappedAt,
+  actionWaitingSince,
+  attemptActionIndex,
+  chainActionTxColumns,
+  withColumns,
+} from './ledger-columns.ts';
 
 /**
  * Every signed transaction of a chain action, not only the latest: a replacement (same nonce, higher fees)
@@ -12,26 +19,16 @@ import { type Hex, keccak256, parseTransaction } from 'viem';
  */
 export const chainActionTxsMigration = {
   async up(db: Kysely<unknown>): Promise<void> {
+    await withColumns(db.schema.createTable('chain_action_txs'), chainActionTxColumns).execute();
+    await attemptActionIndex(db.schema).execute();
     await db.schema
-      .createTable('chain_action_txs')
-      .addColumn('tx_hash', 'text', (c) => c.primaryKey())
-      .addColumn('action_id', 'text', (c) => c.notNull().references('chain_actions.id'))
-      .addColumn('attempt', 'integer', (c) => c.notNull())
-      .addColumn('raw_tx', 'text', (c) => c.notNull())
-      .addColumn('max_fee_per_gas', 'text', (c) => c.notNull())
-      .addColumn('max_priority_fee_per_gas', 'text', (c) => c.notNull())
-      .addColumn('status', 'text', (c) => c.notNull())
-      .addColumn('created_at', 'bigint', (c) => c.notNull())
-      .addColumn('broadcast_at', 'bigint')
+      .alterTable('chain_actions')
+      .addColumn(...actionWaitingSince)
       .execute();
     await db.schema
-      .createIndex('chain_action_txs_action_attempt')
-      .on('chain_action_txs')
-      .columns(['action_id', 'attempt'])
-      .unique()
+      .alterTable('chain_actions')
+      .addColumn(...actionFeeCappedAt)
       .execute();
-    await db.schema.alterTable('chain_actions').addColumn('waiting_since', 'bigint').execute();
-    await db.schema.alterTable('chain_actions').addColumn('fee_capped_at', 'bigint').execute();
 
     const existing = (await (db as Kysely<LegacyDatabase>)
       .selectFrom('chain_actions')

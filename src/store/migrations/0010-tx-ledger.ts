@@ -1,4 +1,10 @@
 import type { Kysely } from 'kysely';
+import {
+  actionSenderOpenIndex,
+  actionSeq,
+  actionSubjectKindSeqIndex,
+  attemptPurpose,
+} from './ledger-columns.ts';
 
 /**
  * The transaction ledger (src/store/tx-ledger-store.ts) drives transactions apart from order status:
@@ -11,23 +17,14 @@ export const txLedgerMigration = {
   async up(db: Kysely<unknown>): Promise<void> {
     await db.schema
       .alterTable('chain_actions')
-      .addColumn('seq', 'integer', (c) => c.notNull().defaultTo(0))
+      .addColumn(...actionSeq)
       .execute();
     await db.schema.dropIndex('chain_actions_order_kind').execute();
-    await db.schema
-      .createIndex('chain_actions_order_kind_seq')
-      .on('chain_actions')
-      .columns(['order_id', 'kind', 'seq'])
-      .unique()
-      .execute();
-    await db.schema
-      .createIndex('chain_actions_sender_open')
-      .on('chain_actions')
-      .columns(['status', 'chain', 'from_address', 'nonce'])
-      .execute();
+    await actionSubjectKindSeqIndex(db.schema).execute();
+    await actionSenderOpenIndex(db.schema).execute();
     await db.schema
       .alterTable('chain_action_txs')
-      .addColumn('purpose', 'text', (c) => c.notNull().defaultTo('call'))
+      .addColumn(...attemptPurpose)
       .execute();
   },
 };
