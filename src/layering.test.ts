@@ -6,6 +6,7 @@ import {
   findCycles,
   type Import,
   type ImportGraph,
+  madeUpGraph as made,
   packageOf,
   parseImports,
   reachableFrom,
@@ -14,19 +15,20 @@ import {
 
 /**
  * Ferry's boundaries, checked on every import of src/ (the explorer's JavaScript included) and sdk/src, parsed by
- * the TypeScript compiler. Type-only imports (`import type`, braces of `type` names only) are erased before
- * anything runs, so only the rules that say so count them. Each rule is a function over an import graph: the
- * `describe('… catches …')` block below runs it on a small made-up graph that breaks it, so a rule that stops
- * catching anything fails the suite too.
+ * the TypeScript compiler. Every rule counts type-only imports (`import type`, braces of `type` names only) too:
+ * erased before anything runs, they still tie a file to the one it names. Where a rule allows an import only as a
+ * type, it says so. Each rule is a function over an import graph: the `describe('… catches …')` block below runs
+ * it on a small made-up graph that breaks it, so a rule that stops catching anything fails the suite too.
  */
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 /**
- * The top folders of src (and src/app.ts), bottom first. A file imports at run time only from its own folder or
- * a lower rung; folders sharing a rung do not import each other. The order is the one the code follows: pure rules,
- * then process plumbing and config, the metrics every layer records into, the two ways out (SQL, RPC), the event
- * fanout over the store, what Ferry does (API use cases, settlement worker, LP bot), the routes that expose it,
- * the wiring, and the commands that start it. src/explorer is browser code with a rule of its own.
+ * The top folders of src (and src/app.ts), bottom first. A file imports only from its own folder or a lower
+ * rung, types included (save TYPE_CROSSINGS); folders sharing a rung do not import each other. The order is
+ * the one the code follows: pure rules, then process plumbing and config, the metrics every layer records
+ * into, the two ways out (SQL, RPC), the event fanout over the store, what Ferry does (API use cases,
+ * settlement worker, LP bot), the routes that expose it, the wiring, and the commands that start it.
+ * src/explorer is browser code with a rule of its own.
  */
 const LADDER: readonly (readonly string[])[] = [
   ['domain'], // orders, quotes, amounts, EIP-712: pure, below everything
@@ -41,6 +43,12 @@ const LADDER: readonly (readonly string[])[] = [
   ['demo'], // a scripted swap against a started app
   ['cli'], // the `ferry` binary
 ];
+/**
+ * The only types a folder may import from beside or above its rung: ports it implements and a higher rung hands
+ * in. The store's ledger tables implement the transaction ledger src/chains declares (src/app.ts joins the two).
+ */
+type Crossings = Readonly<Record<string, readonly string[]>>;
+const TYPE_CROSSINGS: Crossings = { store: ['src/chains/tx-ledger.ts'] };
 const EXPLORER = 'src/explorer/';
 const SDK = 'sdk/src/';
 const SDK_ENTRY = 'sdk/src/index.ts';
@@ -76,7 +84,6 @@ const isTest = (file: string) => file.endsWith('.test.ts');
 const production = (graph: ImportGraph) => [...graph].filter(([file]) => !isTest(file));
 /** `src/<folder>/…` → the folder; a file at src's root is its own unit (`app.ts`). */
 const unitOf = (file: string) => (file.startsWith('src/') ? file.split('/')[1] : undefined);
-const runtime = (imports: readonly Import[]) => imports.filter((i) => !i.typeOnly);
 const says = (file: string, i: Import, why: string) => `${file} imports ${i.target ?? i.specifier}: ${why}`;
 
 function rpcClientImports(i: Import): string[] {
@@ -123,19 +130,21 @@ function impureDomain(graph: ImportGraph): string[] {
   });
 }
 
-function ladderBreaks(graph: ImportGraph, ladder: readonly (readonly string[])[]): string[] {
+function ladderBreaks(graph: ImportGraph, ladder: readonly (readonly string[])[], crossings: Crossings) {
   const rung = new Map(ladder.flatMap((units, index) => units.map((unit) => [unit, index] as const)));
   return production(graph).flatMap(([file, imports]) => {
     const from = unitOf(file);
     if (from === undefined || file.startsWith(EXPLORER)) return [];
     const own = rung.get(from);
     if (own === undefined) return [`src/${from} is not on the ladder (declare it in src/layering.test.ts)`];
-    return runtime(imports).flatMap((i) => {
+    return imports.flatMap((i) => {
       const to = i.target === undefined ? undefined : unitOf(i.target);
       if (to === undefined || to === from) return [];
       const theirs = rung.get(to);
       if (theirs === undefined) return [says(file, i, `src/${to} is not on the ladder`)];
-      return theirs < own ? [] : [says(file, i, `${to} is not below ${from} on the ladder`)];
+      if (theirs < own) return [];
+      if (i.typeOnly && crossings[from]?.includes(i.target ?? '')) return [];
+      return [says(file, i, `${to} is not below ${from} on the ladder (types count too)`)];
     });
   });
 }
@@ -155,8 +164,9 @@ function metricsNotALeaf(graph: ImportGraph): string[] {
   );
 }
 
+/** Among production files, types included: a type two files need lives in the lower one or in a file below both. */
 function cycles(graph: ImportGraph): string[] {
-  return findCycles(graph).map((files) => `import cycle: ${files.join(' -> ')}`);
+  return findCycles(new Map(production(graph))).map((files) => `import cycle: ${files.join(' -> ')}`);
 }
 
 /**
@@ -228,7 +238,7 @@ describe('layering', () => {
   });
 
   it('imports only down the ladder of src folders', () => {
-    expect(ladderBreaks(graph, LADDER)).toEqual([]);
+    expect(ladderBreaks(graph, LADDER, TYPE_CROSSINGS)).toEqual([]);
   });
 
   it('keeps src/metrics a leaf', () => {
@@ -277,18 +287,6 @@ describe('layering', () => {
     expect(tops.filter((dir) => !fs.existsSync(path.join(ROOT, dir, 'README.md')))).toEqual([]);
   });
 });
-
-/** A made-up graph: `from` → imports, each `'x'` a runtime import of file x, `type:x` a type-only one, `pkg:p`. */
-function made(edges: Record<string, readonly (string | Import)[]>): ImportGraph {
-  const parse = (spec: string | Import): Import => {
-    if (typeof spec !== 'string') return spec;
-    if (spec.startsWith('pkg:')) return { specifier: spec.slice(4), names: [], typeOnly: false };
-    const typeOnly = spec.startsWith('type:');
-    const target = spec.replace(/^type:/, '');
-    return { specifier: `./${target}`, target, names: [], typeOnly };
-  };
-  return new Map(Object.entries(edges).map(([file, specs]) => [file, specs.map(parse)]));
-}
 
 describe('each layering rule catches a violation', () => {
   it('the parser tells type-only imports from the ones that run', () => {
@@ -348,16 +346,18 @@ describe('each layering rule catches a violation', () => {
     expect(impureDomain(impure)).toHaveLength(4);
   });
 
-  it('an import up the ladder, across a rung, or from a folder not on it', () => {
+  it('an import up the ladder, across a rung, or from a folder not on it, types included', () => {
     const ladder = [['domain'], ['store', 'chains'], ['http']];
+    const crossings = { store: ['src/chains/port.ts'] };
     const fine = made({
-      'src/http/a.ts': ['src/store/b.ts', 'src/domain/c.ts'],
-      'src/store/b.ts': ['type:src/http/a.ts'],
+      'src/http/a.ts': ['src/store/b.ts', 'type:src/domain/c.ts'],
+      'src/store/b.ts': ['type:src/chains/port.ts'],
     });
-    expect(ladderBreaks(fine, ladder)).toEqual([]);
-    expect(ladderBreaks(made({ 'src/store/b.ts': ['src/http/a.ts'] }), ladder)).toHaveLength(1);
-    expect(ladderBreaks(made({ 'src/store/b.ts': ['src/chains/a.ts'] }), ladder)).toHaveLength(1);
-    expect(ladderBreaks(made({ 'src/extra/b.ts': [] }), ladder)).toHaveLength(1);
+    expect(ladderBreaks(fine, ladder, crossings)).toEqual([]);
+    // Up the ladder (at run time, as a type), then across a rung (the crossing is for one file's types only).
+    const up = ['src/http/a.ts', 'type:src/http/a.ts', 'src/chains/port.ts', 'type:src/chains/a.ts'];
+    expect(ladderBreaks(made({ 'src/store/b.ts': up }), ladder, crossings)).toHaveLength(4);
+    expect(ladderBreaks(made({ 'src/extra/b.ts': [] }), ladder, crossings)).toHaveLength(1);
   });
 
   it('metrics importing more than the domain and config types', () => {
@@ -367,8 +367,12 @@ describe('each layering rule catches a violation', () => {
     expect(metricsNotALeaf(reaching)).toHaveLength(2);
   });
 
-  it('an import cycle, named by its files', () => {
-    expect(cycles(made({ 'a.ts': ['b.ts'], 'b.ts': ['type:a.ts'] }))).toEqual([]);
+  it('an import cycle, type-only imports included, named by its files', () => {
+    const shared = made({ 'a.ts': ['b.ts', 'type:c.ts'], 'b.ts': ['type:c.ts'], 'c.ts': [] });
+    expect(cycles(shared)).toEqual([]);
+    expect(cycles(made({ 'a.test.ts': ['a.ts'], 'a.ts': ['a.test.ts'] }))).toEqual([]);
+    const typeBack = made({ 'a.ts': ['b.ts'], 'b.ts': ['type:a.ts'] });
+    expect(cycles(typeBack)).toEqual(['import cycle: a.ts -> b.ts -> a.ts']);
     expect(cycles(made({ 'a.ts': ['b.ts'], 'b.ts': ['c.ts'], 'c.ts': ['a.ts'] }))).toEqual([
       'import cycle: a.ts -> b.ts -> c.ts -> a.ts',
     ]);

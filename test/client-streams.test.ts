@@ -12,7 +12,8 @@ import {
 } from '../sdk/src/index.ts';
 import { ANVIL_KEYS } from '../src/chains/devnet.ts';
 import { createFerryApi } from '../src/lp/ferry-api.ts';
-import { type BotLog, createLpBot } from '../src/lp/lp-bot.ts';
+import { createLpBot } from '../src/lp/lp-bot.ts';
+import type { BotLog } from '../src/lp/lp-bot-log.ts';
 import type { Harness } from './support/harness.ts';
 import {
   apiError,

@@ -13,7 +13,8 @@ import { DEVNET_DEPLOYER_KEY } from '../src/chains/devnet.ts';
 import { DEVNET_DVN_KEYS, DEVNET_EXECUTOR_KEY, DEVNET_LZ_OWNER_KEY } from '../src/chains/devnet-layerzero.ts';
 import { checkFerryAppLocked } from '../src/chains/ferry-app-lock.ts';
 import { deployLz, lzChainClient } from '../src/chains/layerzero/lz-chain-client.ts';
-import { deployLzChain, type LzChainDeployment, wireLzPath } from '../src/chains/layerzero/lz-deploy.ts';
+import type { LzChainDeployment } from '../src/chains/layerzero/lz-chain-deployment.ts';
+import { deployLzChain, wireLzPath } from '../src/chains/layerzero/lz-deploy.ts';
 import { describeBlock, extractBlocks } from './support/doc-blocks.ts';
 
 /**

@@ -22,7 +22,7 @@ import { ANVIL_KEYS, type Devnets, startDevnets } from '../src/chains/devnet.ts'
 import { devnetChain } from '../src/chains/devnet-chain.ts';
 import { loadLzArtifact } from '../src/chains/layerzero/lz-artifacts.ts';
 import type { LayerZeroDevnetError } from '../src/chains/layerzero/lz-chain-client.ts';
-import type { LzChainDeployment } from '../src/chains/layerzero/lz-deploy.ts';
+import type { LzChainDeployment } from '../src/chains/layerzero/lz-chain-deployment.ts';
 import { decodeLzPacket, lzReceiveOptions } from '../src/chains/layerzero/lz-packet.ts';
 import type { LzDelivery } from '../src/chains/layerzero/lz-relay.ts';
 import { usdcAbi } from '../src/chains/usdc-devnet.ts';

@@ -13,13 +13,14 @@ import {
   lzChainClient,
   writeLz,
 } from '../src/chains/layerzero/lz-chain-client.ts';
+import type { LzChainDeployment } from '../src/chains/layerzero/lz-chain-deployment.ts';
 import {
   commitLzVerification,
   dvnVerify,
   executeLzReceive,
   isLzVerifiable,
 } from '../src/chains/layerzero/lz-delivery.ts';
-import { deployLzChain, type LzChainDeployment, wireLzPath } from '../src/chains/layerzero/lz-deploy.ts';
+import { deployLzChain, wireLzPath } from '../src/chains/layerzero/lz-deploy.ts';
 import { requiredDvnsConfig, setLzOAppConfig } from '../src/chains/layerzero/lz-oapp-config.ts';
 import {
   addressToBytes32,

@@ -6,7 +6,8 @@ import { loadArtifact } from '../src/chains/contract-artifacts.ts';
 import { ANVIL_KEYS, DEVNET_DEPLOYER_KEY, DEVNET_RELAYER_KEY } from '../src/chains/devnet.ts';
 import { usdcAbi } from '../src/chains/usdc-devnet.ts';
 import { createFerryApi } from '../src/lp/ferry-api.ts';
-import { type BotLog, createLpBot, type LpBot } from '../src/lp/lp-bot.ts';
+import { createLpBot, type LpBot } from '../src/lp/lp-bot.ts';
+import type { BotLog } from '../src/lp/lp-bot-log.ts';
 import type { LpJournal } from '../src/store/lp-journal.ts';
 import { type AnvilKnobs, anvilKnobs } from './support/anvil-knobs.ts';
 import {

@@ -3,13 +3,14 @@ import { privateKeyToAccount } from 'viem/accounts';
 import type { ChainLogger } from './chain-logger.ts';
 import { createChainRegistry } from './chain-registry.ts';
 import { loadArtifact } from './contract-artifacts.ts';
-import type { DevnetChainConfig } from './devnet.ts';
+import type { DevnetChainConfig } from './devnet-chain-config.ts';
 import { devnetRegistryFile } from './devnet-registry.ts';
 import { checkFerryAppLocked } from './ferry-app-lock.ts';
 import { wireFerryChains } from './ferry-wire.ts';
 import { loadLzArtifact } from './layerzero/lz-artifacts.ts';
 import { LayerZeroDevnetError, lzChainClient } from './layerzero/lz-chain-client.ts';
-import { deployLzChain, type LzChainDeployment, wireLzPath } from './layerzero/lz-deploy.ts';
+import type { LzChainDeployment } from './layerzero/lz-chain-deployment.ts';
+import { deployLzChain, wireLzPath } from './layerzero/lz-deploy.ts';
 import { type LzRelay, type LzRelayOptions, startLzRelay } from './layerzero/lz-relay.ts';
 
 /*

@@ -1,13 +1,11 @@
 import type { RegistryFile } from './chain-registry.ts';
-import type { Devnets } from './devnet.ts';
+import type { DevnetChainConfig } from './devnet-chain-config.ts';
 
 export const DEVNET_PROVE_AFTER_SECONDS = 5;
 export const DEVNET_EXECUTE_AFTER_SECONDS = 10;
 
 /** The registry entries of the built-in devnets. Their RPC URLs are loopback and public by nature. */
-export function devnetRegistryFile(devnets: {
-  readonly chains: readonly Devnets['chains'][number][];
-}): RegistryFile {
+export function devnetRegistryFile(devnets: { readonly chains: readonly DevnetChainConfig[] }): RegistryFile {
   return {
     chains: devnets.chains.map((chain) => ({
       name: chain.name,

@@ -12,6 +12,7 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { type AnvilInstance, startAnvil } from './anvil-process.ts';
 import type { ChainLogger } from './chain-logger.ts';
 import { devnetChain } from './devnet-chain.ts';
+import type { DevnetChainConfig, DevnetContracts, DevnetMessenger } from './devnet-chain-config.ts';
 import { topUpDevnetWallets } from './devnet-funding.ts';
 import {
   DEVNET_LZ_CONFIRMATIONS,
@@ -33,7 +34,7 @@ import {
   plannedDevnetTokens,
 } from './devnet-tokens.ts';
 import { deployFerryChain } from './ferry-deploy.ts';
-import type { LzChainDeployment } from './layerzero/lz-deploy.ts';
+import type { LzChainDeployment } from './layerzero/lz-chain-deployment.ts';
 import type { LzRelay } from './layerzero/lz-relay.ts';
 
 export { devnetChain } from './devnet-chain.ts';
@@ -70,13 +71,6 @@ export const DEVNET_RELAYER_KEY: Hex = '0x8b3a350cf5c34c9194ca85829a2df0ec3153be
 export const DEVNET_FEE_RECIPIENT: Address = '0x00000000000000000000000000000000000Fee01';
 /** The worker's keys on the built-in devnets (well-known anvil keys: devnets only). */
 export const DEVNET_WORKER_KEYS = { relayer: DEVNET_RELAYER_KEY, attester: DEVNET_ATTESTER_KEY } as const;
-
-/** `fill` is FerryApp on LayerZero devnets; `messenger` (AttesterMessenger) exists on attester devnets only. */
-export interface DevnetContracts {
-  escrow: Address;
-  fill: Address;
-  messenger?: Address;
-}
 
 export interface AttesterDevnetContracts extends DevnetContracts {
   messenger: Address;
@@ -182,24 +176,6 @@ export async function deployDevnetContracts(options: DeployDevnetOptions): Promi
   if (deployed) await initialiseDevnetTokens(tokenChain, tokens);
   await topUpDevnetWallets(options.mints ?? [], tokens, { publicClient, wallet, chainId, log });
   return { chainId, contracts, tokens, deployed, startBlock, safe };
-}
-
-export type DevnetMessenger = 'layerzero' | 'attester';
-
-export interface DevnetChainConfig {
-  name: string;
-  chainId: number;
-  rpcUrl: string;
-  confirmations: number;
-  startBlock: bigint;
-  contracts: DevnetContracts;
-  explorerUrl: string | undefined;
-  tokens: DevnetToken[];
-  messenger: DevnetMessenger;
-  /** LayerZero V2 on this devnet; null on attester devnets. */
-  layerzero: LzChainDeployment | null;
-  /** Safe's contracts (contract-wallet offerers, EIP-1271): safe-devnet.ts; absent on chains set up by hand. */
-  safe?: SafeContracts;
 }
 
 export interface Devnets {

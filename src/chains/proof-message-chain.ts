@@ -1,11 +1,11 @@
 import { encodeFunctionData, type Hex, keccak256, parseEventLogs } from 'viem';
 import type { OrderTerms } from '../domain/order-typed-data.ts';
-import type { SkipReason } from '../domain/proof-decision.ts';
+import type { SkipReason } from '../domain/settlement-observation.ts';
 import { type Chain, type ChainRegistry, registryChain } from './chain-registry.ts';
 import { loadArtifact } from './contract-artifacts.ts';
+import type { ContractCall } from './contract-call.ts';
 import { loadLzArtifact } from './layerzero/lz-artifacts.ts';
 import { decodeLzPacket, type LzPacket, lzOrigin } from './layerzero/lz-packet.ts';
-import type { ContractCall } from './settlement-chain.ts';
 import { publicClientsFor, type RpcErrorCounter } from './viem-client.ts';
 
 const appAbi = loadArtifact('FerryApp').abi;

@@ -18,6 +18,7 @@ import type { OrderTerms } from '../domain/order-typed-data.ts';
 import type { SwapPermit } from '../domain/swap-permit.ts';
 import { type Chain, type ChainRegistry, registryChain } from './chain-registry.ts';
 import { loadArtifact } from './contract-artifacts.ts';
+import type { ContractCall } from './contract-call.ts';
 import { lzErrorAbi } from './layerzero/lz-artifacts.ts';
 import { createProofMessageChain, type ProofMessageChain } from './proof-message-chain.ts';
 import { sendingFees } from './tx-sender.ts';
@@ -26,14 +27,6 @@ import { publicClientsFor, type RpcErrorCounter } from './viem-client.ts';
 const escrowAbi = loadArtifact('FerryEscrow').abi;
 const messengerAbi = loadArtifact('AttesterMessenger').abi;
 const appAbi = loadArtifact('FerryApp').abi;
-
-export interface ContractCall {
-  readonly chain: string;
-  readonly to: Address;
-  readonly data: Hex;
-  /** Native coin sent with the call (a LayerZero message's fee), in wei. */
-  readonly value?: bigint;
-}
 
 export interface FillRecord {
   readonly txHash: Hex;

@@ -1,5 +1,6 @@
 import type { Address, Hex, PublicClient } from 'viem';
 import type { PrivateKeyAccount } from 'viem/accounts';
+import type { TxCrashPoint } from '../process/fault-injector.ts';
 import { createNonceGapRepair } from './nonce-gap-repair.ts';
 import { estimateGasOrRevert } from './tx-estimate.ts';
 import type { TxAction, TxLedger } from './tx-ledger.ts';
@@ -15,15 +16,6 @@ import {
   type TxSender,
   type TxStats,
 } from './tx-sender.ts';
-
-/** Points around recording and sending where a crash test may kill the process. */
-export type TxCrashPoint = `${
-  | 'after-record'
-  | 'after-send'
-  | 'before-replace'
-  | 'after-replace-record'
-  | 'after-replace-send'
-  | 'after-confirm'}:${string}`;
 
 export interface TxCall {
   readonly chain: string;

@@ -1,7 +1,7 @@
 import { keccak256, type PublicClient, parseTransaction } from 'viem';
 import type { PrivateKeyAccount } from 'viem/accounts';
 import { type Fees, replacementFees } from '../domain/fee-bump.ts';
-import type { TxCrashPoint } from './transaction-client.ts';
+import type { TxCrashPoint } from '../process/fault-injector.ts';
 import type { TxAction, TxAttempt, TxLedger } from './tx-ledger.ts';
 import {
   estimateFees,

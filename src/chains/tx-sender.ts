@@ -1,8 +1,8 @@
 import { type Hex, type PublicClient, type TransactionReceipt, TransactionReceiptNotFoundError } from 'viem';
 import { type Fees, initialFees } from '../domain/fee-bump.ts';
 import { FerryError } from '../domain/ferry-error.ts';
+import type { TxCrashPoint } from '../process/fault-injector.ts';
 import { classifyRefusal } from './broadcast-refusal.ts';
-import type { TxCrashPoint } from './transaction-client.ts';
 import type { TxAction, TxAttempt, TxLedger } from './tx-ledger.ts';
 
 export type TxOutcome =

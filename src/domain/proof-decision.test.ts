@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import {
-  MAX_FERRY_PROVES,
-  type ProofGap,
-  type ProofObservation,
-  type SettlementRoute,
-  settlementRecord,
-} from './proof-decision.ts';
-import { decideSettlement, type SettlementObservation } from './settlement-decision.ts';
+import { MAX_FERRY_PROVES, settlementRecord } from './proof-decision.ts';
+import { decideSettlement } from './settlement-decision.ts';
+import type {
+  ProofGap,
+  ProofObservation,
+  SettlementObservation,
+  SettlementRoute,
+} from './settlement-observation.ts';
 import {
   actions,
   confirmed,

@@ -1,80 +1,19 @@
 import type { OrderSettlement } from './records.ts';
 import { gaveUpReason, retryOrGiveUp, revertsExhausted } from './relayer-reverts.ts';
+import type { SettlementDecision } from './settlement-decision-type.ts';
 import type {
   ObservedFill,
+  ProofObservation,
   RecordedAction,
-  SettlementDecision,
   SettlementObservation,
-} from './settlement-decision.ts';
-
-type Hex = `0x${string}`;
-
-/**
- * Where a LayerZero proof message stands on the input chain: `pending` (the DVNs have not all verified it),
- * `verified` (they have: anyone may commit it), `committed` (the endpoint holds it: anyone may execute it),
- * `delivered` (executed).
- */
-export type ProofState = 'pending' | 'verified' | 'committed' | 'delivered';
-
-/** The newest proof message FerryApp sent for the order (ProofSent at the output chain's confirmations depth). */
-export interface ProofObservation {
-  readonly guid: Hex;
-  /** The transaction that sent it (the filler's fillAndProve or anyone's prove). */
-  readonly txHash: Hex;
-  /** ProofSent's block timestamp (output-chain time). */
-  readonly sentAt: bigint;
-  readonly state: ProofState;
-  /** ProofDelivered on the input chain, when the index has seen it. */
-  readonly delivered: { readonly txHash: Hex; readonly at: bigint } | null;
-  /**
-   * The lowest older message on the same path (output FerryApp to input FerryApp) the endpoint still needs
-   * committed before it executes this one: it delivers a path's nonces in order. Read only while this message is
-   * verified or committed and the escrow is active; null when nothing below it is missing.
-   */
-  readonly gap?: ProofGap | null;
-  /**
-   * Why the escrow skipped this order when the message was delivered (FerryEscrow's SettleSkipped in the delivery),
-   * read only when it was delivered and the escrow is still active; null when it did not skip it.
-   */
-  readonly skipped?: SkipReason | null;
-}
-
-/** FerryEscrow.SkipReason: why a delivered proof did not settle an order. */
-export type SkipReason = 'NotActive' | 'WrongTerms' | 'LateFill' | 'WrongFiller';
-
-/**
- * An older message on the path that is not committed yet: `verified` (anyone may commit it), `pending` (its DVNs
- * have not all verified it), or `unknown` (no ProofSent of it in the index, so its packet cannot be read).
- */
-export interface ProofGap {
-  readonly nonce: bigint;
-  readonly state: 'pending' | 'verified' | 'unknown';
-  /** The message and the transaction that sent it (null when `unknown`). */
-  readonly guid: Hex | null;
-  readonly txHash: Hex | null;
-}
+  SettlementRoute,
+} from './settlement-observation.ts';
 
 /**
  * How many proofs of an order Ferry sends at most (its fallback prove and the proves again after the escrow skipped
  * a delivered proof): a skip that keeps happening is not worth the relayer's gas and LayerZero fees.
  */
 export const MAX_FERRY_PROVES = 3;
-
-/** How the order's fill reaches its escrow: the input chain's settlement method, and for LayerZero what was seen. */
-export type SettlementRoute =
-  | { readonly method: 'attester' }
-  | {
-      readonly method: 'layerzero';
-      readonly proof: ProofObservation | null;
-      /** The output chain's proveAfterSeconds. */
-      readonly proveAfter: bigint;
-      /** The input chain's executeAfterSeconds. */
-      readonly executeAfter: bigint;
-      /** The worker's clock (unix seconds): an idle devnet's chain time stands still. */
-      readonly now: bigint;
-      /** How many proves of the order Ferry wrote down (each retry or prove again is one more). */
-      readonly proves?: number;
-    };
 
 type LayerZeroRoute = Extract<SettlementRoute, { method: 'layerzero' }>;
 

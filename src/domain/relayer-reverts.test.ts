@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { SettlementRoute } from './proof-decision.ts';
 import { MAX_REVERTED_SENDS, revertsExhausted, throttledUntil } from './relayer-reverts.ts';
-import { decideSettlement, type RecordedAction } from './settlement-decision.ts';
+import { decideSettlement } from './settlement-decision.ts';
+import type { RecordedAction, SettlementRoute } from './settlement-observation.ts';
 import {
   actions,
   FILL_BY,

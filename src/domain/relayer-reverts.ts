@@ -1,4 +1,5 @@
-import type { RecordedAction, SettlementDecision } from './settlement-decision.ts';
+import type { SettlementDecision } from './settlement-decision-type.ts';
+import type { RecordedAction } from './settlement-observation.ts';
 
 /**
  * How far anyone can make the relayer pay for transactions that revert. A simulation runs as the transaction will

@@ -2,15 +2,9 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { EscrowStatus } from './escrow-status.ts';
 import { canTransitionOrder, ORDER_STATUSES, type OrderStatus } from './lifecycle.ts';
-import {
-  actionForbiddingMove,
-  decideSettlement,
-  type ObservedFill,
-  type RecordedAction,
-  type SettlementDecision,
-  type SettlementObservation,
-  validFillAtDepth,
-} from './settlement-decision.ts';
+import { actionForbiddingMove, decideSettlement, validFillAtDepth } from './settlement-decision.ts';
+import type { SettlementDecision } from './settlement-decision-type.ts';
+import type { ObservedFill, RecordedAction, SettlementObservation } from './settlement-observation.ts';
 import {
   actions,
   confirmed,

@@ -1,164 +1,21 @@
-import type { Address } from './address.ts';
 import type { OrderStatus } from './lifecycle.ts';
-import type { OrderTerms } from './order-typed-data.ts';
-import { decideProof, type SettlementRoute } from './proof-decision.ts';
+import { isOpenToAnyFiller } from './open-filler.ts';
+import { decideProof } from './proof-decision.ts';
 import { gaveUpReason, retryOrGiveUp, revertsExhausted } from './relayer-reverts.ts';
+import type { SettlementDecision } from './settlement-decision-type.ts';
+import type {
+  ObservedFill,
+  RecordedAction,
+  SettlementObservation,
+  SettlementTerms,
+} from './settlement-observation.ts';
 
 /**
  * The settlement lifecycle as one pure function: given an order and what was just observed on both chains,
  * the next thing the worker must do. The worker observes and acts; every rule about money lives here.
  */
 
-import type { EscrowStatus } from './escrow-status.ts';
-import { isOpenToAnyFiller } from './open-filler.ts';
-
 type Hex = `0x${string}`;
-
-/** The terms of the signed order the decision needs. */
-export type SettlementTerms = Pick<
-  OrderTerms,
-  | 'recipient'
-  | 'outputToken'
-  | 'outputAmount'
-  | 'filler'
-  | 'openDeadline'
-  | 'fillDeadline'
-  | 'exclusivityDeadline'
->;
-
-/** The order's `Filled` event on the output chain, as seen (the filler of record: whoever filled). */
-export interface ObservedFill {
-  readonly txHash: Hex;
-  readonly filler: Address;
-  readonly recipient: Address;
-  readonly token: Address;
-  readonly amount: bigint;
-  /** Timestamp of the block holding the fill. */
-  readonly blockTimestamp: bigint;
-  /** Blocks from the fill's block to the output chain's head, both counted (1 = in the latest block). */
-  readonly depth: number;
-}
-
-/** One chain action Ferry wrote down for this order (at most one per kind). */
-export interface RecordedAction {
-  /** `reverted` also stands for an action spent without effect otherwise (cancelled, its nonce taken). */
-  readonly status: 'recorded' | 'confirmed' | 'reverted';
-  readonly txHash: Hex;
-  /** How many of the order's actions of this kind reverted on chain (this one included); 0 when absent. */
-  readonly reverted?: number;
-}
-
-/**
- * Everything observed for one order in one pass. Input-chain facts are read at one block that is already
- * `confirmations` deep (so a fact the decision acts on cannot be reorged away); `inputTime` is that block's
- * timestamp. `outputTime` is the timestamp of the output chain's block at its own confirmations depth, or of the
- * last block the fill index has read if that is older (0 for a `created` order, which does not need the output
- * chain): the absence of a fill only counts where fills were looked for.
- */
-export interface SettlementObservation {
-  readonly status: OrderStatus;
-  readonly terms: SettlementTerms;
-  readonly escrow: EscrowStatus;
-  readonly inputTime: bigint;
-  readonly outputTime: bigint;
-  readonly settleGrace: bigint;
-  /** The output chain's confirmations: a fill counts at this depth. */
-  readonly outputConfirmations: number;
-  readonly actions: {
-    readonly deposit: RecordedAction | null;
-    /** Attester route: the attestation's relay. */
-    readonly settle: RecordedAction | null;
-    readonly refund: RecordedAction | null;
-    /** LayerZero route: Ferry's own prove, commit and execute of the proof message (fallbacks). */
-    readonly prove?: RecordedAction | null;
-    readonly commit?: RecordedAction | null;
-    readonly execute?: RecordedAction | null;
-    /** LayerZero route: Ferry's newest commit of an older message on the route that blocked the proof's delivery. */
-    readonly commitGap?: RecordedAction | null;
-  };
-  /** How the fill is proven to the escrow (the input chain's settlement method) and, for LayerZero, what was seen. */
-  readonly route: SettlementRoute;
-  /**
-   * The escrow's record at the input chain's latest block, read only for a `created` order whose escrow is empty at
-   * the confirmed block: a deposit in a block not yet at depth (the offerer's own, say) is followed, never failed.
-   */
-  readonly escrowAtLatest: EscrowStatus | null;
-  /** The order's fill, if one was seen (valid or not; the decision judges it). */
-  readonly fill: ObservedFill | null;
-  /** Whether the lapse of the order's exclusivity was announced already (`order.exclusivityLapsed`). */
-  readonly exclusivityLapsed?: boolean;
-  /**
-   * Read only for a `created` order with nothing deposited and no deposit of Ferry's in flight (none written down,
-   * or the last one reverted): the offerer's balance and allowance, and the reason a deposit would revert now
-   * (null: it would not, or it was not simulated because the funds fall short).
-   */
-  readonly depositCheck: {
-    readonly balance: bigint;
-    readonly allowance: bigint;
-    readonly inputAmount: bigint;
-    readonly revert: string | null;
-  } | null;
-}
-
-export type FollowedStatus = 'deposited' | 'filled' | 'completed' | 'refunded';
-
-export type RelayerActionKind =
-  | 'deposit'
-  | 'settle'
-  | 'refund'
-  | 'prove'
-  | 'commit'
-  | 'execute'
-  | 'commit-gap';
-
-/** `retryOf`: the last action of the kind reverted and the reason to send it still holds: send a new one. */
-type Retry = { readonly retryOf?: Hex };
-
-export type SettlementDecision =
-  /** Send Ferry's deposit, or follow the one already written down to its receipt. */
-  | ({ readonly kind: 'deposit' } & Retry)
-  /** Sign the fill attestation and relay it (or follow the relay written down to its receipt). */
-  | ({ readonly kind: 'attest-and-settle' } & Retry)
-  /**
-   * LayerZero: prove the fill (FerryApp.prove on the output chain), or follow Ferry's prove to its receipt.
-   * `afterSkip`: the delivery in which the escrow skipped the previous proof; a new message is sent.
-   */
-  | ({ readonly kind: 'prove'; readonly afterSkip?: Hex } & Retry)
-  /** LayerZero: commit the verified proof message on the input chain (ReceiveUln302.commitVerification). */
-  | ({ readonly kind: 'commit' } & Retry)
-  /**
-   * LayerZero: commit an older verified message on the route (sent in `txHash`), which the endpoint needs committed
-   * before it executes the order's proof message (ReceiveUln302.commitVerification, permissionless).
-   */
-  | { readonly kind: 'commit-gap'; readonly guid: Hex; readonly txHash: Hex }
-  /** LayerZero: execute the committed proof message on the input chain (EndpointV2.lzReceive). */
-  | ({ readonly kind: 'execute' } & Retry)
-  /** Send Ferry's refund, or follow the one written down to its receipt. */
-  | ({ readonly kind: 'refund' } & Retry)
-  /** Move the order to the status the chains show. */
-  | {
-      readonly kind: 'follow';
-      readonly to: FollowedStatus;
-      readonly srcChainTxHash?: Hex;
-      readonly dstChainTxHash?: Hex;
-      readonly filledBy?: Address;
-      readonly settlementTxHash?: Hex;
-      readonly failureReason?: string;
-    }
-  | { readonly kind: 'fail'; readonly reason: string }
-  /** The deposited order's exclusivity lapsed unfilled: tell the liquidity providers any of them may fill it. */
-  | { readonly kind: 'announce-open' }
-  /**
-   * The relayer's action of `action` reverted on chain MAX_REVERTED_SENDS times: it is not sent again; the reason is
-   * written on the order while it waits for the chains (anyone's settlement or refund).
-   */
-  | { readonly kind: 'give-up'; readonly action: RelayerActionKind; readonly reason: string }
-  /** Nothing to do now; `reason` says what the order waits for. */
-  | { readonly kind: 'wait'; readonly reason: string }
-  /** A terminal order: the worker has nothing left to do. */
-  | { readonly kind: 'done' };
-
-export type SettlementDecisionKind = SettlementDecision['kind'];
 
 const same = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
 

@@ -1,5 +1,5 @@
 import type { Address } from './address.ts';
-import type { ObservedFill, RecordedAction, SettlementObservation } from './settlement-decision.ts';
+import type { ObservedFill, RecordedAction, SettlementObservation } from './settlement-observation.ts';
 
 /**
  * Made-up settlement observations for the settlement-decision tests: one order's terms, a fill that meets them,

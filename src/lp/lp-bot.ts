@@ -2,18 +2,17 @@ import type { Hex } from 'viem';
 import { type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts';
 import { type ChainRegistry, DEFAULT_MAX_FEE_PER_GAS_GWEI } from '../chains/chain-registry.ts';
 import { MAX_PROOFS_PER_MESSAGE } from '../chains/prove-options.ts';
-import {
-  createTransactionClient,
-  type TransactionClient,
-  type TxCrashPoint,
-} from '../chains/transaction-client.ts';
+import { createTransactionClient, type TransactionClient } from '../chains/transaction-client.ts';
+import type { TxCrashPoint } from '../process/fault-injector.ts';
 import type { LpJournal } from '../store/lp-journal.ts';
 import { type ChainInfo, type FerryApi, FerryApiError, type OrderView } from './ferry-api.ts';
 import { DEFAULT_FILL_MARGIN_SECONDS } from './fill-margin.ts';
+import type { BotLog } from './lp-bot-log.ts';
 import { createLpChainAccess } from './lp-chain-access.ts';
 import { markFilledQuotes } from './lp-filled-quotes.ts';
 import { createFiller, type Done } from './lp-filler.ts';
 import { fillOpenOrders } from './lp-open-fills.ts';
+import type { PassReport } from './lp-pass-report.ts';
 import { createPollLoop, nextPassAt, RECEIPT_WAIT_MS, watchStream } from './lp-poll-loop.ts';
 import { createProver, type ProverDeps } from './lp-prover.ts';
 import { createQuoter, type Quoter } from './lp-quoter.ts';
@@ -22,14 +21,6 @@ import { quoteOutputAmount } from './pricing.ts';
 import { DEFAULT_PROVE_AFTER_SECONDS, DEFAULT_PROVE_BATCH } from './prove-batch-defaults.ts';
 
 const hex = (value: string) => value as Hex;
-
-/** The pino-compatible subset the bot logs through. */
-export interface BotLog {
-  debug(obj: object, msg: string): void;
-  info(obj: object, msg: string): void;
-  warn(obj: object, msg: string): void;
-  error(obj: object, msg: string): void;
-}
 
 export interface LpBotOptions {
   api: FerryApi;
@@ -85,21 +76,6 @@ export interface LpBotOptions {
   fillOpen?: boolean;
   /** Test-only crash points of the transaction client (LP_FAULT_INJECT). */
   faults?: { at(point: TxCrashPoint): void };
-}
-
-export interface PassReport {
-  quoted: { quoteRequestId: string; quoteId: string; outputAmount: string }[];
-  filled: { orderId: string; orderHash: Hex; txHash: Hex }[];
-  /** Batch proofs mined at depth in this pass (lp-prover.ts). */
-  proved: { batchId: string; orderHashes: Hex[]; txHash: Hex }[];
-  errors: { subject: string; message: string }[];
-  /** Set when Ferry answered 429: wait at least this long before the next pass. */
-  retryAfterMs: number | null;
-  /**
-   * When (unix ms) the next pass must run at the latest: a proof batch falls due, or a transaction sent without
-   * waiting for its receipt (the fills) is to be seen in a block. Null: the next poll is soon enough.
-   */
-  nextPassAt: number | null;
 }
 
 /**

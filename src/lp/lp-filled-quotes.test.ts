@@ -8,8 +8,8 @@ import { ANVIL_KEYS } from '../chains/devnet.ts';
 import type { ChainClients } from '../chains/lp-chain-clients.ts';
 import { openLpJournal } from '../store/lp-journal.ts';
 import type { ChainInfo } from './ferry-api.ts';
-import type { PassReport } from './lp-bot.ts';
 import { markFilledQuotes } from './lp-filled-quotes.ts';
+import type { PassReport } from './lp-pass-report.ts';
 
 const wallet = privateKeyToAccount(ANVIL_KEYS[4]);
 const TOKEN = '0x00000000000000000000000000000000000000aa';

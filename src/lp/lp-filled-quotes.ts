@@ -2,7 +2,7 @@ import type { Hex } from 'viem';
 import { type ChainClients, fillTimeOf } from '../chains/lp-chain-clients.ts';
 import type { LpJournal } from '../store/lp-journal.ts';
 import type { ChainInfo } from './ferry-api.ts';
-import type { PassReport } from './lp-bot.ts';
+import type { PassReport } from './lp-pass-report.ts';
 
 export interface FilledQuotesDeps {
   readonly journal: LpJournal;

@@ -20,8 +20,9 @@ import type { TxOutcome } from '../chains/tx-sender.ts';
 import type { JournalQuote, JournalTables, LpJournal } from '../store/lp-journal.ts';
 import type { LedgerGuard } from '../store/tx-ledger-store.ts';
 import type { ChainInfo, OrderView } from './ferry-api.ts';
-import type { BotLog, PassReport } from './lp-bot.ts';
+import type { BotLog } from './lp-bot-log.ts';
 import { fillRefusal } from './lp-fill-refusal.ts';
+import type { PassReport } from './lp-pass-report.ts';
 import { type SignedOrder, settlementMethodOf, signedOrderOf } from './lp-signed-order.ts';
 
 export type BotTransactions = TransactionClient<LedgerGuard<JournalTables>>;

@@ -8,7 +8,7 @@ import { ANVIL_KEYS } from '../chains/devnet.ts';
 import type { ChainClients } from '../chains/lp-chain-clients.ts';
 import { openLpJournal } from '../store/lp-journal.ts';
 import type { ChainInfo, FerryApi, OpenOrder, OrderView } from './ferry-api.ts';
-import type { BotLog } from './lp-bot.ts';
+import type { BotLog } from './lp-bot-log.ts';
 import { adoptedQuoteId, fillOpenOrders } from './lp-open-fills.ts';
 
 const wallet = privateKeyToAccount(ANVIL_KEYS[4]);

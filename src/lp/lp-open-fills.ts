@@ -4,7 +4,7 @@ import { type ChainClients, chainTime } from '../chains/lp-chain-clients.ts';
 import { isOpenToAnyFiller } from '../domain/open-filler.ts';
 import type { LpJournal } from '../store/lp-journal.ts';
 import type { ChainInfo, FerryApi, OpenOrder, OrderView } from './ferry-api.ts';
-import type { BotLog } from './lp-bot.ts';
+import type { BotLog } from './lp-bot-log.ts';
 import { walletCover } from './lp-wallet-cover.ts';
 import { quoteOutputAmount } from './pricing.ts';
 

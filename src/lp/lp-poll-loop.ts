@@ -1,6 +1,7 @@
 import type { LpJournal } from '../store/lp-journal.ts';
 import type { FerryApi } from './ferry-api.ts';
-import type { BotLog, PassReport } from './lp-bot.ts';
+import type { BotLog } from './lp-bot-log.ts';
+import type { PassReport } from './lp-pass-report.ts';
 
 /** The most stop() waits for the pass in progress: everything the bot sends is in its journal already. */
 const STOP_GRACE_MS = 3_000;

@@ -9,8 +9,8 @@ import type { ChainClients } from '../chains/lp-chain-clients.ts';
 import type { OrderTerms } from '../domain/order-typed-data.ts';
 import { type LpJournal, openLpJournal } from '../store/lp-journal.ts';
 import type { ChainInfo } from './ferry-api.ts';
-import type { PassReport } from './lp-bot.ts';
 import type { BotTransactions } from './lp-filler.ts';
+import type { PassReport } from './lp-pass-report.ts';
 import { createProver } from './lp-prover.ts';
 
 const HASH = `0x${'ab'.repeat(32)}` as Hex;

@@ -15,8 +15,9 @@ import { MAX_PROOFS_PER_MESSAGE, proveOptions, tokenRunsOf } from '../chains/pro
 import type { LpJournal } from '../store/lp-journal.ts';
 import type { JournalFill } from '../store/lp-proof-journal.ts';
 import type { ChainInfo } from './ferry-api.ts';
-import type { BotLog, PassReport } from './lp-bot.ts';
+import type { BotLog } from './lp-bot-log.ts';
 import type { BotTransactions } from './lp-filler.ts';
+import type { PassReport } from './lp-pass-report.ts';
 
 export interface ProverDeps {
   readonly account: PrivateKeyAccount;

@@ -11,7 +11,8 @@ import {
   type QuoteEnvelope,
   type QuoteRequestView,
 } from './ferry-api.ts';
-import type { BotLog, PassReport } from './lp-bot.ts';
+import type { BotLog } from './lp-bot-log.ts';
+import type { PassReport } from './lp-pass-report.ts';
 import { walletCover } from './lp-wallet-cover.ts';
 import { quoteOutputAmount } from './pricing.ts';
 

@@ -1,4 +1,14 @@
-import type { TxCrashPoint } from '../chains/transaction-client.ts';
+/**
+ * Points around recording and sending where a crash test may kill the process. src/chains' transaction client
+ * passes them; they are declared here, a rung below it, so the injector names nothing above src/process.
+ */
+export type TxCrashPoint = `${
+  | 'after-record'
+  | 'after-send'
+  | 'before-replace'
+  | 'after-replace-record'
+  | 'after-replace-send'
+  | 'after-confirm'}:${string}`;
 
 /**
  * Named points in the worker where a test may kill the process (SIGKILL, no cleanup), to prove that a

@@ -1,6 +1,6 @@
 import type { Hex } from 'viem';
 import type { PrivateKeyAccount } from 'viem/accounts';
-import type { ContractCall } from '../chains/settlement-chain.ts';
+import type { ContractCall } from '../chains/contract-call.ts';
 import type { TransactionClient } from '../chains/transaction-client.ts';
 import type { TxAction } from '../chains/tx-ledger.ts';
 import type { OrderStatus } from '../domain/lifecycle.ts';

@@ -1,4 +1,5 @@
-import type { ContractCall, SettlementChain } from '../chains/settlement-chain.ts';
+import type { ContractCall } from '../chains/contract-call.ts';
+import type { SettlementChain } from '../chains/settlement-chain.ts';
 import type { OrderTerms } from '../domain/order-typed-data.ts';
 import type { Order } from '../domain/records.ts';
 import type { FerryDatabase } from '../store/database.ts';

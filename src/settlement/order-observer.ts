@@ -5,7 +5,7 @@ import type { TxAction } from '../chains/tx-ledger.ts';
 import type { Clock } from '../domain/clock.ts';
 import type { OrderTerms } from '../domain/order-typed-data.ts';
 import type { Order } from '../domain/records.ts';
-import type { RecordedAction, SettlementObservation } from '../domain/settlement-decision.ts';
+import type { RecordedAction, SettlementObservation } from '../domain/settlement-observation.ts';
 import type { FerryDatabase } from '../store/database.ts';
 import type { ChainActionExecutor } from './chain-action-executor.ts';
 import type { FillIndexer } from './fill-indexer.ts';

@@ -3,7 +3,7 @@ import type { Clock } from '../domain/clock.ts';
 import type { OrderChange } from '../domain/lifecycle.ts';
 import { publicOrderView } from '../domain/public-views.ts';
 import type { Order, OrderSettlement } from '../domain/records.ts';
-import type { SettlementObservation } from '../domain/settlement-decision.ts';
+import type { SettlementObservation } from '../domain/settlement-observation.ts';
 import type { FerryMetrics } from '../metrics/ferry-metrics.ts';
 import type { FerryDatabase } from '../store/database.ts';
 import type { Executor } from '../store/db-types.ts';

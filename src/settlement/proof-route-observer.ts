@@ -3,8 +3,13 @@ import type { LzPacket } from '../chains/layerzero/lz-packet.ts';
 import type { SettlementChain } from '../chains/settlement-chain.ts';
 import type { Clock } from '../domain/clock.ts';
 import type { EscrowStatus } from '../domain/escrow-status.ts';
-import type { ProofGap, ProofObservation, ProofState, SettlementRoute } from '../domain/proof-decision.ts';
 import type { Order } from '../domain/records.ts';
+import type {
+  ProofGap,
+  ProofObservation,
+  ProofState,
+  SettlementRoute,
+} from '../domain/settlement-observation.ts';
 import type { FerryDatabase } from '../store/database.ts';
 import { findProofMessage, undeliveredProofMessages } from '../store/log-scan-store.ts';
 

@@ -1,5 +1,5 @@
 import type { TxAction } from '../chains/tx-ledger.ts';
-import type { RelayerActionKind as ChainActionKind } from '../domain/settlement-decision.ts';
+import type { RelayerActionKind as ChainActionKind } from '../domain/settlement-decision-type.ts';
 import type { Executor } from './db-types.ts';
 
 /** Finished without effect on chain: a new action of the kind may follow, and it no longer blocks its rival. */

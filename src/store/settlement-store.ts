@@ -9,11 +9,8 @@ import {
 } from '../domain/lifecycle.ts';
 import type { FillAttestation, Order, OrderSettlement } from '../domain/records.ts';
 import { revertsExhausted } from '../domain/relayer-reverts.ts';
-import {
-  actionForbiddingMove,
-  RELEASE_ACTIONS,
-  type RelayerActionKind,
-} from '../domain/settlement-decision.ts';
+import { actionForbiddingMove, RELEASE_ACTIONS } from '../domain/settlement-decision.ts';
+import type { RelayerActionKind } from '../domain/settlement-decision-type.ts';
 import { type Executor, isPostgres } from './db-types.ts';
 import { findOrderByQuote, toOrder } from './orders-store.ts';
 import type { Database, OrdersTable } from './schema.ts';

@@ -1,4 +1,4 @@
-import type { BotLog } from '../../src/lp/lp-bot.ts';
+import type { BotLog } from '../../src/lp/lp-bot-log.ts';
 
 /** A reference bot's log that keeps every line (level, message, fields) for a test to read. */
 export function recordingBotLog() {

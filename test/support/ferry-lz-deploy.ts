@@ -10,7 +10,7 @@ import {
 import { devnetRegistryFile } from '../../src/chains/devnet-registry.ts';
 import { deployFerryChain } from '../../src/chains/ferry-deploy.ts';
 import { wireFerryChains } from '../../src/chains/ferry-wire.ts';
-import type { LzChainDeployment } from '../../src/chains/layerzero/lz-deploy.ts';
+import type { LzChainDeployment } from '../../src/chains/layerzero/lz-chain-deployment.ts';
 
 /**
  * Ferry on LayerZero for contract-level tests and the gas bench, through the devnets' own deployment code:

@@ -9,13 +9,8 @@ import {
   createChainRegistry,
   type RegistryFile,
 } from '../../src/chains/chain-registry.ts';
-import {
-  ANVIL_KEYS,
-  DEVNET_WORKER_KEYS,
-  type DevnetMessenger,
-  type Devnets,
-  startDevnets,
-} from '../../src/chains/devnet.ts';
+import { ANVIL_KEYS, DEVNET_WORKER_KEYS, type Devnets, startDevnets } from '../../src/chains/devnet.ts';
+import type { DevnetMessenger } from '../../src/chains/devnet-chain-config.ts';
 import { devnetRegistryFile } from '../../src/chains/devnet-registry.ts';
 import { type Config, loadConfig } from '../../src/config/config.ts';
 import type { Clock } from '../../src/domain/clock.ts';

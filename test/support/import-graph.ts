@@ -109,9 +109,10 @@ export const packageOf = (specifier: string): string =>
   specifier.startsWith('@') ? specifier.split('/').slice(0, 2).join('/') : (specifier.split('/')[0] ?? '');
 
 /**
- * The import cycles among the files, over the imports that run (type-only ones are erased, so they cannot make a
- * module wait on itself): a depth-first search that reports, for each edge back into the current path, the files
- * of that loop in import order, the first one repeated at the end.
+ * The import cycles among the files, over every import, type-only ones included: erased, they cannot make a module
+ * wait on itself, yet two files that name each other's types still cannot be read, moved or layered apart. A
+ * depth-first search that reports, for each edge back into the current path, the files of that loop in import
+ * order, the first one repeated at the end.
  */
 export function findCycles(graph: ImportGraph): string[][] {
   const cycles: string[][] = [];
@@ -121,8 +122,8 @@ export function findCycles(graph: ImportGraph): string[][] {
   const visit = (file: string): void => {
     trail.push(file);
     onPath.add(file);
-    for (const { target, typeOnly } of graph.get(file) ?? []) {
-      if (typeOnly || target === undefined || done.has(target)) continue;
+    for (const { target } of graph.get(file) ?? []) {
+      if (target === undefined || done.has(target)) continue;
       if (onPath.has(target)) cycles.push([...trail.slice(trail.indexOf(target)), target]);
       else visit(target);
     }
@@ -144,4 +145,19 @@ export function reachableFrom(graph: ImportGraph, entry: string): Set<string> {
   };
   visit(entry);
   return reached;
+}
+
+/**
+ * A made-up graph for the layering rules' self-tests: `from` → imports, each `'x'` a runtime import of file x,
+ * `type:x` a type-only one, `pkg:p` a package.
+ */
+export function madeUpGraph(edges: Record<string, readonly (string | Import)[]>): ImportGraph {
+  const parse = (spec: string | Import): Import => {
+    if (typeof spec !== 'string') return spec;
+    if (spec.startsWith('pkg:')) return { specifier: spec.slice(4), names: [], typeOnly: false };
+    const typeOnly = spec.startsWith('type:');
+    const target = spec.replace(/^type:/, '');
+    return { specifier: `./${target}`, target, names: [], typeOnly };
+  };
+  return new Map(Object.entries(edges).map(([file, specs]) => [file, specs.map(parse)]));
 }

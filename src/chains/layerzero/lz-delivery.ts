@@ -12,7 +12,7 @@ import {
   signLz,
   writeLz,
 } from './lz-chain-client.ts';
-import type { LzChainDeployment, LzDvnDeployment } from './lz-deploy.ts';
+import type { LzChainDeployment, LzDvnDeployment } from './lz-chain-deployment.ts';
 import { type LzPacket, lzOrigin } from './lz-packet.ts';
 
 /** How long a DVN's signed instruction stays valid on the destination chain. */

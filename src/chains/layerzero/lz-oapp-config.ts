@@ -1,7 +1,7 @@
 import { type Address, encodeAbiParameters, getAddress, type Hex } from 'viem';
 import { loadLzArtifact } from './lz-artifacts.ts';
 import { type LzChainClient, writeLz } from './lz-chain-client.ts';
-import type { LzChainDeployment } from './lz-deploy.ts';
+import type { LzChainDeployment } from './lz-chain-deployment.ts';
 
 /** ULN302's UlnConfig: which DVNs must (and may) verify a path's packets, after how many blocks. */
 export interface LzUlnConfig {

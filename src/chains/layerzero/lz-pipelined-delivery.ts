@@ -7,8 +7,8 @@ import {
   type LzFees,
   signLz,
 } from './lz-chain-client.ts';
+import type { LzChainDeployment, LzDvnDeployment } from './lz-chain-deployment.ts';
 import { commitCall, dvnVerifyGas, lzReceiveCall, signDvnVerify } from './lz-delivery.ts';
-import type { LzChainDeployment, LzDvnDeployment } from './lz-deploy.ts';
 import type { LzPacket } from './lz-packet.ts';
 
 /*

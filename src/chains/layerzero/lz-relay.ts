@@ -7,6 +7,7 @@ import {
   type LzChainClient,
   lzChainClient,
 } from './lz-chain-client.ts';
+import type { LzChainDeployment } from './lz-chain-deployment.ts';
 import {
   commitLzVerification,
   dvnVerify,
@@ -14,7 +15,6 @@ import {
   hasDvnVerified,
   lzInboundState,
 } from './lz-delivery.ts';
-import type { LzChainDeployment } from './lz-deploy.ts';
 import { decodeLzPacket, type LzPacket, lzReceiveGasOf } from './lz-packet.ts';
 import { deliverPipelined, type PendingDvn } from './lz-pipelined-delivery.ts';
 
