@@ -1,6 +1,6 @@
 /**
  * SQLite commits with WAL checkpoints in the committing connection (SQLite's default) against Ferry's checkpoint
- * thread (src/store/sqlite-checkpointer.ts), in the same run: 60,000 single-row commits with 3 indexes, back to
+ * thread (src/store/engine/sqlite-checkpointer.ts), in the same run: 60,000 single-row commits with 3 indexes, back to
  * back, each followed by an indexed read. Prints commits/s, commit latency percentiles, how many commits took
  * over 5 ms, and the largest WAL seen.
  *
@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
-import { startSqliteCheckpointer } from '../src/store/sqlite-checkpointer.ts';
+import { startSqliteCheckpointer } from '../src/store/engine/sqlite-checkpointer.ts';
 
 const COMMITS = 60_000;
 

@@ -2,7 +2,7 @@
 // Usage: npx tsx scripts/compile-contracts.ts
 import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { ARTIFACTS_DIR, artifactJson, compileContracts } from '../src/chains/solc-compile.ts';
+import { ARTIFACTS_DIR, artifactJson, compileContracts } from '../src/devnet/solc-compile.ts';
 
 const { contracts, warnings } = compileContracts();
 for (const warning of warnings) console.warn(warning);

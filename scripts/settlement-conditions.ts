@@ -46,12 +46,12 @@ import {
 import { privateKeyToAccount } from 'viem/accounts';
 import { createApp } from '../src/app.ts';
 import { type Chain, createChainRegistry, type RegistryFile } from '../src/chains/chain-registry.ts';
-import { ANVIL_KEYS, DEVNET_WORKER_KEYS, startDevnets } from '../src/chains/devnet.ts';
-import { devnetRegistryFile } from '../src/chains/devnet-registry.ts';
 import { loadConfig } from '../src/config/config.ts';
+import { ANVIL_KEYS, DEVNET_WORKER_KEYS, startDevnets } from '../src/devnet/devnet.ts';
+import { devnetRegistryFile } from '../src/devnet/devnet-registry.ts';
 import { createFerryApi } from '../src/lp/ferry-api.ts';
 import { createLpBot } from '../src/lp/lp-bot.ts';
-import { openLpJournal } from '../src/store/lp-journal.ts';
+import { openLpJournal } from '../src/store/ledgers/lp-journal.ts';
 import {
   drainBalance,
   feesText,

@@ -5,8 +5,8 @@
 import type { Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { loadArtifact } from '../src/chains/contract-artifacts.ts';
-import { ANVIL_KEYS } from '../src/chains/devnet.ts';
-import { proveOptions } from '../src/chains/prove-options.ts';
+import { proveOptions } from '../src/chains/settlement/prove-options.ts';
+import { ANVIL_KEYS } from '../src/devnet/devnet.ts';
 import { orderTermsFrom } from '../src/domain/order-typed-data.ts';
 import { chainClients } from './soak-chains.ts';
 import { type Ctx, type Fail, type SoakHttp, type SwapRecord, sleep } from './soak-traffic.ts';

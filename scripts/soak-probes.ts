@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import net from 'node:net';
 import { sql } from 'kysely';
-import { createDatabase } from '../src/store/database.ts';
+import { createDatabase } from '../src/store/engine/database.ts';
 
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {

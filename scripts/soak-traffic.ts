@@ -4,7 +4,7 @@
  */
 import type { Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import { ANVIL_KEYS } from '../src/chains/devnet.ts';
+import { ANVIL_KEYS } from '../src/devnet/devnet.ts';
 import type { createSoakHttp } from './soak-probes.ts';
 
 export const offerer = privateKeyToAccount(ANVIL_KEYS[2]);

@@ -69,7 +69,7 @@ describe('each layering rule catches a violation', () => {
   });
 
   it('database drivers outside src/store', () => {
-    expect(databaseOutsideStore(made({ 'src/store/database.ts': ['pkg:pg'] }))).toEqual([]);
+    expect(databaseOutsideStore(made({ 'src/store/engine/database.ts': ['pkg:pg'] }))).toEqual([]);
     expect(databaseOutsideStore(made({ 'src/services/x.ts': ['pkg:kysely'] }))).toHaveLength(1);
   });
 
@@ -87,7 +87,7 @@ describe('each layering rule catches a violation', () => {
     expect(impureDomain(made({ 'src/domain/a.ts': ['src/domain/b.ts', 'pkg:node:crypto'] }))).toEqual([]);
     const impure = made({
       'src/domain/a.ts': [
-        'type:src/store/database.ts',
+        'type:src/store/engine/database.ts',
         'pkg:node:fs/promises',
         'pkg:ioredis',
         'pkg:@fastify/x',
@@ -113,7 +113,9 @@ describe('each layering rule catches a violation', () => {
   it('metrics importing more than the domain and config types', () => {
     const leaf = made({ 'src/metrics/m.ts': ['src/domain/a.ts', 'type:src/config/config.ts'] });
     expect(metricsNotALeaf(leaf)).toEqual([]);
-    const reaching = made({ 'src/metrics/m.ts': ['src/config/config.ts', 'type:src/store/database.ts'] });
+    const reaching = made({
+      'src/metrics/m.ts': ['src/config/config.ts', 'type:src/store/engine/database.ts'],
+    });
     expect(metricsNotALeaf(reaching)).toHaveLength(2);
   });
 

@@ -14,6 +14,11 @@ import { functionSpans, lineCount, sourceFiles } from '../test/support/room-size
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const MAX_FILE_LINES = 400;
 const MAX_FUNCTION_LINES = 120;
+/**
+ * A folder's own hand-written source (tests and generated files aside): past this it holds more than one purpose,
+ * and a reader looking for a thing no longer finds it by the folder's name. Split it into subfolders by purpose.
+ */
+const MAX_FOLDER_LINES = 3_000;
 const DIRS = ['src', 'sdk/src', 'scripts', 'bench', 'test', 'contracts/anvil'];
 /** Folders of data or machine output, never edited by hand. */
 const SKIPPED_DIRS = ['src/chains/artifacts', 'bench/results'];
@@ -42,6 +47,27 @@ function longFiles(files: ReadonlyMap<string, string>, max: number): string[] {
   return [...files]
     .filter(([, text]) => lineCount(text) > max)
     .map(([file, text]) => `${file}: ${lineCount(text)} lines (at most ${max})`);
+}
+
+/** Each folder's own files (not its subfolders'), summed, for the folders over `max`. */
+function bigFolders(files: ReadonlyMap<string, string>, max: number): string[] {
+  const sizes = new Map<string, number>();
+  for (const [file, text] of files) {
+    if (file.endsWith('.test.ts')) continue;
+    const folder = path.posix.dirname(file);
+    sizes.set(folder, (sizes.get(folder) ?? 0) + lineCount(text));
+  }
+  return [...sizes]
+    .filter(([, lines]) => lines > max)
+    .map(([folder, lines]) => `${folder}: ${lines} lines in its own files (at most ${max})`);
+}
+
+/** Every folder of src holding source files (data folders aside) says in a README what lives there. */
+function foldersWithoutReadme(files: readonly string[], exists: (file: string) => boolean): string[] {
+  const folders = new Set(
+    files.filter((file) => file.startsWith('src/')).map((file) => path.posix.dirname(file)),
+  );
+  return [...folders].filter((folder) => !exists(`${folder}/README.md`)).sort();
 }
 
 interface LongFunction {
@@ -86,6 +112,12 @@ describe('room size', () => {
     expect(longFiles(handWritten, MAX_FILE_LINES)).toEqual([]);
   });
 
+  it(`keeps every folder of src to ${MAX_FOLDER_LINES} lines of its own, each with a README`, () => {
+    const src = new Map([...handWritten].filter(([file]) => file.startsWith('src/')));
+    expect(bigFolders(src, MAX_FOLDER_LINES)).toEqual([]);
+    expect(foldersWithoutReadme(all, (file) => fs.existsSync(path.join(ROOT, file)))).toEqual([]);
+  });
+
   it(`keeps every function to ${MAX_FUNCTION_LINES} lines (frozen migrations aside)`, () => {
     const live = new Map(
       [...handWritten].filter(([file]) => !FROZEN_DIRS.some((dir) => file.startsWith(`${dir}/`))),
@@ -103,6 +135,26 @@ describe('each room-size check catches a violation', () => {
     expect(longFiles(short, 3)).toEqual([]);
     const long = new Map([['a.ts', 'const a = 1;\n'.repeat(4)]]);
     expect(longFiles(long, 3)).toEqual(['a.ts: 4 lines (at most 3)']);
+  });
+
+  it('a folder over the limit in its own files, tests and subfolders aside', () => {
+    const lines = (n: number) => 'const a = 1;\n'.repeat(n);
+    const files = new Map([
+      ['src/a/x.ts', lines(2)],
+      ['src/a/y.ts', lines(2)],
+      ['src/a/x.test.ts', lines(9)],
+      ['src/a/b/z.ts', lines(4)],
+    ]);
+    expect(bigFolders(files, 4)).toEqual([]);
+    expect(bigFolders(files, 3)).toEqual([
+      'src/a: 4 lines in its own files (at most 3)',
+      'src/a/b: 4 lines in its own files (at most 3)',
+    ]);
+  });
+
+  it('a src folder without a README', () => {
+    const files = ['src/a/x.ts', 'src/a/b/y.ts', 'test/z.ts'];
+    expect(foldersWithoutReadme(files, (file) => file === 'src/a/README.md')).toEqual(['src/a/b']);
   });
 
   it('counts every kind of function, and only the lines it spans', () => {

@@ -8,10 +8,10 @@ import { fileURLToPath } from 'node:url';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../src/app.ts';
-import { ANVIL_KEYS } from '../src/chains/devnet.ts';
 import { loadConfig } from '../src/config/config.ts';
 import { SETTINGS } from '../src/config/settings.ts';
-import { createDatabase } from '../src/store/database.ts';
+import { ANVIL_KEYS } from '../src/devnet/devnet.ts';
+import { createDatabase } from '../src/store/engine/database.ts';
 import { type Harness, startHarness } from './support/harness.ts';
 import { createTestDatabaseUrl } from './support/test-database.ts';
 

@@ -10,7 +10,7 @@ import {
   type WsChannel,
   type WsStatus,
 } from '../sdk/src/index.ts';
-import { ANVIL_KEYS } from '../src/chains/devnet.ts';
+import { ANVIL_KEYS } from '../src/devnet/devnet.ts';
 import { createFerryApi } from '../src/lp/ferry-api.ts';
 import { createLpBot } from '../src/lp/lp-bot.ts';
 import type { BotLog } from '../src/lp/lp-bot-log.ts';

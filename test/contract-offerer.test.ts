@@ -10,14 +10,15 @@ import {
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { createSiweMessage } from 'viem/siwe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chainById } from '../src/chains/chain-by-id.ts';
 import { loadArtifact } from '../src/chains/contract-artifacts.ts';
-import { ANVIL_KEYS, DEVNET_RELAYER_KEY, devnetChain } from '../src/chains/devnet.ts';
+import { ANVIL_KEYS, DEVNET_RELAYER_KEY } from '../src/devnet/devnet.ts';
 import {
   createSafe,
   execSafeTransaction,
   type SafeContracts,
   safeMessageSignature,
-} from '../src/chains/safe-devnet.ts';
+} from '../src/devnet/safe-devnet.ts';
 import { orderTermsFrom } from '../src/domain/order-typed-data.ts';
 import { fillSwap, transferToken } from './support/chain-actors.ts';
 import { acceptQuote, createQuote, createQuoteRequest, expectError, WORKER_ON } from './support/fixtures.ts';
@@ -41,7 +42,7 @@ describe('a Safe as the offerer (EIP-1271)', () => {
 
   const devnetA = () => h.devnets.chains.find((c) => c.name === h.chainA)!;
   const clientsA = () => {
-    const chain = devnetChain(devnetA().chainId, devnetA().rpcUrl);
+    const chain = chainById(devnetA().chainId, devnetA().rpcUrl);
     return {
       publicClient: createPublicClient({ chain, transport: http() }),
       // The Safe's transactions are sent (and paid for) by a funded devnet wallet; the owners only sign.

@@ -6,15 +6,15 @@ import { fileURLToPath } from 'node:url';
 import { createPublicClient, getAddress, type Hex, http } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type AnvilInstance, startAnvil } from '../src/chains/anvil-process.ts';
 import { loadChainRegistryFile, type RegistryFile } from '../src/chains/chain-registry.ts';
 import { loadArtifact } from '../src/chains/contract-artifacts.ts';
-import { DEVNET_DEPLOYER_KEY } from '../src/chains/devnet.ts';
-import { DEVNET_DVN_KEYS, DEVNET_EXECUTOR_KEY, DEVNET_LZ_OWNER_KEY } from '../src/chains/devnet-layerzero.ts';
-import { checkFerryAppLocked } from '../src/chains/ferry-app-lock.ts';
 import { deployLz, lzChainClient } from '../src/chains/layerzero/lz-chain-client.ts';
 import type { LzChainDeployment } from '../src/chains/layerzero/lz-chain-deployment.ts';
-import { deployLzChain, wireLzPath } from '../src/chains/layerzero/lz-deploy.ts';
+import { checkFerryAppLocked } from '../src/deploy/ferry-app-lock.ts';
+import { type AnvilInstance, startAnvil } from '../src/devnet/anvil-process.ts';
+import { DEVNET_DEPLOYER_KEY } from '../src/devnet/devnet.ts';
+import { DEVNET_DVN_KEYS, DEVNET_EXECUTOR_KEY, DEVNET_LZ_OWNER_KEY } from '../src/devnet/devnet-layerzero.ts';
+import { deployLzChain, wireLzPath } from '../src/devnet/layerzero/lz-deploy.ts';
 import { describeBlock, extractBlocks } from './support/doc-blocks.ts';
 
 /**

@@ -16,16 +16,16 @@ import {
 } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chainById } from '../src/chains/chain-by-id.ts';
 import type { RegistryFile } from '../src/chains/chain-registry.ts';
 import { loadArtifact } from '../src/chains/contract-artifacts.ts';
-import { ANVIL_KEYS, type Devnets, startDevnets } from '../src/chains/devnet.ts';
-import { devnetChain } from '../src/chains/devnet-chain.ts';
 import { loadLzArtifact } from '../src/chains/layerzero/lz-artifacts.ts';
 import type { LayerZeroDevnetError } from '../src/chains/layerzero/lz-chain-client.ts';
 import type { LzChainDeployment } from '../src/chains/layerzero/lz-chain-deployment.ts';
 import { decodeLzPacket, lzReceiveOptions } from '../src/chains/layerzero/lz-packet.ts';
-import type { LzDelivery } from '../src/chains/layerzero/lz-relay.ts';
-import { usdcAbi } from '../src/chains/usdc-devnet.ts';
+import { ANVIL_KEYS, type Devnets, startDevnets } from '../src/devnet/devnet.ts';
+import type { LzDelivery } from '../src/devnet/layerzero/lz-relay.ts';
+import { usdcAbi } from '../src/devnet/usdc-devnet.ts';
 import { buildOrderTypedData, hashOrderTypedData, type OrderTerms } from '../src/domain/order-typed-data.ts';
 import { takeEscrowCode } from './support/escrow-outage.ts';
 import { until } from './support/polling.ts';
@@ -75,7 +75,7 @@ function side(index: 0 | 1) {
     | (DevnetView & { contracts: { escrow: Address; fill: Address }; tokens: { address: Address }[] })
     | undefined;
   if (!chain) throw new Error(`no devnet ${index}`);
-  const viemChain = devnetChain(chain.chainId, chain.rpcUrl);
+  const viemChain = chainById(chain.chainId, chain.rpcUrl);
   // Receipts polled every 100 ms, not viem's 4 s: on 1 s blocks each of a swap's transactions would wait seconds.
   const pub = createPublicClient({ chain: viemChain, transport: http(chain.rpcUrl), pollingInterval: 100 });
   const send = async (

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { LayerZeroDevnetError } from '../src/chains/layerzero/lz-chain-client.ts';
-import { RevertError } from '../src/chains/settlement-chain.ts';
+import { RevertError } from '../src/chains/settlement/settlement-chain.ts';
 import { ConfigError } from '../src/config/config.ts';
 import { DemoError } from '../src/demo/demo-run.ts';
 import { FerryError } from '../src/domain/ferry-error.ts';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { latestEventId, readFinalEventsAfter } from '../src/store/events-store.ts';
+import { latestEventId, readFinalEventsAfter } from '../src/store/engine/events-store.ts';
 import { acceptQuote, createQuote, createQuoteRequest, postQuoteRequest } from './support/fixtures.ts';
 import { type Harness, startHarness } from './support/harness.ts';
 

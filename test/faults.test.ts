@@ -2,8 +2,8 @@ import type { ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type AnvilInstance, startAnvil } from '../src/chains/anvil-process.ts';
-import { ANVIL_KEYS } from '../src/chains/devnet.ts';
+import { type AnvilInstance, startAnvil } from '../src/devnet/anvil-process.ts';
+import { ANVIL_KEYS } from '../src/devnet/devnet.ts';
 import { orderTermsFrom } from '../src/domain/order-typed-data.ts';
 import { approveEscrow, fillOrder } from './support/chain-actors.ts';
 import {

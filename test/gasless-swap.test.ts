@@ -11,7 +11,7 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signPermit, signQuote } from '../sdk/src/index.ts';
 import { loadArtifact } from '../src/chains/contract-artifacts.ts';
-import { ANVIL_KEYS } from '../src/chains/devnet.ts';
+import { ANVIL_KEYS } from '../src/devnet/devnet.ts';
 import { anvilKnobs } from './support/anvil-knobs.ts';
 import { balanceOf, fillSwap, transferToken } from './support/chain-actors.ts';
 import { acceptQuote, createQuote, createQuoteRequest, expectError } from './support/fixtures.ts';

@@ -2,9 +2,6 @@ import { readFileSync } from 'node:fs';
 import { type Abi, type Address, getAddress, type Hex, parseEventLogs, toHex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type AnvilInstance, startAnvil } from '../src/chains/anvil-process.ts';
-import { ANVIL_KEYS, DEVNET_DEPLOYER_KEY } from '../src/chains/devnet.ts';
-import { DEVNET_DVN_KEYS, DEVNET_EXECUTOR_KEY } from '../src/chains/devnet-layerzero.ts';
 import { loadLzArtifact } from '../src/chains/layerzero/lz-artifacts.ts';
 import {
   deployLz,
@@ -14,13 +11,6 @@ import {
   writeLz,
 } from '../src/chains/layerzero/lz-chain-client.ts';
 import type { LzChainDeployment } from '../src/chains/layerzero/lz-chain-deployment.ts';
-import {
-  commitLzVerification,
-  dvnVerify,
-  executeLzReceive,
-  isLzVerifiable,
-} from '../src/chains/layerzero/lz-delivery.ts';
-import { deployLzChain, wireLzPath } from '../src/chains/layerzero/lz-deploy.ts';
 import { requiredDvnsConfig, setLzOAppConfig } from '../src/chains/layerzero/lz-oapp-config.ts';
 import {
   addressToBytes32,
@@ -28,8 +18,18 @@ import {
   type LzPacket,
   lzReceiveOptions,
 } from '../src/chains/layerzero/lz-packet.ts';
-import { type LzDelivery, type LzRelay, startLzRelay } from '../src/chains/layerzero/lz-relay.ts';
-import { compileSources } from '../src/chains/solc-compile.ts';
+import { type AnvilInstance, startAnvil } from '../src/devnet/anvil-process.ts';
+import { ANVIL_KEYS, DEVNET_DEPLOYER_KEY } from '../src/devnet/devnet.ts';
+import { DEVNET_DVN_KEYS, DEVNET_EXECUTOR_KEY } from '../src/devnet/devnet-layerzero.ts';
+import {
+  commitLzVerification,
+  dvnVerify,
+  executeLzReceive,
+  isLzVerifiable,
+} from '../src/devnet/layerzero/lz-delivery.ts';
+import { deployLzChain, wireLzPath } from '../src/devnet/layerzero/lz-deploy.ts';
+import { type LzDelivery, type LzRelay, startLzRelay } from '../src/devnet/layerzero/lz-relay.ts';
+import { compileSources } from '../src/devnet/solc-compile.ts';
 
 /** The devnets' own DVN keys (anvil accounts 6 and 7) and executor key (account 8): devnets only. */
 const DVN_KEYS = DEVNET_DVN_KEYS;

@@ -1,8 +1,8 @@
 import { recoverTypedDataAddress } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ANVIL_KEYS, DEVNET_WORKER_KEYS } from '../src/chains/devnet.ts';
-import { fillAttestationTypedData } from '../src/chains/fill-attestation.ts';
+import { fillAttestationTypedData } from '../src/chains/settlement/fill-attestation.ts';
+import { ANVIL_KEYS, DEVNET_WORKER_KEYS } from '../src/devnet/devnet.ts';
 import { orderTermsFrom } from '../src/domain/order-typed-data.ts';
 import { approveEscrow, catchUpClock, fillSwap } from './support/chain-actors.ts';
 import { WORKER_ON } from './support/fixtures.ts';

@@ -3,12 +3,12 @@ import { createPublicClient, createWalletClient, type Hex, http, parseGwei } fro
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadArtifact } from '../src/chains/contract-artifacts.ts';
-import { ANVIL_KEYS, DEVNET_DEPLOYER_KEY, DEVNET_RELAYER_KEY } from '../src/chains/devnet.ts';
-import { usdcAbi } from '../src/chains/usdc-devnet.ts';
+import { ANVIL_KEYS, DEVNET_DEPLOYER_KEY, DEVNET_RELAYER_KEY } from '../src/devnet/devnet.ts';
+import { usdcAbi } from '../src/devnet/usdc-devnet.ts';
 import { createFerryApi } from '../src/lp/ferry-api.ts';
 import { createLpBot, type LpBot } from '../src/lp/lp-bot.ts';
 import type { BotLog } from '../src/lp/lp-bot-log.ts';
-import type { LpJournal } from '../src/store/lp-journal.ts';
+import type { LpJournal } from '../src/store/ledgers/lp-journal.ts';
 import { type AnvilKnobs, anvilKnobs } from './support/anvil-knobs.ts';
 import {
   approveEscrow,
@@ -234,7 +234,7 @@ describe.each([{ messenger: 'attester' as const }, { messenger: 'layerzero' as c
       try {
         const swap = await swapWithBot(1_000_000n);
         expect(await exitOf(child)).toBe('SIGKILL');
-        const { openLpJournal } = await import('../src/store/lp-journal.ts');
+        const { openLpJournal } = await import('../src/store/ledgers/lp-journal.ts');
         const childJournal = openLpJournal(journalFile);
         try {
           const recorded = await childJournal.latestAction(swap.orderHash, 'fill');

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createFerryApi, type FerryApi } from '../src/lp/ferry-api.ts';
 import { createLpBot } from '../src/lp/lp-bot.ts';
 import type { BotLog } from '../src/lp/lp-bot-log.ts';
-import { type LpJournal, openLpJournal } from '../src/store/lp-journal.ts';
+import { type LpJournal, openLpJournal } from '../src/store/ledgers/lp-journal.ts';
 import { transferToken } from './support/chain-actors.ts';
 import { createQuote, createQuoteRequest } from './support/fixtures.ts';
 import { type Harness, startHarness } from './support/harness.ts';

@@ -6,7 +6,7 @@ import { createPublicClient, createWalletClient, type Hex, http as viemHttp } fr
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadArtifact } from '../src/chains/contract-artifacts.ts';
-import { ANVIL_KEYS } from '../src/chains/devnet.ts';
+import { ANVIL_KEYS } from '../src/devnet/devnet.ts';
 import { balanceOf, transferToken } from './support/chain-actors.ts';
 import { exitOf, spawnFerryLp, stopWithin } from './support/ferry-lp-process.ts';
 import { createQuoteRequest, WORKER_ON } from './support/fixtures.ts';

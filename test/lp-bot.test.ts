@@ -5,11 +5,11 @@ import { createPublicClient, erc20Abi, type Hex, http, parseEventLogs } from 'vi
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadArtifact } from '../src/chains/contract-artifacts.ts';
-import { ANVIL_KEYS } from '../src/chains/devnet.ts';
+import { ANVIL_KEYS } from '../src/devnet/devnet.ts';
 import { createFerryApi } from '../src/lp/ferry-api.ts';
 import { createLpBot } from '../src/lp/lp-bot.ts';
 import type { PassReport } from '../src/lp/lp-pass-report.ts';
-import { type LpJournal, openLpJournal } from '../src/store/lp-journal.ts';
+import { type LpJournal, openLpJournal } from '../src/store/ledgers/lp-journal.ts';
 import { recordingBotLog } from './support/bot-log.ts';
 import {
   approveEscrow,

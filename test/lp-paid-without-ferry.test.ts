@@ -14,8 +14,9 @@ import {
 } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, describe, expect, it } from 'vitest';
+import { chainById } from '../src/chains/chain-by-id.ts';
 import { loadArtifact } from '../src/chains/contract-artifacts.ts';
-import { ANVIL_KEYS, DEVNET_ATTESTER_KEY, DEVNET_RELAYER_KEY, devnetChain } from '../src/chains/devnet.ts';
+import { ANVIL_KEYS, DEVNET_ATTESTER_KEY, DEVNET_RELAYER_KEY } from '../src/devnet/devnet.ts';
 import { until } from './support/polling.ts';
 import { freePort } from './support/processes.ts';
 
@@ -163,7 +164,7 @@ describe('the operator’s service stopped right after the fill', () => {
 
     const clientOf = (chain: RegistryChain) =>
       createPublicClient({
-        chain: devnetChain(chain.chainId, chain.rpcUrl),
+        chain: chainById(chain.chainId, chain.rpcUrl),
         transport: http(chain.rpcUrl),
         pollingInterval: 50,
       });
@@ -180,7 +181,7 @@ describe('the operator’s service stopped right after the fill', () => {
     const lpBefore = await lpBalance();
     const wallet = createWalletClient({
       account: offerer,
-      chain: devnetChain(a.chainId, a.rpcUrl),
+      chain: chainById(a.chainId, a.rpcUrl),
       transport: http(a.rpcUrl),
     });
     await chainA.waitForTransactionReceipt({

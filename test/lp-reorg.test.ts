@@ -4,7 +4,7 @@ import type { Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { loadArtifact } from '../src/chains/contract-artifacts.ts';
-import { ANVIL_KEYS } from '../src/chains/devnet.ts';
+import { ANVIL_KEYS } from '../src/devnet/devnet.ts';
 import { type AnvilKnobs, anvilKnobs } from './support/anvil-knobs.ts';
 import { minedIn } from './support/chain-actors.ts';
 import { spawnFerryLp, stopWithin } from './support/ferry-lp-process.ts';

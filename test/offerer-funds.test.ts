@@ -4,7 +4,7 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signPermit, signQuote } from '../sdk/src/index.ts';
 import { createApp, type FerryAppInstance } from '../src/app.ts';
-import { ANVIL_KEYS } from '../src/chains/devnet.ts';
+import { ANVIL_KEYS } from '../src/devnet/devnet.ts';
 import { transferToken } from './support/chain-actors.ts';
 import {
   acceptQuote,

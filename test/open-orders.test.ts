@@ -1,7 +1,7 @@
 import { parseEther } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ANVIL_KEYS } from '../src/chains/devnet.ts';
+import { ANVIL_KEYS } from '../src/devnet/devnet.ts';
 import { orderTermsFrom } from '../src/domain/order-typed-data.ts';
 import { createFerryApi } from '../src/lp/ferry-api.ts';
 import { createLpBot, type LpBot } from '../src/lp/lp-bot.ts';

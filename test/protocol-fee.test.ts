@@ -4,9 +4,9 @@ import type { Address } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadArtifact } from '../src/chains/contract-artifacts.ts';
-import { ANVIL_KEYS, DEVNET_FEE_RECIPIENT } from '../src/chains/devnet.ts';
-import { readEscrowCredits } from '../src/chains/escrow-credits.ts';
+import { readEscrowCredits } from '../src/chains/settlement/escrow-credits.ts';
 import { publicClientFor } from '../src/chains/viem-client.ts';
+import { ANVIL_KEYS, DEVNET_FEE_RECIPIENT } from '../src/devnet/devnet.ts';
 import {
   approveEscrow,
   balanceOf,

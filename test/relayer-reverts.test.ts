@@ -1,8 +1,9 @@
 import { createPublicClient, createWalletClient, type Hex, http, parseGwei } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chainById } from '../src/chains/chain-by-id.ts';
 import { loadArtifact } from '../src/chains/contract-artifacts.ts';
-import { ANVIL_KEYS, DEVNET_RELAYER_KEY, devnetChain } from '../src/chains/devnet.ts';
+import { ANVIL_KEYS, DEVNET_RELAYER_KEY } from '../src/devnet/devnet.ts';
 import { anvilKnobs } from './support/anvil-knobs.ts';
 import { transferToken } from './support/chain-actors.ts';
 import { acceptQuote, createQuote, createQuoteRequest, expectError, WORKER_ON } from './support/fixtures.ts';
@@ -31,7 +32,7 @@ describe('an offerer contract that makes the relayer’s transactions revert', (
 
   const devnetA = () => h.devnets.chains.find((c) => c.name === h.chainA)!;
   const clientsA = () => {
-    const chain = devnetChain(devnetA().chainId, devnetA().rpcUrl);
+    const chain = chainById(devnetA().chainId, devnetA().rpcUrl);
     return {
       publicClient: createPublicClient({ chain, transport: http() }),
       wallet: createWalletClient({ account: attacker(), chain, transport: http() }),

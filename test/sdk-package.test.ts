@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ANVIL_KEYS } from '../src/chains/devnet.ts';
+import { ANVIL_KEYS } from '../src/devnet/devnet.ts';
 import { createFerryApi } from '../src/lp/ferry-api.ts';
 import { createLpBot, type LpBot } from '../src/lp/lp-bot.ts';
 import { WORKER_ON } from './support/fixtures.ts';

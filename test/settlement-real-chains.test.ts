@@ -9,7 +9,7 @@ import {
 import { type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadArtifact } from '../src/chains/contract-artifacts.ts';
-import { ANVIL_KEYS } from '../src/chains/devnet.ts';
+import { ANVIL_KEYS } from '../src/devnet/devnet.ts';
 import { orderTermsFrom } from '../src/domain/order-typed-data.ts';
 import { type AnvilKnobs, anvilKnobs } from './support/anvil-knobs.ts';
 import { approveEscrow, fillSwap } from './support/chain-actors.ts';

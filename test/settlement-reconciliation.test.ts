@@ -1,7 +1,7 @@
 import { createPublicClient, type Hex, http, parseAbiItem } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ANVIL_KEYS, DEVNET_SETTLE_GRACE_SECONDS } from '../src/chains/devnet.ts';
+import { ANVIL_KEYS, DEVNET_SETTLE_GRACE_SECONDS } from '../src/devnet/devnet.ts';
 import type { OrderTypedData } from '../src/domain/order-typed-data.ts';
 import {
   approveEscrow,

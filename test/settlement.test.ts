@@ -1,6 +1,6 @@
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ANVIL_KEYS } from '../src/chains/devnet.ts';
+import { ANVIL_KEYS } from '../src/devnet/devnet.ts';
 import { anvilKnobs } from './support/anvil-knobs.ts';
 import {
   approveEscrow,

@@ -2,10 +2,10 @@ import { type Address, erc20Abi } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadArtifact } from '../src/chains/contract-artifacts.ts';
-import { ANVIL_KEYS, DEVNET_DEPLOYER_KEY } from '../src/chains/devnet.ts';
-import { readEscrowCredits, withdrawEscrowCredit } from '../src/chains/escrow-credits.ts';
 import { lzChainClient, writeLz } from '../src/chains/layerzero/lz-chain-client.ts';
-import { usdcAbi } from '../src/chains/usdc-devnet.ts';
+import { readEscrowCredits, withdrawEscrowCredit } from '../src/chains/settlement/escrow-credits.ts';
+import { ANVIL_KEYS, DEVNET_DEPLOYER_KEY } from '../src/devnet/devnet.ts';
+import { usdcAbi } from '../src/devnet/usdc-devnet.ts';
 import { orderTermsFrom } from '../src/domain/order-typed-data.ts';
 import {
   approveEscrow,

@@ -1,7 +1,7 @@
 import { createPublicClient, type Hex, http, parseAbiItem, TransactionReceiptNotFoundError } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ANVIL_KEYS } from '../src/chains/devnet.ts';
+import { ANVIL_KEYS } from '../src/devnet/devnet.ts';
 import { type AnvilKnobs, anvilKnobs } from './support/anvil-knobs.ts';
 import { approveEscrow } from './support/chain-actors.ts';
 import { type Harness, startHarness } from './support/harness.ts';

@@ -3,7 +3,7 @@ import { pino } from 'pino';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp, type FerryAppInstance } from '../src/app.ts';
-import { ANVIL_KEYS } from '../src/chains/devnet.ts';
+import { ANVIL_KEYS } from '../src/devnet/devnet.ts';
 import { anvilKnobs } from './support/anvil-knobs.ts';
 import { approveEscrow, fillSwap } from './support/chain-actors.ts';
 import { WORKER_ON } from './support/fixtures.ts';

@@ -8,7 +8,7 @@
  */
 import { parseEther } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { ANVIL_KEYS } from '../../src/chains/devnet.ts';
+import { ANVIL_KEYS } from '../../src/devnet/devnet.ts';
 import { createFerryApi } from '../../src/lp/ferry-api.ts';
 import { createLpBot } from '../../src/lp/lp-bot.ts';
 import type { BotLog } from '../../src/lp/lp-bot-log.ts';

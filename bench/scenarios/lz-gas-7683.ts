@@ -7,9 +7,9 @@
 import { type Address, encodeAbiParameters, type Hex, parseEventLogs } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { loadArtifact } from '../../src/chains/contract-artifacts.ts';
-import { ANVIL_KEYS, DEVNET_FEE_RECIPIENT } from '../../src/chains/devnet.ts';
 import { deployLz, type LzChainClient, writeLz } from '../../src/chains/layerzero/lz-chain-client.ts';
-import { proveOptions } from '../../src/chains/prove-options.ts';
+import { proveOptions } from '../../src/chains/settlement/prove-options.ts';
+import { ANVIL_KEYS, DEVNET_FEE_RECIPIENT } from '../../src/devnet/devnet.ts';
 import { buildOrderTypedData, ORDER_TYPE, type OrderTerms } from '../../src/domain/order-typed-data.ts';
 import { gasRow } from '../harness/gas-row.ts';
 import type { ScenarioRow } from '../harness/report.ts';

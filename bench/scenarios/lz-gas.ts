@@ -5,9 +5,7 @@
  */
 import { type Address, getAddress, type Hex, parseEventLogs } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import { type AnvilInstance, startAnvil } from '../../src/chains/anvil-process.ts';
 import { loadArtifact } from '../../src/chains/contract-artifacts.ts';
-import { ANVIL_KEYS } from '../../src/chains/devnet.ts';
 import { loadLzArtifact } from '../../src/chains/layerzero/lz-artifacts.ts';
 import {
   deployLz,
@@ -15,9 +13,11 @@ import {
   lzChainClient,
   writeLz,
 } from '../../src/chains/layerzero/lz-chain-client.ts';
-import { commitLzVerification, dvnVerify, executeLzReceive } from '../../src/chains/layerzero/lz-delivery.ts';
 import { decodeLzPacket, type LzPacket } from '../../src/chains/layerzero/lz-packet.ts';
-import { proveOptions, tokenRunsOf } from '../../src/chains/prove-options.ts';
+import { proveOptions, tokenRunsOf } from '../../src/chains/settlement/prove-options.ts';
+import { type AnvilInstance, startAnvil } from '../../src/devnet/anvil-process.ts';
+import { ANVIL_KEYS } from '../../src/devnet/devnet.ts';
+import { commitLzVerification, dvnVerify, executeLzReceive } from '../../src/devnet/layerzero/lz-delivery.ts';
 import { buildOrderTypedData, type OrderTerms } from '../../src/domain/order-typed-data.ts';
 import {
   CONFIRMATIONS,

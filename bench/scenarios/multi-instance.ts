@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { DEVNET_WORKER_KEYS } from '../../src/chains/devnet.ts';
+import { DEVNET_WORKER_KEYS } from '../../src/devnet/devnet.ts';
 import { drive, type LoadResult } from '../harness/load.ts';
 import { type LockSampleReport, startLockSampler } from '../harness/lock-sampler.ts';
 import { createPgDatabase } from '../harness/pg-writes.ts';

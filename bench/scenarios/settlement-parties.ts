@@ -5,8 +5,8 @@ import { createPublicClient, type Hex, http, maxUint256, type PublicClient } fro
 import { privateKeyToAccount } from 'viem/accounts';
 import { createFerryClient, type FerryEvent, signQuote, subscribeWs } from '../../sdk/src/index.ts';
 import { loadChainRegistryFile } from '../../src/chains/chain-registry.ts';
-import { ANVIL_KEYS } from '../../src/chains/devnet.ts';
-import { chainClients, ensureAllowance } from '../../src/chains/lp-chain-clients.ts';
+import { chainClients, ensureAllowance } from '../../src/chains/settlement/lp-chain-clients.ts';
+import { ANVIL_KEYS } from '../../src/devnet/devnet.ts';
 import { type ChainWatch, rpc, watchChain } from '../harness/chain-watch.ts';
 import type { RunningServer } from '../harness/server.ts';
 import { startLpBot } from './settlement-bot.ts';

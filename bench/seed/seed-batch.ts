@@ -1,6 +1,6 @@
 /** Inserting the bench seed's rows in batches. */
-import type { FerryDatabase } from '../../src/store/database.ts';
-import type { QuoteRequestsTable, QuotesTable } from '../../src/store/schema.ts';
+import type { FerryDatabase } from '../../src/store/engine/database.ts';
+import type { QuoteRequestsTable, QuotesTable } from '../../src/store/engine/schema.ts';
 import type { OrderRow } from './seed-rows.ts';
 
 /** Rows inserted together, parents first, in one transaction. */

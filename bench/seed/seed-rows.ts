@@ -12,7 +12,7 @@ import {
   hashOrderTypedData,
   type OrderTypedData,
 } from '../../src/domain/order-typed-data.ts';
-import type { OrdersTable, QuoteRequestsTable, QuotesTable } from '../../src/store/schema.ts';
+import type { OrdersTable, QuoteRequestsTable, QuotesTable } from '../../src/store/engine/schema.ts';
 
 export type OrderRow = Insertable<OrdersTable>;
 

@@ -1,7 +1,7 @@
 import { type Address, concat, encodeAbiParameters, keccak256, parseEventLogs, zeroAddress } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LzPacket } from '../../src/chains/layerzero/lz-packet.ts';
-import { PROOF_MESSAGE } from '../../src/chains/prove-options.ts';
+import { PROOF_MESSAGE } from '../../src/chains/settlement/prove-options.ts';
 import {
   A,
   approveOutput,

@@ -1,12 +1,12 @@
 import { type Address, getAddress, type Hex, zeroAddress } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadArtifact } from '../../src/chains/contract-artifacts.ts';
-import { DEVNET_RELAYER_KEY } from '../../src/chains/devnet.ts';
 import { loadLzArtifact, lzErrorAbi } from '../../src/chains/layerzero/lz-artifacts.ts';
 import { deployLz, writeLz } from '../../src/chains/layerzero/lz-chain-client.ts';
 import { requiredDvnsConfig } from '../../src/chains/layerzero/lz-oapp-config.ts';
 import { addressToBytes32, lzOrigin } from '../../src/chains/layerzero/lz-packet.ts';
-import { proveOptions } from '../../src/chains/prove-options.ts';
+import { proveOptions } from '../../src/chains/settlement/prove-options.ts';
+import { DEVNET_RELAYER_KEY } from '../../src/devnet/devnet.ts';
 import {
   A,
   appAbi,

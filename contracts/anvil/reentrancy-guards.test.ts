@@ -1,7 +1,7 @@
 import { type Address, encodeFunctionData, type Hex, parseEventLogs, toFunctionSelector } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadArtifact } from '../../src/chains/contract-artifacts.ts';
-import { proveOptions } from '../../src/chains/prove-options.ts';
+import { proveOptions } from '../../src/chains/settlement/prove-options.ts';
 import {
   A,
   appAbi,

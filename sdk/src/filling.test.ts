@@ -1,7 +1,7 @@
 import { decodeAbiParameters, parseAbiParameters } from 'viem';
 import { describe, expect, it } from 'vitest';
 import { loadArtifact } from '../../src/chains/contract-artifacts.ts';
-import { proveOptions as workerProveOptions } from '../../src/chains/prove-options.ts';
+import { proveOptions as workerProveOptions } from '../../src/chains/settlement/prove-options.ts';
 import { buildOrderTypedData, ORDER_TYPE, type OrderTerms } from '../../src/domain/order-typed-data.ts';
 import {
   erc7683Abi,

@@ -1,6 +1,6 @@
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
-import { startAnvil } from './anvil-process.ts';
+import { startAnvil } from '../devnet/anvil-process.ts';
 import { createBlockWatcher } from './block-watcher.ts';
 import { createChainRegistry } from './chain-registry.ts';
 

@@ -1,7 +1,7 @@
 import { createTestClient, http } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type AnvilInstance, startAnvil } from '../devnet/anvil-process.ts';
 import type { Clock } from '../domain/clock.ts';
-import { type AnvilInstance, startAnvil } from './anvil-process.ts';
 import { createChainClock } from './chain-clock.ts';
 import { createChainRegistry } from './chain-registry.ts';
 

@@ -1,7 +1,7 @@
 import { readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { ARTIFACTS_DIR, compileContracts } from '../devnet/solc-compile.ts';
 import { CONTRACT_NAMES, loadArtifact } from './contract-artifacts.ts';
-import { ARTIFACTS_DIR, compileContracts } from './solc-compile.ts';
 
 describe('committed contract artifacts', () => {
   // Recompiling proves the JSON checked into src/chains/artifacts was built from the current sources;

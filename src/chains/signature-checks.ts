@@ -11,7 +11,7 @@ import type { Address } from '../domain/address.ts';
 import { AppError } from '../domain/app-error.ts';
 import { walkCauses } from '../domain/cause-walk.ts';
 import { type ChainRegistry, registryChain } from './chain-registry.ts';
-import { sendingFees } from './tx-sender.ts';
+import { sendingFees } from './transactions/tx-sender.ts';
 import { publicClientsFor, type RpcErrorCounter } from './viem-client.ts';
 
 /** EIP-1271's answer when the contract takes the signature as its own. */

@@ -146,7 +146,7 @@ async function deployChain(opts: DeployOptions): Promise<void> {
       `--protocol-fee-bps ${opts.protocolFeeBps} needs --fee-recipient: the fee must go somewhere`,
     );
   const key = deployerKey();
-  const { deployFerryChain } = await import('../chains/ferry-deploy.ts');
+  const { deployFerryChain } = await import('../deploy/ferry-deploy.ts');
   const deployment = await deployFerryChain({
     rpcUrl: opts.rpcUrl,
     deployerKey: key,
@@ -247,8 +247,8 @@ async function wireChains(opts: { registry: string; chains: string }): Promise<v
   });
   if (selected.length < 2) throw new CliError('--chains needs at least two chains, comma-separated');
   const [{ wireFerryChains }, { checkFerryAppLocked }, { createChainRegistry }] = await Promise.all([
-    import('../chains/ferry-wire.ts'),
-    import('../chains/ferry-app-lock.ts'),
+    import('../deploy/ferry-wire.ts'),
+    import('../deploy/ferry-app-lock.ts'),
     import('../chains/chain-registry.ts'),
   ]);
   await wireFerryChains(selected, { deployerKey: key }).catch(oneLine);
@@ -261,7 +261,7 @@ async function wireChains(opts: { registry: string; chains: string }): Promise<v
 
 async function checkChains(opts: { registry: string }): Promise<void> {
   const registry = await loadRegistry(opts.registry);
-  const { checkFerryAppLocked } = await import('../chains/ferry-app-lock.ts');
+  const { checkFerryAppLocked } = await import('../deploy/ferry-app-lock.ts');
   let failed = 0;
   for (const chain of registry.chains.filter((c) => c.settlement.method === 'layerzero')) {
     const problems = await checkFerryAppLocked(chain, registry).catch(oneLine);

@@ -59,7 +59,7 @@ export function registerFeesCommand(program: Command): void {
       const [{ loadChainRegistryFile }, { readEscrowCredits, withdrawEscrowCredit }, { formatUnits }] =
         await Promise.all([
           import('../chains/chain-registry.ts'),
-          import('../chains/escrow-credits.ts'),
+          import('../chains/settlement/escrow-credits.ts'),
           import('viem'),
         ]);
       const registry = loadChainRegistryFile(registryPath);

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { type Command, InvalidArgumentError, Option } from 'commander';
-import { MAX_PROOFS_PER_MESSAGE } from '../chains/prove-options.ts';
+import { MAX_PROOFS_PER_MESSAGE } from '../chains/settlement/prove-options.ts';
 import { DEFAULT_FILL_MARGIN_SECONDS } from '../lp/fill-margin.ts';
 import { MAX_SPREAD_BPS } from '../lp/pricing.ts';
 import { DEFAULT_PROVE_AFTER_SECONDS, DEFAULT_PROVE_BATCH } from '../lp/prove-batch-defaults.ts';
@@ -159,7 +159,7 @@ function withLpOptions(command: Command): Command {
             'a bigger batch repays the LP later under light traffic. 1: each fill proves itself (fillAndProve)',
         )
           .env('LP_PROVE_BATCH')
-          // At most MAX_PROOFS_PER_MESSAGE (src/chains/prove-options.ts): the devnets' executor takes 10,000 bytes.
+          // At most MAX_PROOFS_PER_MESSAGE (src/chains/settlement/prove-options.ts): the devnets' executor takes 10,000 bytes.
           .argParser(intIn('prove-batch', 1, MAX_PROOFS_PER_MESSAGE))
           .default(DEFAULT_PROVE_BATCH),
       )
@@ -210,7 +210,7 @@ async function runLpBot(flags: LpFlags): Promise<void> {
     import('../lp/ferry-api.ts'),
     import('../lp/lp-bot.ts'),
     import('../process/logger.ts'),
-    import('../store/lp-journal.ts'),
+    import('../store/ledgers/lp-journal.ts'),
     import('viem/accounts'),
   ]);
   const { createFaultInjector } = await import('../process/fault-injector.ts');

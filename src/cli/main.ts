@@ -37,8 +37,8 @@ async function withDatabase<T>(fn: (accounts: AccountService) => Promise<T>): Pr
   announceDatabase(cfg);
   const [{ createDatabase }, { migrateToLatest }, { createAccountService }, { systemClock }] =
     await Promise.all([
-      import('../store/database.ts'),
-      import('../store/migrator.ts'),
+      import('../store/engine/database.ts'),
+      import('../store/engine/migrator.ts'),
       import('../services/account-service.ts'),
       import('../domain/clock.ts'),
     ]);
@@ -174,8 +174,8 @@ program
     const cfg = config();
     announceDatabase(cfg);
     const [{ createDatabase }, { migrateToLatest }] = await Promise.all([
-      import('../store/database.ts'),
-      import('../store/migrator.ts'),
+      import('../store/engine/database.ts'),
+      import('../store/engine/migrator.ts'),
     ]);
     const database = createDatabase(cfg);
     try {

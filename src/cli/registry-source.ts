@@ -7,9 +7,9 @@ import {
   loadChainRegistryFile,
   type RegistryFile,
 } from '../chains/chain-registry.ts';
-import { ANVIL_KEYS, DEVNET_WORKER_KEYS, startDevnets } from '../chains/devnet.ts';
-import { devnetRegistryFile } from '../chains/devnet-registry.ts';
 import type { Config } from '../config/config.ts';
+import { ANVIL_KEYS, DEVNET_WORKER_KEYS, startDevnets } from '../devnet/devnet.ts';
+import { devnetRegistryFile } from '../devnet/devnet-registry.ts';
 import type { WorkerKeys } from '../settlement/worker-runtime.ts';
 
 /**

@@ -1,13 +1,13 @@
 import type { Address } from 'viem';
 import { getAddress } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import { ANVIL_KEYS } from '../chains/devnet.ts';
-import { balanceOf, chainClients } from '../chains/lp-chain-clients.ts';
+import { balanceOf, chainClients } from '../chains/settlement/lp-chain-clients.ts';
 import { loadConfig } from '../config/config.ts';
+import { ANVIL_KEYS } from '../devnet/devnet.ts';
 import { systemClock } from '../domain/clock.ts';
 import { createAccountService } from '../services/account-service.ts';
-import { createDatabase } from '../store/database.ts';
-import { migrateToLatest } from '../store/migrator.ts';
+import { createDatabase } from '../store/engine/database.ts';
+import { migrateToLatest } from '../store/engine/migrator.ts';
 import { checkAborted, DemoError, type DemoRun, ok } from './demo-run.ts';
 import { createDemoAccounts, type DemoChain, type DemoChains, type DemoToken } from './demo-setup.ts';
 

@@ -1,9 +1,9 @@
 import type { FerryAppInstance } from '../app.ts';
-import type { Devnets } from '../chains/devnet.ts';
+import type { Devnets } from '../devnet/devnet.ts';
 import { FerryError } from '../domain/ferry-error.ts';
 import type { LpBot } from '../lp/lp-bot.ts';
 import type { BotLog } from '../lp/lp-bot-log.ts';
-import type { LpJournal } from '../store/lp-journal.ts';
+import type { LpJournal } from '../store/ledgers/lp-journal.ts';
 
 /** A demo step that failed. `retryable` for a timeout only (a loaded machine); the rest fail the same again. */
 export class DemoError extends FerryError {

@@ -4,13 +4,13 @@ import type { Address } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { createApp, type FerryAppInstance } from '../app.ts';
 import { type ChainRegistry, createChainRegistry } from '../chains/chain-registry.ts';
-import { ANVIL_KEYS, DEVNET_WORKER_KEYS, startDevnets } from '../chains/devnet.ts';
-import { devnetRegistryFile } from '../chains/devnet-registry.ts';
 import { loadConfig } from '../config/config.ts';
+import { ANVIL_KEYS, DEVNET_WORKER_KEYS, startDevnets } from '../devnet/devnet.ts';
+import { devnetRegistryFile } from '../devnet/devnet-registry.ts';
 import { createFerryApi } from '../lp/ferry-api.ts';
 import { createLpBot } from '../lp/lp-bot.ts';
 import type { AccountService } from '../services/account-service.ts';
-import { openLpJournal } from '../store/lp-journal.ts';
+import { openLpJournal } from '../store/ledgers/lp-journal.ts';
 import { checkAborted, DemoError, type DemoRun, demoBotLog, ok, POLL_MS } from './demo-run.ts';
 
 export const lpWallet = privateKeyToAccount(ANVIL_KEYS[4]);

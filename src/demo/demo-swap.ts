@@ -1,8 +1,8 @@
 import { formatUnits, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { type FerryClient, type Order, signQuote } from '../../sdk/src/index.ts';
-import { ANVIL_KEYS } from '../chains/devnet.ts';
-import { balanceOf, chainClients, ensureAllowance } from '../chains/lp-chain-clients.ts';
+import { balanceOf, chainClients, ensureAllowance } from '../chains/settlement/lp-chain-clients.ts';
+import { ANVIL_KEYS } from '../devnet/devnet.ts';
 import { quoteOutputAmount } from '../lp/pricing.ts';
 import { DemoError, type DemoRun, ok, waitFor } from './demo-run.ts';
 import { type DemoChains, lpWallet } from './demo-setup.ts';

@@ -3,7 +3,7 @@ import { unixSeconds } from './clock.ts';
 /**
  * A liquidity provider's coverage: a new quote is covered when the fill address holds its output on top of
  * everything the provider already promised on that output chain and token. The one home of the rule, read by
- * Ferry's coverage check (store/lp-commitments-store.ts, over the running totals that migration 0019's triggers
+ * Ferry's coverage check (store/tables/lp-commitments-store.ts, over the running totals that migration 0019's triggers
  * keep by kind and end second: the triggers only sum, the times below decide what counts) and by the reference LP
  * bot's own reservations (lp/lp-quoter.ts), so the bot never posts a quote Ferry would refuse for its own promises.
  *

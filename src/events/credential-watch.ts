@@ -3,8 +3,8 @@ import type { Redis } from 'ioredis';
 import type { Clock } from '../domain/clock.ts';
 import type { Principal } from '../domain/principal.ts';
 import { createSerialRun } from '../process/serial-run.ts';
-import type { FerryDatabase } from '../store/database.ts';
-import { liveCredentialIds } from '../store/sessions-store.ts';
+import type { FerryDatabase } from '../store/engine/database.ts';
+import { liveCredentialIds } from '../store/tables/sessions-store.ts';
 import { subscribeNotices } from './event-notices.ts';
 
 const BATCH = 500;

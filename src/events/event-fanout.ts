@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { createSerialRun } from '../process/serial-run.ts';
-import type { FerryDatabase } from '../store/database.ts';
-import { latestFinalEventId, readFinalEventsAfter, type StoredEvent } from '../store/events-store.ts';
+import type { FerryDatabase } from '../store/engine/database.ts';
+import { latestFinalEventId, readFinalEventsAfter, type StoredEvent } from '../store/engine/events-store.ts';
 
 const PAGE = 500;
 /** First retry when committed events wait behind a running transaction; doubles up to the poll interval. */

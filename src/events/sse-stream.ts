@@ -1,8 +1,12 @@
 import type { ServerResponse } from 'node:http';
 import type { FastifyBaseLogger } from 'fastify';
 import type { FerryMetrics } from '../metrics/ferry-metrics.ts';
-import type { FerryDatabase } from '../store/database.ts';
-import { readFinalEventsAfter, replayWindowExceeded, type StoredEvent } from '../store/events-store.ts';
+import type { FerryDatabase } from '../store/engine/database.ts';
+import {
+  readFinalEventsAfter,
+  replayWindowExceeded,
+  type StoredEvent,
+} from '../store/engine/events-store.ts';
 import type { EventFanout } from './event-fanout.ts';
 import { eventWire } from './stream-event.ts';
 

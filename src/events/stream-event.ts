@@ -1,4 +1,4 @@
-import type { StoredEvent } from '../store/events-store.ts';
+import type { StoredEvent } from '../store/engine/events-store.ts';
 
 /** The wire shape of an event on both channels: only the public view, never the account ids. */
 export function eventWire(event: StoredEvent) {

@@ -5,7 +5,7 @@ import { CHANNELS, type Channel, channelsOf } from '../domain/events.ts';
 import { FerryError } from '../domain/ferry-error.ts';
 import type { Principal } from '../domain/principal.ts';
 import type { FerryMetrics } from '../metrics/ferry-metrics.ts';
-import type { StoredEvent } from '../store/events-store.ts';
+import type { StoredEvent } from '../store/engine/events-store.ts';
 import type { EventFanout } from './event-fanout.ts';
 import { eventWire } from './stream-event.ts';
 

@@ -2,7 +2,7 @@ import '@fastify/rate-limit';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, type ErrorDetail } from '../domain/app-error.ts';
 import { formatBytes } from '../domain/limit-text.ts';
-import { StoreUnavailableError, storeError } from '../store/store-errors.ts';
+import { StoreUnavailableError, storeError } from '../store/engine/store-errors.ts';
 
 interface AjvIssue {
   instancePath: string;

@@ -2,12 +2,12 @@ import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../domain/app-error.ts';
 import type { Clock } from '../domain/clock.ts';
-import type { FerryDatabase } from '../store/database.ts';
+import type { FerryDatabase } from '../store/engine/database.ts';
 import {
   claimIdempotencyKey,
   completeIdempotencyKey,
   releaseIdempotencyKey,
-} from '../store/idempotency-store.ts';
+} from '../store/tables/idempotency-store.ts';
 import './request-context.ts';
 
 /** JSON with object keys sorted, so the same body with its keys in another order is the same request. */

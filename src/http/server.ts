@@ -14,7 +14,7 @@ import type { OrderService } from '../services/order-service.ts';
 import type { QuoteRequestService } from '../services/quote-request-service.ts';
 import type { QuoteService } from '../services/quote-service.ts';
 import type { SwapService } from '../services/swap-service.ts';
-import type { FerryDatabase } from '../store/database.ts';
+import type { FerryDatabase } from '../store/engine/database.ts';
 import type { WebhookService } from '../webhooks/webhook-service.ts';
 import type { FerryApp } from './app-types.ts';
 import { installAuthentication } from './auth-hooks.ts';

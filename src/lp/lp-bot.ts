@@ -1,10 +1,13 @@
 import type { Hex } from 'viem';
 import { type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts';
 import { type ChainRegistry, DEFAULT_MAX_FEE_PER_GAS_GWEI } from '../chains/chain-registry.ts';
-import { MAX_PROOFS_PER_MESSAGE } from '../chains/prove-options.ts';
-import { createTransactionClient, type TransactionClient } from '../chains/transaction-client.ts';
+import { MAX_PROOFS_PER_MESSAGE } from '../chains/settlement/prove-options.ts';
+import {
+  createTransactionClient,
+  type TransactionClient,
+} from '../chains/transactions/transaction-client.ts';
 import type { TxCrashPoint } from '../process/fault-injector.ts';
-import type { LpJournal } from '../store/lp-journal.ts';
+import type { LpJournal } from '../store/ledgers/lp-journal.ts';
 import { type ChainInfo, type FerryApi, FerryApiError, type OrderView } from './ferry-api.ts';
 import { DEFAULT_FILL_MARGIN_SECONDS } from './fill-margin.ts';
 import type { BotLog } from './lp-bot-log.ts';
@@ -44,7 +47,7 @@ export interface LpBotOptions {
    * a fill mined after the deadline reverts, and one mined just before it races the offerer's refund.
    */
   fillMarginSeconds?: number;
-  /** What the bot quoted and every transaction it signed (src/store/lp-journal.ts): a restart resumes from it. */
+  /** What the bot quoted and every transaction it signed (src/store/ledgers/lp-journal.ts): a restart resumes from it. */
   journal: LpJournal;
   /** Depth at which the bot counts its own transactions as mined (default: each chain's `confirmations`). */
   confirmations?: number;

@@ -1,6 +1,6 @@
 import type { PrivateKeyAccount } from 'viem/accounts';
 import type { ChainRegistry } from '../chains/chain-registry.ts';
-import { type ChainClients, chainClients } from '../chains/lp-chain-clients.ts';
+import { type ChainClients, chainClients } from '../chains/settlement/lp-chain-clients.ts';
 import type { ChainInfo, FerryApi } from './ferry-api.ts';
 import { pinChains } from './lp-chain-pins.ts';
 

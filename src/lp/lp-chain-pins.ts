@@ -1,6 +1,11 @@
 import type { Hex } from 'viem';
 import type { ChainRegistry } from '../chains/chain-registry.ts';
-import { appWiring, type ChainClients, escrowSettler, tokenDecimals } from '../chains/lp-chain-clients.ts';
+import {
+  appWiring,
+  type ChainClients,
+  escrowSettler,
+  tokenDecimals,
+} from '../chains/settlement/lp-chain-clients.ts';
 import type { ChainInfo } from './ferry-api.ts';
 
 const same = (a: string | null | undefined, b: string | null | undefined) =>

@@ -1,4 +1,4 @@
-import type { JournalQuote } from '../store/lp-journal.ts';
+import type { JournalQuote } from '../store/ledgers/lp-journal.ts';
 import type { OrderView } from './ferry-api.ts';
 import { quoteOutputAmount } from './pricing.ts';
 

@@ -1,6 +1,6 @@
 import type { Hex } from 'viem';
-import { type ChainClients, fillTimeOf } from '../chains/lp-chain-clients.ts';
-import type { LpJournal } from '../store/lp-journal.ts';
+import { type ChainClients, fillTimeOf } from '../chains/settlement/lp-chain-clients.ts';
+import type { LpJournal } from '../store/ledgers/lp-journal.ts';
 import type { ChainInfo } from './ferry-api.ts';
 import type { PassReport } from './lp-pass-report.ts';
 

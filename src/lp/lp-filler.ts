@@ -12,13 +12,13 @@ import {
   fillData,
   fillOf,
   quoteProve,
-} from '../chains/lp-chain-clients.ts';
-import { proveOptions } from '../chains/prove-options.ts';
-import type { TransactionClient } from '../chains/transaction-client.ts';
-import type { TxAction } from '../chains/tx-ledger.ts';
-import type { TxOutcome } from '../chains/tx-sender.ts';
-import type { JournalQuote, JournalTables, LpJournal } from '../store/lp-journal.ts';
-import type { LedgerGuard } from '../store/tx-ledger-store.ts';
+} from '../chains/settlement/lp-chain-clients.ts';
+import { proveOptions } from '../chains/settlement/prove-options.ts';
+import type { TransactionClient } from '../chains/transactions/transaction-client.ts';
+import type { TxAction } from '../chains/transactions/tx-ledger.ts';
+import type { TxOutcome } from '../chains/transactions/tx-sender.ts';
+import type { JournalQuote, JournalTables, LpJournal } from '../store/ledgers/lp-journal.ts';
+import type { LedgerGuard } from '../store/ledgers/tx-ledger-store.ts';
 import type { ChainInfo, OrderView } from './ferry-api.ts';
 import type { BotLog } from './lp-bot-log.ts';
 import { fillRefusal } from './lp-fill-refusal.ts';

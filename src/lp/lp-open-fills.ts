@@ -1,8 +1,8 @@
 import type { Hex } from 'viem';
 import type { PrivateKeyAccount } from 'viem/accounts';
-import { type ChainClients, chainTime } from '../chains/lp-chain-clients.ts';
+import { type ChainClients, chainTime } from '../chains/settlement/lp-chain-clients.ts';
 import { isOpenToAnyFiller } from '../domain/open-filler.ts';
-import type { LpJournal } from '../store/lp-journal.ts';
+import type { LpJournal } from '../store/ledgers/lp-journal.ts';
 import type { ChainInfo, FerryApi, OpenOrder, OrderView } from './ferry-api.ts';
 import type { BotLog } from './lp-bot-log.ts';
 import { walletCover } from './lp-wallet-cover.ts';

@@ -1,4 +1,4 @@
-import type { LpJournal } from '../store/lp-journal.ts';
+import type { LpJournal } from '../store/ledgers/lp-journal.ts';
 import type { FerryApi } from './ferry-api.ts';
 import type { BotLog } from './lp-bot-log.ts';
 import type { PassReport } from './lp-pass-report.ts';

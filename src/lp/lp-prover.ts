@@ -10,10 +10,10 @@ import {
   proveData,
   provenSince,
   quoteProve,
-} from '../chains/lp-chain-clients.ts';
-import { MAX_PROOFS_PER_MESSAGE, proveOptions, tokenRunsOf } from '../chains/prove-options.ts';
-import type { LpJournal } from '../store/lp-journal.ts';
-import type { JournalFill } from '../store/lp-proof-journal.ts';
+} from '../chains/settlement/lp-chain-clients.ts';
+import { MAX_PROOFS_PER_MESSAGE, proveOptions, tokenRunsOf } from '../chains/settlement/prove-options.ts';
+import type { LpJournal } from '../store/ledgers/lp-journal.ts';
+import type { JournalFill } from '../store/ledgers/lp-proof-journal.ts';
 import type { ChainInfo } from './ferry-api.ts';
 import type { BotLog } from './lp-bot-log.ts';
 import type { BotTransactions } from './lp-filler.ts';

@@ -1,8 +1,8 @@
 import type { PrivateKeyAccount } from 'viem/accounts';
-import type { ChainClients } from '../chains/lp-chain-clients.ts';
+import type { ChainClients } from '../chains/settlement/lp-chain-clients.ts';
 import { quoteHoldsUntil } from '../domain/lp-coverage.ts';
 import { protocolFeeOf } from '../domain/protocol-fee.ts';
-import type { LpJournal } from '../store/lp-journal.ts';
+import type { LpJournal } from '../store/ledgers/lp-journal.ts';
 import {
   type ChainInfo,
   type FerryApi,

@@ -1,8 +1,8 @@
 import type { Hex } from 'viem';
 import type { PrivateKeyAccount } from 'viem/accounts';
-import { balanceOf, type ChainClients } from '../chains/lp-chain-clients.ts';
+import { balanceOf, type ChainClients } from '../chains/settlement/lp-chain-clients.ts';
 import { covers } from '../domain/lp-coverage.ts';
-import type { LpJournal } from '../store/lp-journal.ts';
+import type { LpJournal } from '../store/ledgers/lp-journal.ts';
 import type { ChainInfo } from './ferry-api.ts';
 
 const hex = (value: string) => value as Hex;

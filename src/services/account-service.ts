@@ -5,6 +5,7 @@ import type { Clock } from '../domain/clock.ts';
 import { newId } from '../domain/ids.ts';
 import type { AccountType } from '../domain/principal.ts';
 import type { Account, ApiKey } from '../domain/records.ts';
+import type { FerryDatabase } from '../store/engine/database.ts';
 import {
   findAccount,
   insertAccount,
@@ -12,8 +13,7 @@ import {
   listAccounts,
   listApiKeys,
   revokeApiKey,
-} from '../store/accounts-store.ts';
-import type { FerryDatabase } from '../store/database.ts';
+} from '../store/tables/accounts-store.ts';
 
 /** Keys and session tokens are random 256-bit secrets, so a plain SHA-256 is a safe, fast lookup hash. */
 export function hashSecret(secret: string): string {

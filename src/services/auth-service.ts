@@ -6,7 +6,7 @@ import { type Address, normalizeAddress, sameAddress } from '../domain/address.t
 import { AppError, fieldError } from '../domain/app-error.ts';
 import { newId } from '../domain/ids.ts';
 import type { Principal } from '../domain/principal.ts';
-import { findAccountByKeyHash, findSignInAccount, insertAccount } from '../store/accounts-store.ts';
+import { findAccountByKeyHash, findSignInAccount, insertAccount } from '../store/tables/accounts-store.ts';
 import {
   consumeNonce,
   endSessionsBeyond,
@@ -14,7 +14,7 @@ import {
   insertNonce,
   insertSession,
   revokeSession,
-} from '../store/sessions-store.ts';
+} from '../store/tables/sessions-store.ts';
 import { hashSecret } from './account-service.ts';
 import type { ServiceDeps } from './service-deps.ts';
 

@@ -1,15 +1,15 @@
 import { promiseBounds } from '../domain/lp-coverage.ts';
 import { publicQuoteRequestView, publicQuoteView } from '../domain/public-views.ts';
 import { createPeriodicJob } from '../process/periodic-job.ts';
-import { deleteIdempotencyKeysBefore } from '../store/idempotency-store.ts';
-import { deleteLapsedPromises } from '../store/lp-commitments-store.ts';
+import { deleteIdempotencyKeysBefore } from '../store/tables/idempotency-store.ts';
+import { deleteLapsedPromises } from '../store/tables/lp-commitments-store.ts';
 import {
   deleteSpentOffererTotals,
   expireDueQuoteRequests,
   findQuoteRequests,
-} from '../store/quote-requests-store.ts';
-import { expireDueQuotes } from '../store/quotes-store.ts';
-import { deleteExpiredNonces, deleteExpiredSessions } from '../store/sessions-store.ts';
+} from '../store/tables/quote-requests-store.ts';
+import { expireDueQuotes } from '../store/tables/quotes-store.ts';
+import { deleteExpiredNonces, deleteExpiredSessions } from '../store/tables/sessions-store.ts';
 import type { ServiceDeps } from './service-deps.ts';
 
 const BATCH = 500;

@@ -6,11 +6,16 @@ import { type Page, type PageRequest, toPage } from '../domain/pagination.ts';
 import type { AccountType, Principal } from '../domain/principal.ts';
 import { publicStatsView } from '../domain/public-views.ts';
 import type { Order, Quote, QuoteRequest } from '../domain/records.ts';
-import { listOrderEvents, type StoredEvent } from '../store/events-store.ts';
-import { orderStats } from '../store/order-stats-store.ts';
-import { findOrder, listAccountOrders, listOpenOrders, listPublicOrders } from '../store/orders-store.ts';
-import { findQuoteRequests } from '../store/quote-requests-store.ts';
-import { findQuotes, recentQuotes } from '../store/quotes-store.ts';
+import { listOrderEvents, type StoredEvent } from '../store/engine/events-store.ts';
+import { orderStats } from '../store/tables/order-stats-store.ts';
+import {
+  findOrder,
+  listAccountOrders,
+  listOpenOrders,
+  listPublicOrders,
+} from '../store/tables/orders-store.ts';
+import { findQuoteRequests } from '../store/tables/quote-requests-store.ts';
+import { findQuotes, recentQuotes } from '../store/tables/quotes-store.ts';
 import type { ServiceDeps } from './service-deps.ts';
 import { ThrottledCache } from './throttled-cache.ts';
 import { VersionedCache } from './versioned-cache.ts';

@@ -3,8 +3,8 @@ import { acceptRefusal, type QuoteRefusal } from '../domain/lifecycle.ts';
 import type { Principal } from '../domain/principal.ts';
 import { publicQuoteView } from '../domain/public-views.ts';
 import type { Quote, QuoteRequest } from '../domain/records.ts';
-import { markQuoteRequestAccepted } from '../store/quote-requests-store.ts';
-import { declineActiveQuotes, setQuoteStatus } from '../store/quotes-store.ts';
+import { markQuoteRequestAccepted } from '../store/tables/quote-requests-store.ts';
+import { declineActiveQuotes, setQuoteStatus } from '../store/tables/quotes-store.ts';
 import type { QuoteReader } from './quote-reader.ts';
 import type { ServiceDeps } from './service-deps.ts';
 

@@ -10,7 +10,7 @@ import type { Principal } from '../domain/principal.ts';
 import { protocolFeeOf } from '../domain/protocol-fee.ts';
 import { quoteTimes } from '../domain/quote-times.ts';
 import type { Quote, QuoteRequest } from '../domain/records.ts';
-import { findQuotingBasis } from '../store/quotes-store.ts';
+import { findQuotingBasis } from '../store/tables/quotes-store.ts';
 import type { QuoteLimits } from './quote-limits.ts';
 import type { QuoteWithRequest } from './quote-reader.ts';
 import { createQuoteWriter } from './quote-writer.ts';

@@ -3,7 +3,7 @@ import { exceedsPremium } from '../domain/amount.ts';
 import { type AppError, fieldError } from '../domain/app-error.ts';
 import { promiseBounds } from '../domain/lp-coverage.ts';
 import type { QuoteRequest } from '../domain/records.ts';
-import type { Coverage } from '../store/lp-commitments-store.ts';
+import type { Coverage } from '../store/tables/lp-commitments-store.ts';
 import type { ServiceDeps } from './service-deps.ts';
 
 /** What a liquidity provider's quote may promise: a price within the premium, an output its fill address covers. */

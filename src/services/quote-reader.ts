@@ -3,8 +3,8 @@ import type { QuoteStatus } from '../domain/lifecycle.ts';
 import { type Page, type PageRequest, toPage } from '../domain/pagination.ts';
 import type { Principal } from '../domain/principal.ts';
 import type { Quote, QuoteRequest } from '../domain/records.ts';
-import { findQuoteRequests } from '../store/quote-requests-store.ts';
-import { findQuoteWithRequest, listQuotes } from '../store/quotes-store.ts';
+import { findQuoteRequests } from '../store/tables/quote-requests-store.ts';
+import { findQuoteWithRequest, listQuotes } from '../store/tables/quotes-store.ts';
 import type { ServiceDeps } from './service-deps.ts';
 
 export interface QuoteWithRequest {

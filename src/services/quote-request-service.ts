@@ -6,7 +6,7 @@ import { type Page, type PageRequest, toPage } from '../domain/pagination.ts';
 import type { Principal } from '../domain/principal.ts';
 import { publicQuoteRequestView } from '../domain/public-views.ts';
 import type { QuoteRequest } from '../domain/records.ts';
-import { findQuoteRequest, listQuoteRequests } from '../store/quote-requests-store.ts';
+import { findQuoteRequest, listQuoteRequests } from '../store/tables/quote-requests-store.ts';
 import { type QuoteRequestInput, validateQuoteRequestTerms } from './quote-request-terms.ts';
 import { createQuoteRequestWriter } from './quote-request-writer.ts';
 import type { ServiceDeps } from './service-deps.ts';

@@ -1,6 +1,6 @@
 import type { NewEvent } from '../domain/events.ts';
 import type { QuoteRequest } from '../domain/records.ts';
-import { insertCoveredQuoteRequests, openRequestedInput } from '../store/quote-requests-store.ts';
+import { insertCoveredQuoteRequests, openRequestedInput } from '../store/tables/quote-requests-store.ts';
 import { createKeyedQueue, type Pending } from './keyed-queue.ts';
 import type { ServiceDeps } from './service-deps.ts';
 

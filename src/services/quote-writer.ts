@@ -3,9 +3,13 @@ import type { NewEvent } from '../domain/events.ts';
 import { covers } from '../domain/lp-coverage.ts';
 import { publicQuoteView } from '../domain/public-views.ts';
 import type { Quote, QuoteRequest } from '../domain/records.ts';
-import { coverCheck, lockedLpCommitted, lpCommitted } from '../store/lp-commitments-store.ts';
-import { coveredQuotesInsert, expireStaleQuoteOfProvider, insertQuotes } from '../store/quotes-store.ts';
-import { UncoveredQuoteError, UniqueViolationError } from '../store/store-errors.ts';
+import { UncoveredQuoteError, UniqueViolationError } from '../store/engine/store-errors.ts';
+import { coverCheck, lockedLpCommitted, lpCommitted } from '../store/tables/lp-commitments-store.ts';
+import {
+  coveredQuotesInsert,
+  expireStaleQuoteOfProvider,
+  insertQuotes,
+} from '../store/tables/quotes-store.ts';
 import { createKeyedQueue, type Pending as KeyedPending } from './keyed-queue.ts';
 import type { CoverageInput, QuoteLimits } from './quote-limits.ts';
 import type { ServiceDeps } from './service-deps.ts';

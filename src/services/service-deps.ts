@@ -4,7 +4,7 @@ import type { ChainGateway } from '../chains/chain-gateway.ts';
 import type { ChainRegistry } from '../chains/chain-registry.ts';
 import type { Config } from '../config/config.ts';
 import type { Clock } from '../domain/clock.ts';
-import type { FerryDatabase } from '../store/database.ts';
+import type { FerryDatabase } from '../store/engine/database.ts';
 
 /** What every service factory receives: wired once in createApp, never read from globals. */
 export interface ServiceDeps {

@@ -2,16 +2,16 @@ import type { FastifyBaseLogger } from 'fastify';
 import { hashTypedData } from 'viem';
 import type { PrivateKeyAccount } from 'viem/accounts';
 import { type ChainRegistry, registryChain } from '../chains/chain-registry.ts';
-import { fillAttestationTypedData } from '../chains/fill-attestation.ts';
+import { fillAttestationTypedData } from '../chains/settlement/fill-attestation.ts';
 import type { Clock } from '../domain/clock.ts';
 import type { OrderTerms } from '../domain/order-typed-data.ts';
 import { publicOrderView } from '../domain/public-views.ts';
 import type { FillAttestation, Order } from '../domain/records.ts';
 import { validFillAtDepth } from '../domain/settlement-decision.ts';
 import type { SettlementObservation } from '../domain/settlement-observation.ts';
-import type { FerryDatabase } from '../store/database.ts';
-import { findOrder } from '../store/orders-store.ts';
-import { recordFillAttestation, recordOrderSettlement } from '../store/settlement-store.ts';
+import type { FerryDatabase } from '../store/engine/database.ts';
+import { findOrder } from '../store/tables/orders-store.ts';
+import { recordFillAttestation, recordOrderSettlement } from '../store/tables/settlement-store.ts';
 
 /** Signs and keeps an order's fill attestation (attester chains). */
 export interface Attesting {

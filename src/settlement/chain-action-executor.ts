@@ -1,20 +1,20 @@
 import type { Hex } from 'viem';
 import type { PrivateKeyAccount } from 'viem/accounts';
-import type { ContractCall } from '../chains/contract-call.ts';
-import type { TransactionClient } from '../chains/transaction-client.ts';
-import type { TxAction } from '../chains/tx-ledger.ts';
+import type { ContractCall } from '../chains/settlement/contract-call.ts';
+import type { TransactionClient } from '../chains/transactions/transaction-client.ts';
+import type { TxAction } from '../chains/transactions/tx-ledger.ts';
 import type { OrderStatus } from '../domain/lifecycle.ts';
 import type { FaultInjector } from '../process/fault-injector.ts';
-import type { FerryDatabase } from '../store/database.ts';
-import type { Database } from '../store/schema.ts';
+import type { FerryDatabase } from '../store/engine/database.ts';
+import type { Database } from '../store/engine/schema.ts';
+import { findServingAction, mayRecordShared } from '../store/ledgers/shared-actions-store.ts';
+import type { LedgerGuard } from '../store/ledgers/tx-ledger-store.ts';
 import {
   type ChainActionKind,
   findChainAction,
   mayRecord,
   revertedActionCounts,
-} from '../store/settlement-store.ts';
-import { findServingAction, mayRecordShared } from '../store/shared-actions-store.ts';
-import type { LedgerGuard } from '../store/tx-ledger-store.ts';
+} from '../store/tables/settlement-store.ts';
 
 export type ActionOutcome =
   | { readonly status: 'stale' }

@@ -1,17 +1,17 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Chain, ChainRegistry } from '../chains/chain-registry.ts';
-import type { FillLogSource, FillRange } from '../chains/fill-log-source.ts';
 import { LogRangeTooLargeError } from '../chains/log-range-error.ts';
+import type { FillLogSource, FillRange } from '../chains/settlement/fill-log-source.ts';
 import type { LogCursor } from '../domain/chain-fill.ts';
 import type { Clock } from '../domain/clock.ts';
-import type { FerryDatabase } from '../store/database.ts';
+import type { FerryDatabase } from '../store/engine/database.ts';
 import {
   deleteChainFillsFrom,
   insertChainFills,
   insertProofLogs,
   moveLogCursor,
   readLogCursor,
-} from '../store/log-scan-store.ts';
+} from '../store/tables/log-scan-store.ts';
 import { recordOnchainOpens } from './onchain-order-index.ts';
 
 /** Ranges read per chain per call, so one pass over a long-idle chain does not hold up settlement for long. */

@@ -4,7 +4,7 @@ import { openTestDatabase } from '../../test/support/test-database.ts';
 import type { Chain, ChainRegistry } from '../chains/chain-registry.ts';
 import type { OnchainOpen } from '../domain/onchain-order.ts';
 import { buildOrderTypedData, hashOrderTypedData, type OrderTerms } from '../domain/order-typed-data.ts';
-import type { FerryDatabase } from '../store/database.ts';
+import type { FerryDatabase } from '../store/engine/database.ts';
 import { recordOnchainOpens } from './onchain-order-index.ts';
 
 const backend = process.env.FERRY_TEST_PG ? 'PostgreSQL' : 'SQLite';

@@ -3,9 +3,9 @@ import { type ChainRegistry, outputChainsOf, reservedAddressRole } from '../chai
 import { ONCHAIN_ACCOUNT_ID, type OnchainOpen, onchainOrderRecords } from '../domain/onchain-order.ts';
 import { buildOrderTypedData, hashOrderTypedData } from '../domain/order-typed-data.ts';
 import { publicOrderView } from '../domain/public-views.ts';
-import type { UnitOfWork } from '../store/database.ts';
-import type { Executor } from '../store/db-types.ts';
-import { insertOnchainOrder, knownOrderHashes } from '../store/onchain-orders-store.ts';
+import type { UnitOfWork } from '../store/engine/database.ts';
+import type { Executor } from '../store/engine/db-types.ts';
+import { insertOnchainOrder, knownOrderHashes } from '../store/tables/onchain-orders-store.ts';
 
 /**
  * The output chain of an order a wallet opened on one of Ferry's escrows, or why Ferry does not follow it: it

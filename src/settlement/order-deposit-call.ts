@@ -1,9 +1,9 @@
-import type { ContractCall } from '../chains/contract-call.ts';
-import type { SettlementChain } from '../chains/settlement-chain.ts';
+import type { ContractCall } from '../chains/settlement/contract-call.ts';
+import type { SettlementChain } from '../chains/settlement/settlement-chain.ts';
 import type { OrderTerms } from '../domain/order-typed-data.ts';
 import type { Order } from '../domain/records.ts';
-import type { FerryDatabase } from '../store/database.ts';
-import { findSwapPermit } from '../store/swap-permits-store.ts';
+import type { FerryDatabase } from '../store/engine/database.ts';
+import { findSwapPermit } from '../store/tables/swap-permits-store.ts';
 
 /**
  * The order's deposit as Ferry sends (and simulates) it: with the offerer's stored EIP-2612 permit when its swap

@@ -1,12 +1,16 @@
 import type { PrivateKeyAccount } from 'viem/accounts';
 import type { ChainRegistry } from '../chains/chain-registry.ts';
-import { RevertError, type SettledBlock, type SettlementChain } from '../chains/settlement-chain.ts';
-import type { TxAction } from '../chains/tx-ledger.ts';
+import {
+  RevertError,
+  type SettledBlock,
+  type SettlementChain,
+} from '../chains/settlement/settlement-chain.ts';
+import type { TxAction } from '../chains/transactions/tx-ledger.ts';
 import type { Clock } from '../domain/clock.ts';
 import type { OrderTerms } from '../domain/order-typed-data.ts';
 import type { Order } from '../domain/records.ts';
 import type { RecordedAction, SettlementObservation } from '../domain/settlement-observation.ts';
-import type { FerryDatabase } from '../store/database.ts';
+import type { FerryDatabase } from '../store/engine/database.ts';
 import type { ChainActionExecutor } from './chain-action-executor.ts';
 import type { FillIndexer } from './fill-indexer.ts';
 import { orderDepositCall } from './order-deposit-call.ts';

@@ -5,8 +5,8 @@ import { settlementRecord } from '../domain/proof-decision.ts';
 import type { Order } from '../domain/records.ts';
 import { decideSettlement, fillProblems } from '../domain/settlement-decision.ts';
 import type { FerryMetrics } from '../metrics/ferry-metrics.ts';
-import type { FerryDatabase } from '../store/database.ts';
-import { findQuote } from '../store/quotes-store.ts';
+import type { FerryDatabase } from '../store/engine/database.ts';
+import { findQuote } from '../store/tables/quotes-store.ts';
 import type { DecisionExecutor, StepResult } from './decision-executor.ts';
 import type { OrderObserver } from './order-observer.ts';
 

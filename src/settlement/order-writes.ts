@@ -5,16 +5,16 @@ import { publicOrderView } from '../domain/public-views.ts';
 import type { Order, OrderSettlement } from '../domain/records.ts';
 import type { SettlementObservation } from '../domain/settlement-observation.ts';
 import type { FerryMetrics } from '../metrics/ferry-metrics.ts';
-import type { FerryDatabase } from '../store/database.ts';
-import type { Executor } from '../store/db-types.ts';
-import { findOrder } from '../store/orders-store.ts';
+import type { FerryDatabase } from '../store/engine/database.ts';
+import type { Executor } from '../store/engine/db-types.ts';
+import { findOrder } from '../store/tables/orders-store.ts';
 import {
   type ChainActionKind,
   markExclusivityLapsed,
   noteOrderProblem,
   recordOrderSettlement,
   transitionOrder,
-} from '../store/settlement-store.ts';
+} from '../store/tables/settlement-store.ts';
 
 /** Who the settlement worker's writes are by (the orders' `updatedBy`). */
 export const SETTLEMENT_ACTOR = 'settlement-worker';

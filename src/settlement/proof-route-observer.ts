@@ -1,6 +1,6 @@
 import { type ChainRegistry, registryChain } from '../chains/chain-registry.ts';
 import type { LzPacket } from '../chains/layerzero/lz-packet.ts';
-import type { SettlementChain } from '../chains/settlement-chain.ts';
+import type { SettlementChain } from '../chains/settlement/settlement-chain.ts';
 import type { Clock } from '../domain/clock.ts';
 import type { EscrowStatus } from '../domain/escrow-status.ts';
 import type { Order } from '../domain/records.ts';
@@ -10,8 +10,8 @@ import type {
   ProofState,
   SettlementRoute,
 } from '../domain/settlement-observation.ts';
-import type { FerryDatabase } from '../store/database.ts';
-import { findProofMessage, undeliveredProofMessages } from '../store/log-scan-store.ts';
+import type { FerryDatabase } from '../store/engine/database.ts';
+import { findProofMessage, undeliveredProofMessages } from '../store/tables/log-scan-store.ts';
 
 /**
  * How many undelivered messages below the order's one are read per look: the executor normally delivers a path's

@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { PrivateKeyAccount } from 'viem/accounts';
-import { MAX_PROOFS_PER_MESSAGE, proveOptions, tokenRunsOf } from '../chains/prove-options.ts';
-import type { SettlementChain } from '../chains/settlement-chain.ts';
+import { MAX_PROOFS_PER_MESSAGE, proveOptions, tokenRunsOf } from '../chains/settlement/prove-options.ts';
+import type { SettlementChain } from '../chains/settlement/settlement-chain.ts';
 import type { OrderTerms } from '../domain/order-typed-data.ts';
 import type { Order } from '../domain/records.ts';
 import type { ChainActionExecutor } from './chain-action-executor.ts';

@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { formatEther } from 'viem';
 import type { ChainRegistry } from '../chains/chain-registry.ts';
-import type { SettlementChain } from '../chains/settlement-chain.ts';
+import type { SettlementChain } from '../chains/settlement/settlement-chain.ts';
 import type { Address } from '../domain/address.ts';
 import type { FerryMetrics } from '../metrics/ferry-metrics.ts';
 import { createPeriodicJob, type PeriodicJob } from '../process/periodic-job.ts';

@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { type ChainRegistry, graceRoutes } from '../chains/chain-registry.ts';
-import type { SettlementChain } from '../chains/settlement-chain.ts';
+import type { SettlementChain } from '../chains/settlement/settlement-chain.ts';
 import { graceShortfalls } from '../domain/settle-grace-rule.ts';
 
 /**

@@ -1,10 +1,10 @@
 import type { FastifyBaseLogger } from 'fastify';
-import { NonceConflictError } from '../chains/tx-sender.ts';
+import { NonceConflictError } from '../chains/transactions/tx-sender.ts';
 import type { Order } from '../domain/records.ts';
 import type { FerryMetrics } from '../metrics/ferry-metrics.ts';
-import type { FerryDatabase } from '../store/database.ts';
-import { findOrder } from '../store/orders-store.ts';
-import { claimOrders, releaseOrder } from '../store/settlement-store.ts';
+import type { FerryDatabase } from '../store/engine/database.ts';
+import { findOrder } from '../store/tables/orders-store.ts';
+import { claimOrders, releaseOrder } from '../store/tables/settlement-store.ts';
 import { RetryLaterError } from './decision-executor.ts';
 import type { FillIndexer } from './fill-indexer.ts';
 import type { OrderStepper } from './order-stepper.ts';

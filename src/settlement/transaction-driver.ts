@@ -1,11 +1,11 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { PrivateKeyAccount } from 'viem/accounts';
 import type { ChainRegistry } from '../chains/chain-registry.ts';
-import { NonceConflictError } from '../chains/tx-sender.ts';
+import { NonceConflictError } from '../chains/transactions/tx-sender.ts';
 import { isTerminalOrderStatus } from '../domain/lifecycle.ts';
-import type { FerryDatabase } from '../store/database.ts';
-import { orderStatuses } from '../store/settlement-store.ts';
-import { linkedOrders } from '../store/shared-actions-store.ts';
+import type { FerryDatabase } from '../store/engine/database.ts';
+import { linkedOrders } from '../store/ledgers/shared-actions-store.ts';
+import { orderStatuses } from '../store/tables/settlement-store.ts';
 import type { WorkerTransactions } from './chain-action-executor.ts';
 
 /** Drives the relayer's recorded transactions on every registry chain, apart from order status. */

@@ -1,6 +1,6 @@
 import type { PrivateKeyAccount } from 'viem/accounts';
 import type { ChainRegistry } from '../chains/chain-registry.ts';
-import type { SettlementChain } from '../chains/settlement-chain.ts';
+import type { SettlementChain } from '../chains/settlement/settlement-chain.ts';
 import { ConfigError } from '../config/config.ts';
 
 /**

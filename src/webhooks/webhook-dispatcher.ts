@@ -6,16 +6,20 @@ import { endpointBackoffAfter, retryDelayAfter, WEBHOOK_EVENT_TYPES } from '../d
 import { eventWire } from '../events/stream-event.ts';
 import type { FerryMetrics } from '../metrics/ferry-metrics.ts';
 import { createPeriodicJob } from '../process/periodic-job.ts';
-import type { FerryDatabase } from '../store/database.ts';
-import { readEvent } from '../store/events-store.ts';
+import type { FerryDatabase } from '../store/engine/database.ts';
+import { readEvent } from '../store/engine/events-store.ts';
 import {
   type AttemptOutcome,
   type DueDelivery,
   enqueueDeliveries,
   nextDueDelivery,
   recordAttempt,
-} from '../store/webhook-deliveries-store.ts';
-import { type ClaimedEndpoint, claimEndpoints, releaseEndpoint } from '../store/webhook-endpoints-store.ts';
+} from '../store/tables/webhook-deliveries-store.ts';
+import {
+  type ClaimedEndpoint,
+  claimEndpoints,
+  releaseEndpoint,
+} from '../store/tables/webhook-endpoints-store.ts';
 import { type SendResult, sendWebhook } from './webhook-sender.ts';
 import { signWebhook } from './webhook-signature.ts';
 

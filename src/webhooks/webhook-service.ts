@@ -2,8 +2,8 @@ import { AppError, fieldError } from '../domain/app-error.ts';
 import type { Clock } from '../domain/clock.ts';
 import { newId } from '../domain/ids.ts';
 import { MAX_WEBHOOKS_PER_ACCOUNT, WEBHOOK_EVENT_TYPES } from '../domain/webhook-rules.ts';
-import type { FerryDatabase } from '../store/database.ts';
-import { type DeliveryRow, listDeliveries, retryDelivery } from '../store/webhook-deliveries-store.ts';
+import type { FerryDatabase } from '../store/engine/database.ts';
+import { type DeliveryRow, listDeliveries, retryDelivery } from '../store/tables/webhook-deliveries-store.ts';
 import {
   deleteEndpoint,
   findEndpoint,
@@ -11,7 +11,7 @@ import {
   insertEndpointWithin,
   listEndpoints,
   type WebhookEndpointRow,
-} from '../store/webhook-endpoints-store.ts';
+} from '../store/tables/webhook-endpoints-store.ts';
 import { webhookUrlProblem } from './webhook-address-guard.ts';
 import { newWebhookSecret } from './webhook-signature.ts';
 

@@ -11,7 +11,7 @@ import {
 import type { PrivateKeyAccount } from 'viem/accounts';
 import { erc7683Abi, type FerryOrder, onchainOrder } from '../../sdk/src/filling.ts';
 import { loadArtifact } from '../../src/chains/contract-artifacts.ts';
-import { proveOptions } from '../../src/chains/prove-options.ts';
+import { proveOptions } from '../../src/chains/settlement/prove-options.ts';
 import { type OrderTerms, type OrderTypedData, orderTermsFrom } from '../../src/domain/order-typed-data.ts';
 import type { Harness } from './harness.ts';
 

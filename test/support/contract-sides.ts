@@ -19,15 +19,16 @@ import {
 } from 'viem';
 import { type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts';
 import { expect } from 'vitest';
-import { type AnvilInstance, startAnvil } from '../../src/chains/anvil-process.ts';
+import { chainById } from '../../src/chains/chain-by-id.ts';
 import { loadArtifact } from '../../src/chains/contract-artifacts.ts';
-import { ANVIL_KEYS, devnetChain } from '../../src/chains/devnet.ts';
-import { fillAttestationTypedData } from '../../src/chains/fill-attestation.ts';
 import { loadLzArtifact, lzErrorAbi } from '../../src/chains/layerzero/lz-artifacts.ts';
 import { deployLz, type LzChainClient, lzChainClient } from '../../src/chains/layerzero/lz-chain-client.ts';
-import { commitLzVerification, dvnVerify } from '../../src/chains/layerzero/lz-delivery.ts';
 import { decodeLzPacket, type LzPacket, lzOrigin } from '../../src/chains/layerzero/lz-packet.ts';
-import { proveOptions, tokenRunsOf } from '../../src/chains/prove-options.ts';
+import { fillAttestationTypedData } from '../../src/chains/settlement/fill-attestation.ts';
+import { proveOptions, tokenRunsOf } from '../../src/chains/settlement/prove-options.ts';
+import { type AnvilInstance, startAnvil } from '../../src/devnet/anvil-process.ts';
+import { ANVIL_KEYS } from '../../src/devnet/devnet.ts';
+import { commitLzVerification, dvnVerify } from '../../src/devnet/layerzero/lz-delivery.ts';
 import {
   buildOrderTypedData,
   hashOrderTypedData,
@@ -89,7 +90,7 @@ export interface Side {
 
 async function startSide(chainId: number, eid: number, remoteEid: number, feeBps: number): Promise<Side> {
   const anvil = await startAnvil({ chainId });
-  const chain = devnetChain(chainId, anvil.rpcUrl);
+  const chain = chainById(chainId, anvil.rpcUrl);
   const pub = createPublicClient({ chain, transport: http(anvil.rpcUrl), pollingInterval: 50 });
   const lzClient = (key: Hex) => lzChainClient(anvil.rpcUrl, chainId, key);
   const deployer = lzClient(deployerKey);

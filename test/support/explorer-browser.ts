@@ -3,7 +3,7 @@ import path from 'node:path';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { privateKeyToAccount } from 'viem/accounts';
 import { expect } from 'vitest';
-import { ANVIL_KEYS } from '../../src/chains/devnet.ts';
+import { ANVIL_KEYS } from '../../src/devnet/devnet.ts';
 import { findChromium } from './chromium.ts';
 import { WORKER_ON } from './fixtures.ts';
 import { type Harness, startHarness } from './harness.ts';

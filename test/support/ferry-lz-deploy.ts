@@ -1,16 +1,16 @@
 import { type Address, getAddress, type Hex } from 'viem';
 import { createChainRegistry } from '../../src/chains/chain-registry.ts';
+import type { LzChainDeployment } from '../../src/chains/layerzero/lz-chain-deployment.ts';
+import { deployFerryChain } from '../../src/deploy/ferry-deploy.ts';
+import { wireFerryChains } from '../../src/deploy/ferry-wire.ts';
 import {
   DEVNET_DVN_KEYS,
   DEVNET_EXECUTOR_KEY,
   DEVNET_LZ_CONFIRMATIONS,
   DEVNET_LZ_OWNER_KEY,
   deployDevnetLayerZero,
-} from '../../src/chains/devnet-layerzero.ts';
-import { devnetRegistryFile } from '../../src/chains/devnet-registry.ts';
-import { deployFerryChain } from '../../src/chains/ferry-deploy.ts';
-import { wireFerryChains } from '../../src/chains/ferry-wire.ts';
-import type { LzChainDeployment } from '../../src/chains/layerzero/lz-chain-deployment.ts';
+} from '../../src/devnet/devnet-layerzero.ts';
+import { devnetRegistryFile } from '../../src/devnet/devnet-registry.ts';
 
 /**
  * Ferry on LayerZero for contract-level tests and the gas bench, through the devnets' own deployment code:

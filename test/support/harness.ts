@@ -9,13 +9,13 @@ import {
   createChainRegistry,
   type RegistryFile,
 } from '../../src/chains/chain-registry.ts';
-import { ANVIL_KEYS, DEVNET_WORKER_KEYS, type Devnets, startDevnets } from '../../src/chains/devnet.ts';
-import type { DevnetMessenger } from '../../src/chains/devnet-chain-config.ts';
-import { devnetRegistryFile } from '../../src/chains/devnet-registry.ts';
 import { type Config, loadConfig } from '../../src/config/config.ts';
+import { ANVIL_KEYS, DEVNET_WORKER_KEYS, type Devnets, startDevnets } from '../../src/devnet/devnet.ts';
+import type { DevnetMessenger } from '../../src/devnet/devnet-chain-config.ts';
+import { devnetRegistryFile } from '../../src/devnet/devnet-registry.ts';
 import type { Clock } from '../../src/domain/clock.ts';
 import type { AccountType } from '../../src/domain/principal.ts';
-import { type LpJournal, openLpJournal } from '../../src/store/lp-journal.ts';
+import { type LpJournal, openLpJournal } from '../../src/store/ledgers/lp-journal.ts';
 import { createTestDatabaseUrl } from './test-database.ts';
 
 /** A clock the test moves by hand: expiry is tested by advancing it, never by sleeping. */

@@ -4,7 +4,7 @@ import ts from 'typescript';
 
 /** One import (or re-export) of a source file, as src/layering.test.ts reads it. */
 export interface Import {
-  /** The module specifier as written: `viem`, `node:fs`, `../store/database.ts`. */
+  /** The module specifier as written: `viem`, `node:fs`, `../store/engine/database.ts`. */
   readonly specifier: string;
   /** For a relative specifier: the file it names, relative to the repository with `/`. Undefined for a package. */
   readonly target?: string;

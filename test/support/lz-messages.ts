@@ -1,10 +1,10 @@
 import { type Hex, parseEventLogs } from 'viem';
-import { ANVIL_KEYS } from '../../src/chains/devnet.ts';
-import { DEVNET_DVN_KEYS, DEVNET_LZ_CONFIRMATIONS } from '../../src/chains/devnet-layerzero.ts';
 import { loadLzArtifact } from '../../src/chains/layerzero/lz-artifacts.ts';
 import { lzChainClient } from '../../src/chains/layerzero/lz-chain-client.ts';
-import { dvnVerify } from '../../src/chains/layerzero/lz-delivery.ts';
 import { decodeLzPacket, type LzPacket } from '../../src/chains/layerzero/lz-packet.ts';
+import { ANVIL_KEYS } from '../../src/devnet/devnet.ts';
+import { DEVNET_DVN_KEYS, DEVNET_LZ_CONFIRMATIONS } from '../../src/devnet/devnet-layerzero.ts';
+import { dvnVerify } from '../../src/devnet/layerzero/lz-delivery.ts';
 import type { Harness } from './harness.ts';
 
 /** A read client of one devnet, straight to its anvil. */

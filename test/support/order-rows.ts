@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { FerryDatabase } from '../../src/store/database.ts';
+import type { FerryDatabase } from '../../src/store/engine/database.ts';
 
 /**
  * A bare order row (with the account, request and quote rows its foreign keys need), for tests of chain

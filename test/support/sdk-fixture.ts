@@ -3,7 +3,7 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { expect, vi } from 'vitest';
 import { FerryApiError as FerryApiErrorClass } from '../../sdk/src/ferry-error.ts';
 import { createFerryClient, type FerryApiError, type FerryClient } from '../../sdk/src/index.ts';
-import { ANVIL_KEYS } from '../../src/chains/devnet.ts';
+import { ANVIL_KEYS } from '../../src/devnet/devnet.ts';
 import { type Harness, startHarness } from './harness.ts';
 
 export const waitFor = <T>(probe: () => T | Promise<T>) =>

@@ -3,8 +3,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { createDatabase, type FerryDatabase } from '../../src/store/database.ts';
-import { migrateToLatest } from '../../src/store/migrator.ts';
+import { createDatabase, type FerryDatabase } from '../../src/store/engine/database.ts';
+import { migrateToLatest } from '../../src/store/engine/migrator.ts';
 
 /**
  * The database a test suite runs on. By default a fresh SQLite file; with FERRY_TEST_PG set to a server URL

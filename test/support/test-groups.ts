@@ -23,12 +23,12 @@ const UNIT_IN_TEST = [
 
 /** Outside contracts/anvil (all of which is chain), the files that start anvil and no Ferry process. */
 const CHAIN_OUTSIDE_CONTRACTS = [
-  'src/chains/anvil-process.test.ts',
+  'src/devnet/anvil-process.test.ts',
   'src/chains/block-watcher.test.ts',
   'src/chains/chain-clock.test.ts',
-  'src/chains/devnet.test.ts',
-  'src/chains/transaction-client.test.ts',
-  'src/chains/usdc-devnet.test.ts',
+  'src/devnet/devnet.test.ts',
+  'src/chains/transactions/transaction-client.test.ts',
+  'src/devnet/usdc-devnet.test.ts',
   'test/layerzero-devnet.test.ts',
   'test/loggable-error.test.ts',
 ];

@@ -1,7 +1,7 @@
 import type { Address, TransactionReceipt } from 'viem';
-import { DEVNET_DEPLOYER_KEY } from '../../src/chains/devnet.ts';
 import { lzChainClient, writeLz } from '../../src/chains/layerzero/lz-chain-client.ts';
-import { usdcAbi } from '../../src/chains/usdc-devnet.ts';
+import { DEVNET_DEPLOYER_KEY } from '../../src/devnet/devnet.ts';
+import { usdcAbi } from '../../src/devnet/usdc-devnet.ts';
 import type { Harness } from './harness.ts';
 
 /** What the devnet deployer (USDC's blacklister and pauser on both devnets) can do to Circle's token. */

@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
-import { DEVNET_ATTESTER_KEY, DEVNET_RELAYER_KEY } from '../../src/chains/devnet.ts';
+import { DEVNET_ATTESTER_KEY, DEVNET_RELAYER_KEY } from '../../src/devnet/devnet.ts';
 import type { Harness } from './harness.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');

@@ -16,7 +16,7 @@ import {
 } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { FerryError } from '../../domain/ferry-error.ts';
-import { devnetChain } from '../devnet-chain.ts';
+import { chainById } from '../chain-by-id.ts';
 import { lzErrorAbi } from './lz-artifacts.ts';
 
 /** A LayerZero devnet step that failed: a transaction reverted, timed out or was refused by the node. */
@@ -48,7 +48,7 @@ export function lzChainClient(
   key: Hex,
   timeoutMs = DEFAULT_LZ_RPC_TIMEOUT_MS,
 ): LzChainClient {
-  const chain = devnetChain(chainId, rpcUrl);
+  const chain = chainById(chainId, rpcUrl);
   const transport = http(rpcUrl, { timeout: timeoutMs, retryCount: 1 });
   const account = privateKeyToAccount(key);
   return {

@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox';
-import { type FerryDatabase, pingDatabase } from '../../store/database.ts';
+import { type FerryDatabase, pingDatabase } from '../../store/engine/database.ts';
 import type { FerryApp } from '../app-types.ts';
 import { PUBLIC_SECURITY } from '../schemas/common-schemas.ts';
 

@@ -12,7 +12,7 @@ import type { StreamKind, StreamSlot } from '../../events/stream-limiter.ts';
 import { serveWebSocket, WS_CLOSE } from '../../events/ws-gateway.ts';
 import type { FerryMetrics } from '../../metrics/ferry-metrics.ts';
 import type { AuthService } from '../../services/auth-service.ts';
-import type { FerryDatabase } from '../../store/database.ts';
+import type { FerryDatabase } from '../../store/engine/database.ts';
 import type { FerryApp } from '../app-types.ts';
 import { budgetKey } from '../rate-limit.ts';
 import { errorResponses, OPTIONAL_ACCOUNT_SECURITY, PUBLIC_SECURITY } from '../schemas/common-schemas.ts';

@@ -1,5 +1,5 @@
 import { type Kysely, sql } from 'kysely';
-import type { Dialect } from '../database.ts';
+import type { Dialect } from '../engine/database.ts';
 
 /** Accounts and how they authenticate: API keys, SIWE nonces, sessions. */
 async function createAccountTables(db: Kysely<unknown>): Promise<void> {

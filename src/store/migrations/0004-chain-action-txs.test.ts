@@ -7,7 +7,7 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, expect, it } from 'vitest';
 import { seedOrderRow } from '../../../test/support/order-rows.ts';
 import { createTestDatabaseUrl } from '../../../test/support/test-database.ts';
-import { createDatabase } from '../database.ts';
+import { createDatabase } from '../engine/database.ts';
 import { initialMigration } from './0001-initial.ts';
 import { settlementMigration } from './0002-settlement.ts';
 import { expiryIndexesMigration } from './0003-expiry-indexes.ts';

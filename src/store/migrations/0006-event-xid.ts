@@ -1,6 +1,6 @@
 import { type Kysely, sql } from 'kysely';
-import type { Dialect } from '../database.ts';
-import { EVENTS_PER_TRANSACTION } from '../events-store.ts';
+import type { Dialect } from '../engine/database.ts';
+import { EVENTS_PER_TRANSACTION } from '../engine/events-store.ts';
 
 /**
  * PostgreSQL event ids stop coming from an identity column: the store derives each id from the writing

@@ -1,5 +1,5 @@
 import { type Kysely, sql } from 'kysely';
-import type { Dialect } from '../database.ts';
+import type { Dialect } from '../engine/database.ts';
 
 /**
  * The explorer's search and order view.

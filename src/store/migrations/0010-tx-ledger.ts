@@ -7,7 +7,7 @@ import {
 } from './ledger-columns.ts';
 
 /**
- * The transaction ledger (src/store/tx-ledger-store.ts) drives transactions apart from order status:
+ * The transaction ledger (src/store/ledgers/tx-ledger-store.ts) drives transactions apart from order status:
  * - `chain_actions.seq`: a settle or refund that reverted may be tried again as a new action of the same order and
  *   kind, so the one-per-kind rule becomes one per (order, kind, seq); `seq` 0 is every action written before.
  * - `chain_action_txs.purpose`: `cancel` marks a zero-value self-transfer that spends an abandoned action's nonce.

@@ -1,5 +1,5 @@
 import { type Kysely, sql } from 'kysely';
-import type { Dialect } from '../database.ts';
+import type { Dialect } from '../engine/database.ts';
 
 /**
  * An LP's open promises as running totals (lp-commitments-store.ts), so a new quote's coverage check reads a few

@@ -1,5 +1,5 @@
 import { type Kysely, sql } from 'kysely';
-import type { Dialect } from '../database.ts';
+import type { Dialect } from '../engine/database.ts';
 
 /**
  * PostgreSQL: `ferry_offerer_open_input`, what an offerer's open quote requests in one token ask for, read under the

@@ -1,5 +1,5 @@
 import { type Kysely, sql } from 'kysely';
-import type { Dialect } from '../database.ts';
+import type { Dialect } from '../engine/database.ts';
 
 /**
  * What an offerer's open quote requests ask for, as running totals (quote-requests-store.ts openRequestedInput), so
