@@ -1,5 +1,6 @@
 import { type Abi, type Address, createTestClient, getContractAddress, type Hex, http } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
+import { ChainError } from './chain-error.ts';
 import { loadArtifact } from './contract-artifacts.ts';
 import { devnetChain } from './devnet-chain.ts';
 import type { DevnetTokenContract, DevnetTokenSpec } from './devnet-options.ts';
@@ -87,7 +88,7 @@ export async function deployDevnetTokens(
         ? await deployUsdcProxy(deployer, implementation as Address)
         : await deployTestStablecoin(deployer, spec);
     if (address.toLowerCase() !== token.address.toLowerCase())
-      throw new Error(
+      throw new ChainError(
         `deploying ${token.symbol} on chain ${chain.chainId}: ${address}, not ${token.address}`,
       );
   }

@@ -1,5 +1,6 @@
 import type { Address, Hex, PublicClient } from 'viem';
 import type { PrivateKeyAccount } from 'viem/accounts';
+import { ChainError } from './chain-error.ts';
 import { createNonceGapRepair } from './nonce-gap-repair.ts';
 import { estimateGasOrRevert } from './tx-estimate.ts';
 import type { TxAction, TxLedger } from './tx-ledger.ts';
@@ -112,7 +113,7 @@ async function step<Guard>(
   }
   const txs = await ledger.attempts(action.id);
   const newest = txs.at(-1);
-  if (!newest) throw new Error(`chain action ${action.id} has no recorded transaction`);
+  if (!newest) throw new ChainError(`chain action ${action.id} has no recorded transaction`);
   const mined = await findMined(action.chain, txs);
   if (mined) return conclude(action, mined);
 

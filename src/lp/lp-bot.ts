@@ -11,6 +11,7 @@ import type { LpJournal } from '../store/lp-journal.ts';
 import { type ChainInfo, type FerryApi, FerryApiError, type OrderView } from './ferry-api.ts';
 import { DEFAULT_FILL_MARGIN_SECONDS } from './fill-margin.ts';
 import { createLpChainAccess } from './lp-chain-access.ts';
+import { LpBotError, optionError } from './lp-error.ts';
 import { markFilledQuotes } from './lp-filled-quotes.ts';
 import { createFiller, type Done } from './lp-filler.ts';
 import { fillOpenOrders } from './lp-open-fills.ts';
@@ -214,7 +215,7 @@ async function quoteOpen(
 
 /** How the bot's transaction client treats its transactions on chain `name`. */
 function txSettings(options: LpBotOptions, name: string, info: ChainInfo | undefined) {
-  if (!info) throw new Error(`chain ${name} is not known to the bot`);
+  if (!info) throw new LpBotError(`chain ${name} is not known to the bot`);
   return {
     chainId: info.chainId,
     // The depth Ferry's registry asks of the chain: a fill counted final sooner can be lost to a reorg Ferry waits out.
@@ -232,7 +233,7 @@ function emptyReport(): PassReport {
 function fillerAndProver(options: LpBotOptions, parts: Omit<ProverDeps, 'proveBatch' | 'proveAfterMs'>) {
   const proveBatch = options.proveBatch ?? DEFAULT_PROVE_BATCH;
   if (!Number.isInteger(proveBatch) || proveBatch < 1 || proveBatch > MAX_PROOFS_PER_MESSAGE)
-    throw new Error(`proveBatch must be an integer from 1 to ${MAX_PROOFS_PER_MESSAGE}, got ${proveBatch}`);
+    throw optionError(`proveBatch must be an integer from 1 to ${MAX_PROOFS_PER_MESSAGE}, got ${proveBatch}`);
   const fillMargin = BigInt(options.fillMarginSeconds ?? DEFAULT_FILL_MARGIN_SECONDS);
   const proveAfterMs = (options.proveAfterSeconds ?? DEFAULT_PROVE_AFTER_SECONDS) * 1000;
   return {
@@ -244,7 +245,7 @@ function fillerAndProver(options: LpBotOptions, parts: Omit<ProverDeps, 'proveBa
 function offererShareOf(options: LpBotOptions): number {
   const share = options.maxOffererShare ?? 0.5;
   if (!(share > 0 && share <= 1))
-    throw new Error(`maxOffererShare must be above 0 and at most 1, got ${share}`);
+    throw optionError(`maxOffererShare must be above 0 and at most 1, got ${share}`);
   return share;
 }
 

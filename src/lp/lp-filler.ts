@@ -21,6 +21,7 @@ import type { JournalQuote, JournalTables, LpJournal } from '../store/lp-journal
 import type { LedgerGuard } from '../store/tx-ledger-store.ts';
 import type { ChainInfo, OrderView } from './ferry-api.ts';
 import type { BotLog, PassReport } from './lp-bot.ts';
+import { LpBotError } from './lp-error.ts';
 import { fillRefusal } from './lp-fill-refusal.ts';
 import { type SignedOrder, settlementMethodOf, signedOrderOf } from './lp-signed-order.ts';
 
@@ -52,7 +53,7 @@ interface Blocker {
 
 function deadlineOf(order: OrderView): bigint {
   if (order.details.fillDeadline === null)
-    throw new Error(`order ${order.orderId} is listed without its fillDeadline`);
+    throw new LpBotError(`order ${order.orderId} is listed without its fillDeadline`);
   return BigInt(order.details.fillDeadline);
 }
 
@@ -107,7 +108,7 @@ async function fillCall(deps: FillerDeps, c: ChainClients, info: ChainInfo, sign
   const native = await c.public.getBalance({ address: deps.account.address });
   // A clear message instead of the node's "insufficient funds" on the gas estimate.
   if (native < value)
-    throw new Error(`fill wallet holds ${native} wei on ${info.name}, the proof's fee is ${value}`);
+    throw new LpBotError(`fill wallet holds ${native} wei on ${info.name}, the proof's fee is ${value}`);
   return { to, data: fillAndProveData(order, escrow, options), value };
 }
 
@@ -349,7 +350,7 @@ export function createFiller(deps: FillerDeps) {
         journal.fillOutputs.inFlight(info.name, token),
       ]);
       if (held - inFlight < outputAmount) {
-        throw new Error(
+        throw new LpBotError(
           `fill wallet holds ${held} of ${token} (${inFlight} owed to fills in flight), needs ${outputAmount}`,
         );
       }

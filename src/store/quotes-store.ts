@@ -11,6 +11,7 @@ import { pageOf } from './page-query.ts';
 import { toQuoteRequest } from './quote-requests-store.ts';
 import type { QuotesTable } from './schema.ts';
 import { statusGuard } from './status-guard.ts';
+import { StoreError } from './store-errors.ts';
 
 export function toQuote(row: QuotesTable): Quote {
   return {
@@ -207,7 +208,7 @@ export async function setQuoteStatus(
   to: QuoteStatus,
   now: Date,
 ) {
-  if (!canTransitionQuote(from, to)) throw new Error(`quote ${id}: no transition ${from} → ${to}`);
+  if (!canTransitionQuote(from, to)) throw new StoreError(`quote ${id}: no transition ${from} → ${to}`);
   const result = await db
     .updateTable('quotes')
     .set({ status: to, updated_at: now.getTime() })

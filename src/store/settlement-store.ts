@@ -18,6 +18,7 @@ import { type Executor, isPostgres } from './db-types.ts';
 import { findOrderByQuote, toOrder } from './orders-store.ts';
 import type { Database, OrdersTable } from './schema.ts';
 import { SPENT, servingActions } from './serving-actions.ts';
+import { StoreError } from './store-errors.ts';
 import { latestLedgerAction } from './tx-ledger-store.ts';
 
 /**
@@ -106,7 +107,7 @@ export async function transitionOrder(
   actor: string,
 ): Promise<boolean> {
   if (!canTransitionOrder(from, change.status)) {
-    throw new Error(`order ${id}: no transition ${from} → ${change.status}`);
+    throw new StoreError(`order ${id}: no transition ${from} → ${change.status}`);
   }
   const stamps = orderTransitionStamps(change.status, now);
   const forbidding = actionForbiddingMove(change.status);
