@@ -1,5 +1,6 @@
 import type { Address, Hex, PublicClient } from 'viem';
 import type { PrivateKeyAccount } from 'viem/accounts';
+import { isRetryable } from '../domain/ferry-error.ts';
 import { ChainError } from './chain-error.ts';
 import { createNonceGapRepair } from './nonce-gap-repair.ts';
 import { estimateGasOrRevert } from './tx-estimate.ts';
@@ -148,6 +149,26 @@ async function step<Guard>(
   return { status: 'pending', txHash: current.txHash };
 }
 
+/** Tries of a ledger write whose error is retryable (isRetryable): the nonce race, a dropped connection. */
+const LEDGER_WRITE_TRIES = 3;
+
+/**
+ * Writes an action down; a write that failed retryably is tried again at once: one that lost the nonce race
+ * (NonceRaceError) reads the winner's row the next time and takes the nonce after it. Nothing was sent before.
+ */
+async function recordRetrying<Guard>(
+  ledger: TxLedger<Guard>,
+  input: Parameters<TxLedger<Guard>['record']>[0],
+) {
+  for (let tries = 1; ; tries++) {
+    try {
+      return await ledger.record(input);
+    } catch (error) {
+      if (tries >= LEDGER_WRITE_TRIES || !isRetryable(error)) throw error;
+    }
+  }
+}
+
 /**
  * One client per sender process (Ferry's worker, the LP bot) for its transactions on every chain: nonces, fees,
  * signing, broadcast, replacement, cancellation and nonce-gap repair. Every transaction is written to the ledger
@@ -207,7 +228,7 @@ export function createTransactionClient<Guard>(deps: {
         sendingFees(c, settings.maxFeePerGas),
       ]);
       const gas = await estimateGasOrRevert(c, input.kind, call, account.address, input.value, fees);
-      const recorded = await ledger.record({
+      const recorded = await recordRetrying(ledger, {
         action: {
           subject: input.subject,
           kind: input.kind,

@@ -309,7 +309,7 @@ registerFeesCommand(program);
 
 // `npx ferry lp … &` stopped by its pid: npm does not pass SIGTERM on (src/process/npm-parent.ts).
 stopWithNpmParent();
-// A command that fails exits 75 (EX_TEMPFAIL) when its error is retryable, 1 otherwise (docs/cli-exit-codes.md).
+// A command that fails exits 75 (EX_TEMPFAIL) when its error is retryable, 1 otherwise (docs/errors.md, Exit codes).
 program.parseAsync().catch((error: unknown) => {
   if (error instanceof ConfigError || error instanceof AppError || error instanceof CliError)
     console.error(`ferry: ${error.message}`);

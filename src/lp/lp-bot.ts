@@ -7,6 +7,7 @@ import {
   type TransactionClient,
   type TxCrashPoint,
 } from '../chains/transaction-client.ts';
+import { isRetryable } from '../domain/ferry-error.ts';
 import type { LpJournal } from '../store/lp-journal.ts';
 import { type ChainInfo, type FerryApi, FerryApiError, type OrderView } from './ferry-api.ts';
 import { DEFAULT_FILL_MARGIN_SECONDS } from './fill-margin.ts';
@@ -163,7 +164,7 @@ function recordFailure(report: PassReport, log: BotLog): Failed {
       report.retryAfterMs = Math.max(report.retryAfterMs ?? 0, (error.retryAfter ?? 5) * 1000);
     }
     report.errors.push({ subject, message });
-    log.warn({ subject, err: message }, 'will retry next poll');
+    log.warn({ subject, err: message, retryable: isRetryable(error) }, 'will retry next poll');
   };
 }
 
