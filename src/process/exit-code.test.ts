@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ChainError } from '../chains/chain-error.ts';
+import { CliError } from '../cli/cli-error.ts';
 import { ConfigError } from '../config/config.ts';
 import { DemoError } from '../demo/demo-run.ts';
 import { NonceRaceError, StoreUnavailableError } from '../store/store-errors.ts';
@@ -24,5 +25,10 @@ describe('exitCodeFor', () => {
     expect(exitCodeFor(new Error('driver wrapped it', { cause: race }))).toBe(75);
     expect(exitCodeFor(new DemoError('step "fill" failed', { cause: race }))).toBe(1);
     expect(exitCodeFor(new DemoError('timed out', { retryable: true, cause: new Error('x') }))).toBe(75);
+    // An operator command's one-line refusal is as retryable as what it says in one line.
+    expect(
+      exitCodeFor(new CliError('--rpc-url: unreachable', { cause: new StoreUnavailableError('x') })),
+    ).toBe(75);
+    expect(exitCodeFor(new CliError('--rpc-url is required'))).toBe(1);
   });
 });
