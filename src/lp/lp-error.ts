@@ -3,7 +3,7 @@ import { FerryError } from '../domain/ferry-error.ts';
 
 /**
  * The reference LP bot will not go on with an order or a pass: a chain it does not know, a wallet that cannot pay
- * a fee, a fill that reverted. `retryable` when the next pass may go otherwise (a balance topped up, a chain list
+ * a fee, a fill that reverted. `retryable` when the next pass may go otherwise (a wallet topped up, a chain list
  * that changed); the bot's loop retries every pass either way, a one-off command exits on it.
  */
 export class LpBotError extends FerryError {

@@ -108,7 +108,9 @@ async function fillCall(deps: FillerDeps, c: ChainClients, info: ChainInfo, sign
   const native = await c.public.getBalance({ address: deps.account.address });
   // A clear message instead of the node's "insufficient funds" on the gas estimate.
   if (native < value)
-    throw new LpBotError(`fill wallet holds ${native} wei on ${info.name}, the proof's fee is ${value}`);
+    throw new LpBotError(`fill wallet holds ${native} wei on ${info.name}, the proof's fee is ${value}`, {
+      retryable: true,
+    });
   return { to, data: fillAndProveData(order, escrow, options), value };
 }
 
@@ -352,6 +354,7 @@ export function createFiller(deps: FillerDeps) {
       if (held - inFlight < outputAmount) {
         throw new LpBotError(
           `fill wallet holds ${held} of ${token} (${inFlight} owed to fills in flight), needs ${outputAmount}`,
+          { retryable: true },
         );
       }
       if (!(await allowanceCovers(deps, info, c, token, outputAmount + inFlight))) return;

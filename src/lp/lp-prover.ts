@@ -200,6 +200,7 @@ export function createProver(deps: ProverDeps) {
     if (native < value)
       throw new LpBotError(
         `fill wallet holds ${native} wei on ${info.name}, the batch proof's fee is ${value}`,
+        { retryable: true },
       );
     const batchId = `prove-${randomUUID()}`;
     const hashes = fills.map((f) => f.orderHash);
