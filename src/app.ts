@@ -202,7 +202,7 @@ async function wireApp(options: {
       webhooks.start();
       return address;
     },
-    close: () => shutdown.close(),
+    close: () => shutdown.close().then(() => undefined),
   };
 }
 

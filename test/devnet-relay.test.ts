@@ -17,10 +17,10 @@ import {
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chainById } from '../src/chains/chain-by-id.ts';
+import type { ChainError } from '../src/chains/chain-error.ts';
 import type { RegistryFile } from '../src/chains/chain-registry.ts';
 import { loadArtifact } from '../src/chains/contract-artifacts.ts';
 import { loadLzArtifact } from '../src/chains/layerzero/lz-artifacts.ts';
-import type { LayerZeroDevnetError } from '../src/chains/layerzero/lz-chain-client.ts';
 import type { LzChainDeployment } from '../src/chains/layerzero/lz-chain-deployment.ts';
 import { decodeLzPacket, lzReceiveOptions } from '../src/chains/layerzero/lz-packet.ts';
 import { ANVIL_KEYS, type Devnets, startDevnets } from '../src/devnet/devnet.ts';
@@ -187,7 +187,7 @@ describe('the devnet relay', () => {
     const { orderHash } = await depositFillAndProve();
     // A paused token no longer makes a settlement revert (the escrow credits the payout); an escrow without code does.
     const restore = await takeEscrowCode(a.chain.rpcUrl, a.chain.contracts.escrow);
-    const errors: LayerZeroDevnetError[] = [];
+    const errors: ChainError[] = [];
     devnets.startRelay({
       pollIntervalMs: 50,
       retryBaseMs: 100,
@@ -213,7 +213,7 @@ describe('the devnet relay on 1 s blocks', () => {
   let blocks: Devnets;
   let blocksDir: string;
   const delivered: LzDelivery[] = [];
-  const errors: LayerZeroDevnetError[] = [];
+  const errors: ChainError[] = [];
 
   beforeAll(async () => {
     blocksDir = mkdtempSync(path.join(tmpdir(), 'ferry-devnet-relay-blocks-'));

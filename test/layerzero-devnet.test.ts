@@ -2,10 +2,10 @@ import { readFileSync } from 'node:fs';
 import { type Abi, type Address, getAddress, type Hex, parseEventLogs, toHex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ChainError } from '../src/chains/chain-error.ts';
 import { loadLzArtifact } from '../src/chains/layerzero/lz-artifacts.ts';
 import {
   deployLz,
-  LayerZeroDevnetError,
   type LzChainClient,
   lzChainClient,
   writeLz,
@@ -104,8 +104,8 @@ async function received(side: Side): Promise<{ count: bigint; last: Hex }> {
 interface RelayReport {
   delivery?: LzDelivery;
   /** The last of `errors`. */
-  error?: LayerZeroDevnetError;
-  errors: LayerZeroDevnetError[];
+  error?: ChainError;
+  errors: ChainError[];
 }
 
 /**
@@ -318,7 +318,7 @@ describe('LayerZero V2 on two anvil devnets', () => {
     // The first attempt sends every step unsimulated: the commit reverts on chain. The next goes step by step and
     // the commit's simulation names the endpoint's refusal.
     expect(report.errors[0]?.message).toMatch(/in one block failed: commitVerification .* reverted/);
-    expect(report.error).toBeInstanceOf(LayerZeroDevnetError);
+    expect(report.error).toBeInstanceOf(ChainError);
     expect(report.error?.message).toMatch(/commitVerification .* refused: LZ_PathNotInitializable/);
     expect(await received(b)).toEqual(before);
 

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import { type Static, Type } from 'typebox';
 import { Value } from 'typebox/value';
 import { getAddress, parseEther } from 'viem';
+import { ConfigError } from '../config/config.ts';
 import type { Address } from '../domain/address.ts';
 import type { GraceRoute } from '../domain/settle-grace-rule.ts';
 import { hasSettlementPath } from '../domain/settlement-path.ts';
@@ -225,7 +226,7 @@ export function graceRoutes(
 /** The chain named `name`; a name outside the registry is a programming error, not input. */
 export function registryChain(registry: ChainRegistry, name: string): Chain {
   const chain = registry.chain(name);
-  if (!chain) throw new Error(`chain ${name} is not in the registry`);
+  if (!chain) throw registryError(`chain ${name} is not in the registry`);
   return chain;
 }
 
@@ -248,7 +249,7 @@ function chainSettlement(c: Static<typeof ChainSchema>): ChainSettlement {
   const method = c.messenger ?? (c.layerzero ? 'layerzero' : 'attester');
   if (method === 'layerzero') {
     if (!c.layerzero)
-      throw new Error(
+      throw registryError(
         `Invalid chain registry: chain "${c.name}" settles through layerzero but has no "layerzero"`,
       );
     return { method, layerzero: layerZeroChain(c.layerzero) };
@@ -261,11 +262,12 @@ export function createChainRegistry(file: RegistryFile): ChainRegistry {
     const problems = [...Value.Errors(RegistryFileSchema, file)].map(
       (e) => `${e.instancePath || '/'} ${e.message}`,
     );
-    throw new Error(`Invalid chain registry:\n  - ${problems.join('\n  - ')}`);
+    throw new ConfigError(problems, { message: `Invalid chain registry:\n  - ${problems.join('\n  - ')}` });
   }
   const names = new Set<string>();
   const chains: Chain[] = file.chains.map((c) => {
-    if (names.has(c.name)) throw new Error(`Invalid chain registry: chain name "${c.name}" appears twice`);
+    if (names.has(c.name))
+      throw registryError(`Invalid chain registry: chain name "${c.name}" appears twice`);
     names.add(c.name);
     return {
       name: c.name,
@@ -325,12 +327,17 @@ export function reservedAddressRole(registry: ChainRegistry, address: string): s
   return null;
 }
 
+/** A registry problem said in one line: a ConfigError (the same file fails the same way), the message as is. */
+export function registryError(message: string, cause?: unknown): ConfigError {
+  return new ConfigError([message], { message, cause });
+}
+
 export function loadChainRegistryFile(filePath: string): ChainRegistry {
   let parsed: unknown;
   try {
     parsed = JSON.parse(fs.readFileSync(filePath, 'utf8'));
   } catch (error) {
-    throw new Error(`Cannot read chain registry ${filePath}: ${(error as Error).message}`);
+    throw registryError(`Cannot read chain registry ${filePath}: ${(error as Error).message}`, error);
   }
   return createChainRegistry(parsed as RegistryFile);
 }

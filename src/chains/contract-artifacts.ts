@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { Abi, Hex } from 'viem';
+import { ChainError } from './chain-error.ts';
 
 /** Every contract with a committed artifact in src/chains/artifacts/ (regenerate: scripts/compile-contracts.ts). */
 export const CONTRACT_NAMES = [
@@ -32,7 +33,7 @@ export function loadArtifact(name: ContractName): ContractArtifact {
     const file = new URL(`./artifacts/${name}.json`, import.meta.url);
     artifact = JSON.parse(readFileSync(file, 'utf8')) as ContractArtifact;
     if (artifact.contractName !== name)
-      throw new Error(`artifact ${file.pathname} holds ${artifact.contractName}`);
+      throw new ChainError(`artifact ${file.pathname} holds ${artifact.contractName}`);
     cache.set(name, artifact);
   }
   return artifact;

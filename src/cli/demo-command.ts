@@ -1,6 +1,7 @@
 import { type Command, InvalidArgumentError } from 'commander';
 import { loadConfig } from '../config/config.ts';
 import { MAX_SPREAD_BPS } from '../lp/pricing.ts';
+import { exitCodeFor } from '../process/exit-code.ts';
 
 const intIn = (min: number, max: number) => (value: string) => {
   if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max) {
@@ -65,7 +66,7 @@ export function registerDemoCommand(program: Command): void {
           process.exit(0);
         } catch (error) {
           console.error(`ferry demo: ${(error as Error).message}`);
-          process.exit(1);
+          process.exit(exitCodeFor(error));
         }
       },
     );

@@ -74,11 +74,12 @@ function deployerKey(): Address {
 /** A failure said in one line, without the RPC URL (it may carry an API key) or any key. */
 function oneLine(error: unknown, context?: string): never {
   if (error instanceof ConfigError || error instanceof CliError) throw error;
-  if (error instanceof FerryError) throw new CliError(error.message);
+  if (error instanceof FerryError) throw new CliError(error.message, { cause: error });
   const short = (error as { shortMessage?: string }).shortMessage;
-  if (context && short) throw new CliError(`${context}: ${short}`);
+  if (context && short) throw new CliError(`${context}: ${short}`, { cause: error });
   throw new CliError(
     short ?? (error instanceof Error ? (error.message.split('\n')[0] ?? '') : String(error)),
+    { cause: error },
   );
 }
 

@@ -12,6 +12,7 @@ import {
 import { requireMetricsAccess } from '../config/metrics-access.ts';
 import { AppError } from '../domain/app-error.ts';
 import { ACCOUNT_TYPES, type AccountType } from '../domain/principal.ts';
+import { exitCodeFor } from '../process/exit-code.ts';
 import { stopWithNpmParent } from '../process/npm-parent.ts';
 import type { AccountService } from '../services/account-service.ts';
 import { CliError } from './cli-error.ts';
@@ -308,9 +309,10 @@ registerFeesCommand(program);
 
 // `npx ferry lp … &` stopped by its pid: npm does not pass SIGTERM on (src/process/npm-parent.ts).
 stopWithNpmParent();
+// A command that fails exits 75 (EX_TEMPFAIL) when its error is retryable, 1 otherwise (docs/errors.md, Exit codes).
 program.parseAsync().catch((error: unknown) => {
   if (error instanceof ConfigError || error instanceof AppError || error instanceof CliError)
     console.error(`ferry: ${error.message}`);
   else console.error('ferry:', error);
-  process.exit(1);
+  process.exit(exitCodeFor(error));
 });

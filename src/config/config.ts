@@ -131,8 +131,15 @@ export interface Config {
 /** Settings Ferry refuses to start with: the same environment fails the same way, so it is not retryable. */
 export class ConfigError extends FerryError {
   override readonly name = 'ConfigError';
-  constructor(readonly problems: readonly string[]) {
-    super(`Invalid configuration:\n  - ${problems.join('\n  - ')}`, { retryable: false });
+  /** `message`: instead of the list under "Invalid configuration" (the chain registry's own wording, one line). */
+  constructor(
+    readonly problems: readonly string[],
+    options: { readonly message?: string; readonly cause?: unknown } = {},
+  ) {
+    super(options.message ?? `Invalid configuration:\n  - ${problems.join('\n  - ')}`, {
+      cause: options.cause,
+      retryable: false,
+    });
   }
 }
 

@@ -29,7 +29,7 @@ export async function connectDemoApi(run: DemoRun, api: string): Promise<DemoCha
   let chains: PublicChain[];
   try {
     const res = await fetch(new URL('/api/public/chains', api), { signal: AbortSignal.timeout(10_000) });
-    if (!res.ok) throw new Error(`GET /api/public/chains answered ${res.status}`);
+    if (!res.ok) throw new DemoError(`GET /api/public/chains answered ${res.status}`);
     chains = ((await res.json()) as { data: { chains: PublicChain[] } }).data.chains;
   } catch (error) {
     throw new DemoError(`cannot reach Ferry at ${api}: ${(error as Error).message}`, { cause: error });

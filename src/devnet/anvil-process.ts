@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import { ChainError } from '../chains/chain-error.ts';
 import type { ChainLogger } from '../chains/chain-logger.ts';
 
 export interface StartAnvilOptions {
@@ -91,7 +92,7 @@ export async function startAnvil(options: StartAnvilOptions): Promise<AnvilInsta
     child.kill('SIGKILL');
     // A binary that never started (ENOENT, EACCES) has no exit to wait for.
     if (child.pid !== undefined) await exited;
-    throw new Error(`anvil (chain ${chainId}) failed to start: ${(err as Error).message}\n${output}`);
+    throw new ChainError(`anvil (chain ${chainId}) failed to start: ${(err as Error).message}\n${output}`);
   }
 }
 
@@ -100,7 +101,7 @@ function waitForListening(child: ChildProcess, timeoutMs: number, onOutput: (chu
   return new Promise<number>((resolve, reject) => {
     let stdout = '';
     const timer = setTimeout(
-      () => finish(new Error(`no "Listening on" line within ${timeoutMs} ms`)),
+      () => finish(new ChainError(`no "Listening on" line within ${timeoutMs} ms`)),
       timeoutMs,
     );
     const onData = (chunk: Buffer) => {
@@ -111,7 +112,7 @@ function waitForListening(child: ChildProcess, timeoutMs: number, onOutput: (chu
       if (match) finish(undefined, Number(match[1]));
     };
     const onExit = (code: number | null, signal: string | null) =>
-      finish(new Error(`exited early (code ${code}, signal ${signal})`));
+      finish(new ChainError(`exited early (code ${code}, signal ${signal})`));
     const onError = (err: Error) => finish(err);
     function finish(err?: Error, port?: number) {
       clearTimeout(timer);
@@ -147,10 +148,10 @@ async function waitForRpc(rpcUrl: string, chainId: number, timeoutMs: number): P
       lastError = err;
     }
     if (reported !== undefined) {
-      if (Number(reported) !== chainId) throw new Error(`RPC reports chain ${Number(reported)}`);
+      if (Number(reported) !== chainId) throw new ChainError(`RPC reports chain ${Number(reported)}`);
       return;
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  throw new Error(`RPC at ${rpcUrl} did not answer: ${String(lastError)}`);
+  throw new ChainError(`RPC at ${rpcUrl} did not answer: ${String(lastError)}`);
 }

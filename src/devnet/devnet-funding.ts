@@ -9,6 +9,7 @@ import {
   type WalletClient,
 } from 'viem';
 import type { PrivateKeyAccount } from 'viem/accounts';
+import { ChainError } from '../chains/chain-error.ts';
 import type { ChainLogger } from '../chains/chain-logger.ts';
 import type { DevnetTokenContract } from './devnet-options.ts';
 import { devnetTokenAbi } from './devnet-tokens.ts';
@@ -57,7 +58,7 @@ export async function topUpDevnetWallets(
       });
       const receipt = await publicClient.waitForTransactionReceipt({ hash });
       if (receipt.status !== 'success')
-        throw new Error(`minting ${token.symbol} to ${to} failed (tx ${hash})`);
+        throw new ChainError(`minting ${token.symbol} to ${to} failed (tx ${hash})`);
       ctx.log?.info(
         { chainId: ctx.chainId, token: token.symbol, to, amount: String(amount - balance) },
         'minted',

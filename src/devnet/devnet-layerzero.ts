@@ -1,10 +1,11 @@
 import { type Address, getAddress, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
+import { ChainError } from '../chains/chain-error.ts';
 import type { ChainLogger } from '../chains/chain-logger.ts';
 import { createChainRegistry } from '../chains/chain-registry.ts';
 import { loadArtifact } from '../chains/contract-artifacts.ts';
 import { loadLzArtifact } from '../chains/layerzero/lz-artifacts.ts';
-import { LayerZeroDevnetError, lzChainClient } from '../chains/layerzero/lz-chain-client.ts';
+import { lzChainClient } from '../chains/layerzero/lz-chain-client.ts';
 import type { LzChainDeployment } from '../chains/layerzero/lz-chain-deployment.ts';
 import { checkFerryAppLocked } from '../deploy/ferry-app-lock.ts';
 import { wireFerryChains } from '../deploy/ferry-wire.ts';
@@ -94,9 +95,7 @@ export async function readDevnetLayerZero(
     const vid = Number(await read(address, dvnAbi, 'vid'));
     const signer = signers[vid - 1];
     if (!signer || (await read(address, dvnAbi, 'signers', [signer])) !== true) {
-      throw new LayerZeroDevnetError(
-        `devnet DVN ${address} on chain ${chainId} is not signed for by its devnet key`,
-      );
+      throw new ChainError(`devnet DVN ${address} on chain ${chainId} is not signed for by its devnet key`);
     }
     dvns.push({ address: getAddress(address), vid, signer });
   }
@@ -164,6 +163,6 @@ export async function wireDevnetApps(
   for (const chain of registry.chains) {
     const problems = await checkFerryAppLocked(chain, registry);
     if (problems.length > 0)
-      throw new LayerZeroDevnetError(`${problems.join('; ')}; delete the devnet state files to start afresh`);
+      throw new ChainError(`${problems.join('; ')}; delete the devnet state files to start afresh`);
   }
 }

@@ -1,4 +1,5 @@
 import { type AbiFunction, type Address, type PublicClient, toFunctionSelector } from 'viem';
+import { ChainError } from '../chains/chain-error.ts';
 import { loadArtifact } from '../chains/contract-artifacts.ts';
 
 /** How far past the tokens the first Ferry contract may sit (LayerZero's own deployment comes before it). */
@@ -37,7 +38,7 @@ export async function assertAttester(publicClient: PublicClient, messenger: Addr
     functionName: 'attester',
   })) as Address;
   if (onChain.toLowerCase() !== attester.toLowerCase()) {
-    throw new Error(`devnet messenger ${messenger} trusts attester ${onChain}, expected ${attester}`);
+    throw new ChainError(`devnet messenger ${messenger} trusts attester ${onChain}, expected ${attester}`);
   }
 }
 
@@ -51,12 +52,15 @@ export async function assertEscrowSettler(publicClient: PublicClient, escrow: Ad
       functionName: 'settler',
     })) as Address;
   } catch (cause) {
-    throw new Error(`devnet escrow ${escrow} predates the current contracts; delete the devnet state file`, {
-      cause,
-    });
+    throw new ChainError(
+      `devnet escrow ${escrow} predates the current contracts; delete the devnet state file`,
+      {
+        cause,
+      },
+    );
   }
   if (onChain.toLowerCase() !== settler.toLowerCase()) {
-    throw new Error(
+    throw new ChainError(
       `devnet escrow ${escrow} is settled by ${onChain}, expected ${settler}; delete the devnet state file`,
     );
   }
@@ -65,7 +69,7 @@ export async function assertEscrowSettler(publicClient: PublicClient, escrow: Ad
   const code = (await publicClient.getCode({ address: escrow })) ?? '0x';
   const selector = settleFillsSelector().slice(2);
   if (!code.toLowerCase().includes(`63${selector}`)) {
-    throw new Error(
+    throw new ChainError(
       `devnet escrow ${escrow} predates the current settleFills(${selector}); delete the devnet state file`,
     );
   }
@@ -75,6 +79,6 @@ function settleFillsSelector() {
   const item = loadArtifact('FerryEscrow').abi.find(
     (i): i is AbiFunction => i.type === 'function' && i.name === 'settleFills',
   );
-  if (!item) throw new Error('FerryEscrow artifact has no settleFills');
+  if (!item) throw new ChainError('FerryEscrow artifact has no settleFills');
   return toFunctionSelector(item);
 }

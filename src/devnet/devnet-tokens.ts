@@ -1,6 +1,7 @@
 import { type Abi, type Address, createTestClient, getContractAddress, type Hex, http } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { chainById } from '../chains/chain-by-id.ts';
+import { ChainError } from '../chains/chain-error.ts';
 import { loadArtifact } from '../chains/contract-artifacts.ts';
 import { deployLz, type LzChainClient, lzChainClient } from '../chains/layerzero/lz-chain-client.ts';
 import type { DevnetTokenContract, DevnetTokenSpec } from './devnet-options.ts';
@@ -87,7 +88,7 @@ export async function deployDevnetTokens(
         ? await deployUsdcProxy(deployer, implementation as Address)
         : await deployTestStablecoin(deployer, spec);
     if (address.toLowerCase() !== token.address.toLowerCase())
-      throw new Error(
+      throw new ChainError(
         `deploying ${token.symbol} on chain ${chain.chainId}: ${address}, not ${token.address}`,
       );
   }

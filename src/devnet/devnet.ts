@@ -10,6 +10,7 @@ import {
 } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { chainById } from '../chains/chain-by-id.ts';
+import { ChainError } from '../chains/chain-error.ts';
 import type { ChainLogger } from '../chains/chain-logger.ts';
 import type { LzChainDeployment } from '../chains/layerzero/lz-chain-deployment.ts';
 import { deployFerryChain } from '../deploy/ferry-deploy.ts';
@@ -108,7 +109,7 @@ export async function deployDevnetContracts(options: DeployDevnetOptions): Promi
 export async function deployDevnetContracts(options: DeployDevnetOptions): Promise<DevnetDeployment> {
   const { rpcUrl, chainId, attester, layerzeroEndpoint, log } = options;
   if ((attester === undefined) === (layerzeroEndpoint === undefined))
-    throw new Error('deployDevnetContracts needs exactly one of attester and layerzeroEndpoint');
+    throw new ChainError('deployDevnetContracts needs exactly one of attester and layerzeroEndpoint');
   const tokenSpecs = options.tokens ?? DEFAULT_DEVNET_TOKENS;
   const deployerKey = options.deployerKey ?? DEVNET_DEPLOYER_KEY;
   const account = privateKeyToAccount(deployerKey);
@@ -139,7 +140,7 @@ export async function deployDevnetContracts(options: DeployDevnetOptions): Promi
   } else {
     const nonce = await publicClient.getTransactionCount({ address: account.address });
     if (present > 0 || nonce !== 0) {
-      throw new Error(
+      throw new ChainError(
         `chain ${chainId}: deployer ${account.address} has nonce ${nonce} and ${present}/${planned.length} ` +
           'contracts exist; deterministic deployment needs a fresh chain (delete the devnet state file)',
       );
@@ -159,7 +160,9 @@ export async function deployDevnetContracts(options: DeployDevnetOptions): Promi
     for (const [role, address] of Object.entries(contracts)) {
       const actual = ferry.contracts[role as keyof DevnetContracts];
       if (actual?.toLowerCase() !== address.toLowerCase())
-        throw new Error(`chain ${chainId}: ${role} deployed at ${actual}, not at the planned ${address}`);
+        throw new ChainError(
+          `chain ${chainId}: ${role} deployed at ${actual}, not at the planned ${address}`,
+        );
     }
     startBlock = ferry.startBlock;
     deployed = true;
@@ -265,7 +268,7 @@ export async function startDevnets(options: StartDevnetsOptions): Promise<Devnet
         await startIntervalMining(chain.rpcUrl, chain.chainId, options.blockTime, log);
     }
     const startRelay = (relayOptions: DevnetRelayOptions = {}): LzRelay => {
-      if (messenger !== 'layerzero') throw new Error('attester devnets have no LayerZero relay');
+      if (messenger !== 'layerzero') throw new ChainError('attester devnets have no LayerZero relay');
       if (relay) return relay;
       const lzChains = chains as (DevnetChainConfig & { layerzero: LzChainDeployment })[];
       const inner = startDevnetRelay(lzChains, log, relayOptions);

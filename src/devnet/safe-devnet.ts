@@ -16,6 +16,7 @@ import {
   type WalletClient,
   zeroAddress,
 } from 'viem';
+import { ChainError } from '../chains/chain-error.ts';
 import type { ChainLogger } from '../chains/chain-logger.ts';
 
 /**
@@ -85,7 +86,7 @@ export async function deploySafeContracts(
     const hash = await wallet.deployContract({ abi, bytecode });
     const receipt = await publicClient.waitForTransactionReceipt({ hash });
     if (receipt.status !== 'success' || !receipt.contractAddress) {
-      throw new Error(`deploying Safe's ${name} on chain ${wallet.chain.id} failed (tx ${hash})`);
+      throw new ChainError(`deploying Safe's ${name} on chain ${wallet.chain.id} failed (tx ${hash})`);
     }
     addresses.push(getAddress(receipt.contractAddress));
   }
@@ -125,7 +126,7 @@ export async function createSafe(
   const { result, request } = await publicClient.simulateContract(call);
   const hash = await wallet.writeContract(request);
   const receipt = await publicClient.waitForTransactionReceipt({ hash });
-  if (receipt.status !== 'success') throw new Error(`creating a Safe failed (tx ${hash})`);
+  if (receipt.status !== 'success') throw new ChainError(`creating a Safe failed (tx ${hash})`);
   return result as Address;
 }
 
@@ -134,7 +135,7 @@ export async function ownerSignatures(owners: readonly LocalAccount[], hash: Hex
   const sorted = [...owners].sort((a, b) => (BigInt(a.address) < BigInt(b.address) ? -1 : 1));
   const parts: Hex[] = [];
   for (const owner of sorted) {
-    if (!owner.sign) throw new Error(`owner ${owner.address} cannot sign raw hashes`);
+    if (!owner.sign) throw new ChainError(`owner ${owner.address} cannot sign raw hashes`);
     parts.push(await owner.sign({ hash }));
   }
   return `0x${parts.map((p) => p.slice(2)).join('')}`;
@@ -164,7 +165,7 @@ export async function execSafeTransaction(
     args: [...tx, signatures],
   });
   const receipt = await publicClient.waitForTransactionReceipt({ hash });
-  if (receipt.status !== 'success') throw new Error(`Safe transaction ${hash} reverted`);
+  if (receipt.status !== 'success') throw new ChainError(`Safe transaction ${hash} reverted`);
   return hash;
 }
 

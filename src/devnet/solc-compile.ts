@@ -4,6 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import solc from 'solc';
 import type { Abi, Hex } from 'viem';
+import { ChainError } from '../chains/chain-error.ts';
 
 /** Repository root (this file lives in src/chains/). */
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -117,7 +118,7 @@ export function compileSources(sources: Record<string, { content: string }>): Co
   const messages = output.errors ?? [];
   const errors = messages.filter((m) => m.severity === 'error');
   if (errors.length > 0) {
-    throw new Error(`solc failed:\n${errors.map((e) => e.formattedMessage).join('\n')}`);
+    throw new ChainError(`solc failed:\n${errors.map((e) => e.formattedMessage).join('\n')}`);
   }
 
   const contracts: CompiledContract[] = [];
@@ -128,9 +129,9 @@ export function compileSources(sources: Record<string, { content: string }>): Co
         continue;
       const name = node.name ?? '';
       const compiled = output.contracts?.[sourcePath]?.[name];
-      if (!compiled) throw new Error(`solc produced no output for ${sourcePath}:${name}`);
+      if (!compiled) throw new ChainError(`solc produced no output for ${sourcePath}:${name}`);
       // Artifacts are stored by contract name alone, so names must be unique across the tree.
-      if (seen.has(name)) throw new Error(`duplicate contract name ${name} (${sourcePath})`);
+      if (seen.has(name)) throw new ChainError(`duplicate contract name ${name} (${sourcePath})`);
       seen.add(name);
       contracts.push({
         contractName: name,

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { type Abi, type Address, type Hex, maxUint256, type PublicClient } from 'viem';
+import { ChainError } from '../chains/chain-error.ts';
 import { deployLz, type LzChainClient, writeLz } from '../chains/layerzero/lz-chain-client.ts';
 
 /**
@@ -26,7 +27,8 @@ const require = createRequire(import.meta.url);
 
 function loadUsdcArtifact(name: keyof typeof ARTIFACTS): HardhatArtifact {
   const raw = JSON.parse(readFileSync(require.resolve(ARTIFACTS[name]), 'utf8')) as HardhatArtifact;
-  if (raw.contractName !== name) throw new Error(`${ARTIFACTS[name]} holds ${raw.contractName}, not ${name}`);
+  if (raw.contractName !== name)
+    throw new ChainError(`${ARTIFACTS[name]} holds ${raw.contractName}, not ${name}`);
   return raw;
 }
 
@@ -39,7 +41,8 @@ function linkLibrary(artifact: HardhatArtifact, library: string, address: Addres
       code = code.slice(0, at) + address.slice(2).toLowerCase() + code.slice(at + ref.length * 2);
     }
   }
-  if (code.includes('__$')) throw new Error(`FiatTokenV2_2 still has unlinked libraries after ${library}`);
+  if (code.includes('__$'))
+    throw new ChainError(`FiatTokenV2_2 still has unlinked libraries after ${library}`);
   return `0x${code}`;
 }
 
@@ -97,7 +100,7 @@ export async function initialiseUsdc(
   proxyAdmin: Address,
 ): Promise<void> {
   if (proxyAdmin.toLowerCase() === deployer.account.toLowerCase()) {
-    throw new Error("USDC's proxy admin must differ from the deployer");
+    throw new ChainError("USDC's proxy admin must differ from the deployer");
   }
   await writeLz(deployer, {
     address: usdc,
@@ -141,11 +144,11 @@ export async function assertCircleUsdc(publicClient: PublicClient, usdc: Address
   try {
     [version, minter] = await Promise.all([read('version'), read('isMinter', [deployer])]);
   } catch (cause) {
-    throw new Error(`devnet USDC ${usdc} is not Circle's FiatTokenV2_2; delete the devnet state file`, {
+    throw new ChainError(`devnet USDC ${usdc} is not Circle's FiatTokenV2_2; delete the devnet state file`, {
       cause,
     });
   }
   if (version !== USDC_PERMIT_DOMAIN.version || minter !== true) {
-    throw new Error(`devnet USDC ${usdc} is not a set-up FiatTokenV2_2; delete the devnet state file`);
+    throw new ChainError(`devnet USDC ${usdc} is not a set-up FiatTokenV2_2; delete the devnet state file`);
   }
 }

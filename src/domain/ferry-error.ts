@@ -39,3 +39,13 @@ export abstract class FerryError<Details = string | undefined> extends Error {
     return walkCauses(this, predicate);
   }
 }
+
+/**
+ * Whether `error` may go otherwise when tried again: the `retryable` of the first FerryError among it and its
+ * causes (walkCauses), so a Ferry error keeps its word even when a driver or a plain Error wraps it. Errors
+ * outside the family say nothing: not retryable.
+ */
+export function isRetryable(error: unknown): boolean {
+  const member = walkCauses(error, (e): e is FerryError<unknown> => e instanceof FerryError);
+  return member?.retryable ?? false;
+}

@@ -6,12 +6,14 @@ import {
   createTransactionClient,
   type TransactionClient,
 } from '../chains/transactions/transaction-client.ts';
+import { isRetryable } from '../domain/ferry-error.ts';
 import type { TxCrashPoint } from '../process/fault-injector.ts';
 import type { LpJournal } from '../store/ledgers/lp-journal.ts';
 import { type ChainInfo, type FerryApi, FerryApiError, type OrderView } from './ferry-api.ts';
 import { DEFAULT_FILL_MARGIN_SECONDS } from './fill-margin.ts';
 import type { BotLog } from './lp-bot-log.ts';
 import { createLpChainAccess } from './lp-chain-access.ts';
+import { LpBotError, optionError } from './lp-error.ts';
 import { markFilledQuotes } from './lp-filled-quotes.ts';
 import { createFiller, type Done } from './lp-filler.ts';
 import { fillOpenOrders } from './lp-open-fills.ts';
@@ -141,7 +143,7 @@ function recordFailure(report: PassReport, log: BotLog): Failed {
       report.retryAfterMs = Math.max(report.retryAfterMs ?? 0, (error.retryAfter ?? 5) * 1000);
     }
     report.errors.push({ subject, message });
-    log.warn({ subject, err: message }, 'will retry next poll');
+    log.warn({ subject, err: message, retryable: isRetryable(error) }, 'will retry next poll');
   };
 }
 
@@ -193,7 +195,7 @@ async function quoteOpen(
 
 /** How the bot's transaction client treats its transactions on chain `name`. */
 function txSettings(options: LpBotOptions, name: string, info: ChainInfo | undefined) {
-  if (!info) throw new Error(`chain ${name} is not known to the bot`);
+  if (!info) throw new LpBotError(`chain ${name} is not known to the bot`);
   return {
     chainId: info.chainId,
     // The depth Ferry's registry asks of the chain: a fill counted final sooner can be lost to a reorg Ferry waits out.
@@ -211,7 +213,7 @@ function emptyReport(): PassReport {
 function fillerAndProver(options: LpBotOptions, parts: Omit<ProverDeps, 'proveBatch' | 'proveAfterMs'>) {
   const proveBatch = options.proveBatch ?? DEFAULT_PROVE_BATCH;
   if (!Number.isInteger(proveBatch) || proveBatch < 1 || proveBatch > MAX_PROOFS_PER_MESSAGE)
-    throw new Error(`proveBatch must be an integer from 1 to ${MAX_PROOFS_PER_MESSAGE}, got ${proveBatch}`);
+    throw optionError(`proveBatch must be an integer from 1 to ${MAX_PROOFS_PER_MESSAGE}, got ${proveBatch}`);
   const fillMargin = BigInt(options.fillMarginSeconds ?? DEFAULT_FILL_MARGIN_SECONDS);
   const proveAfterMs = (options.proveAfterSeconds ?? DEFAULT_PROVE_AFTER_SECONDS) * 1000;
   return {
@@ -223,7 +225,7 @@ function fillerAndProver(options: LpBotOptions, parts: Omit<ProverDeps, 'proveBa
 function offererShareOf(options: LpBotOptions): number {
   const share = options.maxOffererShare ?? 0.5;
   if (!(share > 0 && share <= 1))
-    throw new Error(`maxOffererShare must be above 0 and at most 1, got ${share}`);
+    throw optionError(`maxOffererShare must be above 0 and at most 1, got ${share}`);
   return share;
 }
 

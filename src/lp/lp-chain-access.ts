@@ -3,6 +3,7 @@ import type { ChainRegistry } from '../chains/chain-registry.ts';
 import { type ChainClients, chainClients } from '../chains/settlement/lp-chain-clients.ts';
 import type { ChainInfo, FerryApi } from './ferry-api.ts';
 import { pinChains } from './lp-chain-pins.ts';
+import { LpBotError } from './lp-error.ts';
 
 /** The chains the bot trades on, as the API names them once pinned, and one set of RPC clients per chain. */
 export interface LpChainAccess {
@@ -30,7 +31,7 @@ export function createLpChainAccess(input: {
   const access: LpChainAccess = {
     async refresh() {
       const checked = await pinChains(await api.chains(), pinned, access.clientsFor);
-      if ('problem' in checked) throw new Error(`not trading: ${checked.problem}`);
+      if ('problem' in checked) throw new LpBotError(`not trading: ${checked.problem}`);
       access.set(checked.chains);
     },
     set(list) {
@@ -50,7 +51,7 @@ export function createLpChainAccess(input: {
         // that do not exist.
         const rpcUrl = input.rpcUrls?.[info.name] ?? pinned?.chain(info.name)?.rpcUrl ?? info.rpcUrl;
         if (!rpcUrl)
-          throw new Error(`chain ${info.name} has no public rpcUrl; pass --rpc-url ${info.name}=URL`);
+          throw new LpBotError(`chain ${info.name} has no public rpcUrl; pass --rpc-url ${info.name}=URL`);
         c = chainClients({ name: info.name, chainId: info.chainId, rpcUrl }, account);
         clients.set(info.name, c);
       }

@@ -21,6 +21,7 @@ import type { JournalQuote, JournalTables, LpJournal } from '../store/ledgers/lp
 import type { LedgerGuard } from '../store/ledgers/tx-ledger-store.ts';
 import type { ChainInfo, OrderView } from './ferry-api.ts';
 import type { BotLog } from './lp-bot-log.ts';
+import { LpBotError } from './lp-error.ts';
 import { fillRefusal } from './lp-fill-refusal.ts';
 import type { PassReport } from './lp-pass-report.ts';
 import { type SignedOrder, settlementMethodOf, signedOrderOf } from './lp-signed-order.ts';
@@ -53,7 +54,7 @@ interface Blocker {
 
 function deadlineOf(order: OrderView): bigint {
   if (order.details.fillDeadline === null)
-    throw new Error(`order ${order.orderId} is listed without its fillDeadline`);
+    throw new LpBotError(`order ${order.orderId} is listed without its fillDeadline`);
   return BigInt(order.details.fillDeadline);
 }
 
@@ -108,7 +109,9 @@ async function fillCall(deps: FillerDeps, c: ChainClients, info: ChainInfo, sign
   const native = await c.public.getBalance({ address: deps.account.address });
   // A clear message instead of the node's "insufficient funds" on the gas estimate.
   if (native < value)
-    throw new Error(`fill wallet holds ${native} wei on ${info.name}, the proof's fee is ${value}`);
+    throw new LpBotError(`fill wallet holds ${native} wei on ${info.name}, the proof's fee is ${value}`, {
+      retryable: true,
+    });
   return { to, data: fillAndProveData(order, escrow, options), value };
 }
 
@@ -350,8 +353,9 @@ export function createFiller(deps: FillerDeps) {
         journal.fillOutputs.inFlight(info.name, token),
       ]);
       if (held - inFlight < outputAmount) {
-        throw new Error(
+        throw new LpBotError(
           `fill wallet holds ${held} of ${token} (${inFlight} owed to fills in flight), needs ${outputAmount}`,
+          { retryable: true },
         );
       }
       if (!(await allowanceCovers(deps, info, c, token, outputAmount + inFlight))) return;

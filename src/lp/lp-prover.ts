@@ -16,6 +16,7 @@ import type { LpJournal } from '../store/ledgers/lp-journal.ts';
 import type { JournalFill } from '../store/ledgers/lp-proof-journal.ts';
 import type { ChainInfo } from './ferry-api.ts';
 import type { BotLog } from './lp-bot-log.ts';
+import { LpBotError } from './lp-error.ts';
 import type { BotTransactions } from './lp-filler.ts';
 import type { PassReport } from './lp-pass-report.ts';
 
@@ -183,7 +184,7 @@ export function createProver(deps: ProverDeps) {
     const first = candidates[0] as JournalFill;
     const [info, inputInfo] = [await deps.chain(first.outputChain), await deps.chain(first.inputChain)];
     if (!info || !inputInfo)
-      throw new Error(`not proving: unknown chain ${first.outputChain} or ${first.inputChain}`);
+      throw new LpBotError(`not proving: unknown chain ${first.outputChain} or ${first.inputChain}`);
     // Fills that cannot be proven now are dropped before the batch is chosen: they never hold its slots.
     const open = await provable(deps, info, inputInfo, candidates);
     const left = Math.max(0, open.length - size);
@@ -198,7 +199,10 @@ export function createProver(deps: ProverDeps) {
     const value = await quoteProve(c, info.fill as Hex, orders, first.escrow, options);
     const native = await c.public.getBalance({ address: deps.account.address });
     if (native < value)
-      throw new Error(`fill wallet holds ${native} wei on ${info.name}, the batch proof's fee is ${value}`);
+      throw new LpBotError(
+        `fill wallet holds ${native} wei on ${info.name}, the batch proof's fee is ${value}`,
+        { retryable: true },
+      );
     const batchId = `prove-${randomUUID()}`;
     const hashes = fills.map((f) => f.orderHash);
     const sent = await deps.transactions.submit({

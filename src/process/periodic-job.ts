@@ -1,4 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
+import { isRetryable } from '../domain/ferry-error.ts';
 
 export interface PeriodicJob<T> {
   /** One run now, or the run already under way (runs never overlap); tests call it directly. */
@@ -64,7 +65,9 @@ export function createPeriodicJob<T>(options: {
       wokenDuringRun = false;
       await runOnce();
     } catch (error) {
-      log.warn({ err: error, job: name }, `${name} failed; will retry`);
+      // Both run again on schedule; one that cannot go otherwise unchanged (not retryable) wants a person.
+      if (isRetryable(error)) log.warn({ err: error, job: name }, `${name} failed; will retry`);
+      else log.error({ err: error, job: name }, `${name} failed (not retryable); will run again`);
     }
     lastEnd = Date.now();
     schedule(wokenDuringRun ? minGapMs : intervalMs);

@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { hashTypedData } from 'viem';
 import type { PrivateKeyAccount } from 'viem/accounts';
-import { type ChainRegistry, registryChain } from '../chains/chain-registry.ts';
+import { type ChainRegistry, registryChain, registryError } from '../chains/chain-registry.ts';
 import { fillAttestationTypedData } from '../chains/settlement/fill-attestation.ts';
 import type { Clock } from '../domain/clock.ts';
 import type { OrderTerms } from '../domain/order-typed-data.ts';
@@ -12,6 +12,7 @@ import type { SettlementObservation } from '../domain/settlement-observation.ts'
 import type { FerryDatabase } from '../store/engine/database.ts';
 import { findOrder } from '../store/tables/orders-store.ts';
 import { recordFillAttestation, recordOrderSettlement } from '../store/tables/settlement-store.ts';
+import { SettlementError } from './settlement-error.ts';
 
 /** Signs and keeps an order's fill attestation (attester chains). */
 export interface Attesting {
@@ -39,11 +40,11 @@ export function createAttesting(deps: {
     async attest(order, _terms, obs) {
       if (order.fillAttestation) return order.fillAttestation;
       const fill = validFillAtDepth(obs);
-      if (!fill) throw new Error(`order ${order.id}: no valid fill at depth to attest`);
+      if (!fill) throw new SettlementError(`order ${order.id}: no valid fill at depth to attest`);
       const input = registryChain(deps.registry, order.inputChain);
       const { settlement } = input;
       if (settlement.method !== 'attester' || !settlement.messenger) {
-        throw new Error(`chain ${input.name} has no attester messenger`);
+        throw registryError(`chain ${input.name} has no attester messenger`);
       }
       const messenger = settlement.messenger;
       const typedData = fillAttestationTypedData({

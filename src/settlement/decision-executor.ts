@@ -22,6 +22,7 @@ import type { ActionOutcome, ChainActionExecutor } from './chain-action-executor
 import { orderDepositCall } from './order-deposit-call.ts';
 import { announceOpen, moveOrder, noteGivenUp, SETTLEMENT_ACTOR } from './order-writes.ts';
 import type { ProveBatcher } from './prove-batcher.ts';
+import { SettlementError } from './settlement-error.ts';
 
 /**
  * `now`: walk the order on in this pass. `soon`: it waits on a chain (a receipt, a fill, depth, a deadline, an
@@ -304,9 +305,9 @@ async function deliveryCall(
   kind: 'commit' | 'execute',
 ) {
   const proof = obs.route.method === 'layerzero' ? obs.route.proof : null;
-  if (!proof) throw new Error(`order ${order.id} has no proof message to ${kind}`);
+  if (!proof) throw new SettlementError(`order ${order.id} has no proof message to ${kind}`);
   const packet = await chain.proofPacket(order.outputChain, proof.txHash, proof.guid);
-  if (!packet) throw new Error(`no LayerZero packet ${proof.guid} in transaction ${proof.txHash}`);
+  if (!packet) throw new SettlementError(`no LayerZero packet ${proof.guid} in transaction ${proof.txHash}`);
   return kind === 'commit'
     ? chain.commitCall(order.inputChain, packet)
     : chain.lzReceiveCall(order.inputChain, packet);
@@ -319,6 +320,6 @@ async function gapCommitCall(
   { txHash, guid }: { txHash: Hex; guid: Hex },
 ) {
   const packet = await chain.proofPacket(order.outputChain, txHash, guid);
-  if (!packet) throw new Error(`no LayerZero packet ${guid} in transaction ${txHash}`);
+  if (!packet) throw new SettlementError(`no LayerZero packet ${guid} in transaction ${txHash}`);
   return chain.commitCall(order.inputChain, packet);
 }

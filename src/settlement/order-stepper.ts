@@ -9,6 +9,7 @@ import type { FerryDatabase } from '../store/engine/database.ts';
 import { findQuote } from '../store/tables/quotes-store.ts';
 import type { DecisionExecutor, StepResult } from './decision-executor.ts';
 import type { OrderObserver } from './order-observer.ts';
+import { SettlementError } from './settlement-error.ts';
 
 /** One settlement step of one order: observe, decide, act. */
 export interface OrderStepper {
@@ -28,7 +29,7 @@ export function createOrderStepper(deps: {
   return {
     async step(order) {
       const quote = await findQuote(database.db, order.quoteId);
-      if (!quote) throw new Error(`order ${order.id} has no quote`);
+      if (!quote) throw new SettlementError(`order ${order.id} has no quote`);
       const terms = orderTermsFrom(quote.typedData);
       const observation = await observer.observe(order, terms);
       const problems = observation.fill && fillProblems(observation);

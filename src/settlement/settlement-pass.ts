@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { NonceConflictError } from '../chains/transactions/tx-sender.ts';
+import { isRetryable } from '../domain/ferry-error.ts';
 import type { Order } from '../domain/records.ts';
 import type { FerryMetrics } from '../metrics/ferry-metrics.ts';
 import type { FerryDatabase } from '../store/engine/database.ts';
@@ -70,7 +71,10 @@ export function createSettlementPass(deps: {
         );
         return { next: Date.now() + NONCE_CONFLICT_RECHECK_MS, failed: false };
       }
-      log.warn({ err: error, orderId: order.id, status: order.status }, 'settlement step failed; will retry');
+      // Backed off either way; a failure that will not go otherwise unchanged (not retryable) is logged at error.
+      const fields = { err: error, orderId: order.id, status: order.status };
+      if (isRetryable(error)) log.warn(fields, 'settlement step failed; will retry');
+      else log.error(fields, 'settlement step failed (not retryable); will look again after a backoff');
       return { next: afterFailure(attempts), failed: true };
     }
   }

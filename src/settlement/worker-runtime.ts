@@ -7,6 +7,7 @@ import { createSettlementChain } from '../chains/settlement/settlement-chain.ts'
 import { createTransactionClient } from '../chains/transactions/transaction-client.ts';
 import { publicClientsFor } from '../chains/viem-client.ts';
 import type { Config } from '../config/config.ts';
+import { ConfigError } from '../config/config.ts';
 import type { Clock } from '../domain/clock.ts';
 import type { FerryMetrics } from '../metrics/ferry-metrics.ts';
 import { createFaultInjector } from '../process/fault-injector.ts';
@@ -55,9 +56,9 @@ export function createWorkerRuntime(deps: {
   const relayerKey = config.worker.relayerKey ?? deps.defaultKeys?.relayer;
   const attesterKey = config.worker.attesterKey ?? deps.defaultKeys?.attester;
   if (!relayerKey || !attesterKey) {
-    throw new Error(
-      'the settlement worker needs RELAYER_PRIVATE_KEY and ATTESTER_PRIVATE_KEY with a CHAIN_REGISTRY (or set WORKER=false)',
-    );
+    const message =
+      'the settlement worker needs RELAYER_PRIVATE_KEY and ATTESTER_PRIVATE_KEY with a CHAIN_REGISTRY (or set WORKER=false)';
+    throw new ConfigError([message], { message });
   }
   const log = deps.log.child({ component: 'settlement' });
   const chain = createSettlementChain({

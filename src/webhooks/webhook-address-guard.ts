@@ -151,7 +151,7 @@ export function guardedLookup(allowPrivate: boolean) {
           }
         }
         const [first] = addresses;
-        if (!first) throw new Error(`${host} has no address`);
+        if (!first) throw new WebhookAddressRefusedError(`${host} has no address`);
         if (options.all) callback(null, addresses);
         else callback(null, first.address, first.family);
       })

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { Abi, Hex } from 'viem';
+import { ChainError } from '../chain-error.ts';
 
 /**
  * LayerZero V2's own contracts, deployed from the compiled artifacts their npm packages ship (licence LZBL-1.2:
@@ -41,9 +42,10 @@ export function loadLzArtifact(name: LzContractName): LzArtifact {
   if (!artifact) {
     const file = require.resolve(ARTIFACT_FILES[name]);
     const raw = JSON.parse(readFileSync(file, 'utf8')) as HardhatArtifact;
-    if (raw.contractName !== name) throw new Error(`${file} holds ${raw.contractName}, not ${name}`);
+    if (raw.contractName !== name) throw new ChainError(`${file} holds ${raw.contractName}, not ${name}`);
     // An unlinked library placeholder would deploy as garbage; these five are known to need none.
-    if (Object.keys(raw.linkReferences ?? {}).length > 0) throw new Error(`${name} needs library linking`);
+    if (Object.keys(raw.linkReferences ?? {}).length > 0)
+      throw new ChainError(`${name} needs library linking`);
     artifact = { contractName: name, abi: raw.abi, bytecode: raw.bytecode };
     cache.set(name, artifact);
   }

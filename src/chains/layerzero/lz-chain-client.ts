@@ -15,18 +15,9 @@ import {
   type WalletClient,
 } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import { FerryError } from '../../domain/ferry-error.ts';
 import { chainById } from '../chain-by-id.ts';
+import { ChainError } from '../chain-error.ts';
 import { lzErrorAbi } from './lz-artifacts.ts';
-
-/** A LayerZero devnet step that failed: a transaction reverted, timed out or was refused by the node. */
-export class LayerZeroDevnetError extends FerryError {
-  override readonly name = 'LayerZeroDevnetError';
-  /** `retryable`: only a missing receipt (a timeout, a node that went away) may go otherwise the next time. */
-  constructor(message: string, options: { readonly cause?: unknown; readonly retryable?: boolean } = {}) {
-    super(message, { cause: options.cause, retryable: options.retryable ?? false });
-  }
-}
 
 /** One chain as the LayerZero deployer and the relay see it: a read client and one signing key. */
 export interface LzChainClient {
@@ -65,13 +56,13 @@ async function awaitSuccess(client: LzChainClient, hash: Hex, what: string): Pro
   try {
     receipt = await client.publicClient.waitForTransactionReceipt({ hash, timeout: client.timeoutMs });
   } catch (cause) {
-    throw new LayerZeroDevnetError(`${what} on chain ${client.chainId}: no receipt for ${hash}`, {
+    throw new ChainError(`${what} on chain ${client.chainId}: no receipt for ${hash}`, {
       cause,
       retryable: true,
     });
   }
   if (receipt.status !== 'success') {
-    throw new LayerZeroDevnetError(`${what} on chain ${client.chainId} reverted (tx ${hash})`);
+    throw new ChainError(`${what} on chain ${client.chainId} reverted (tx ${hash})`);
   }
   return receipt;
 }
@@ -93,10 +84,10 @@ export async function deployLz(
       chain: client.wallet.chain,
     });
   } catch (cause) {
-    throw new LayerZeroDevnetError(`deploying ${what} on chain ${client.chainId} was refused`, { cause });
+    throw new ChainError(`deploying ${what} on chain ${client.chainId} was refused`, { cause });
   }
   const receipt = await awaitSuccess(client, hash, `deploying ${what}`);
-  if (!receipt.contractAddress) throw new LayerZeroDevnetError(`deploying ${what}: no contract address`);
+  if (!receipt.contractAddress) throw new ChainError(`deploying ${what}: no contract address`);
   return { address: getAddress(receipt.contractAddress), receipt };
 }
 
@@ -166,14 +157,14 @@ export async function sendLz(
     return await client.wallet.writeContract(request as never);
   } catch (cause) {
     const reason = revertReason(cause);
-    throw new LayerZeroDevnetError(
+    throw new ChainError(
       `${describeCall(call)} on chain ${client.chainId} was refused${reason ? `: ${reason}` : ''}`,
       { cause },
     );
   }
 }
 
-/** Waits (bounded) for a call sent by sendLz; a reverted or missing receipt is a LayerZeroDevnetError. */
+/** Waits (bounded) for a call sent by sendLz; a reverted or missing receipt is a ChainError. */
 export function awaitLzReceipt(client: LzChainClient, hash: Hex, call: LzCall): Promise<TransactionReceipt> {
   return awaitSuccess(client, hash, describeCall(call));
 }
@@ -236,7 +227,7 @@ export async function signLz(
     return { call, rawTx, hash: keccak256(rawTx) };
   } catch (cause) {
     const reason = revertReason(cause);
-    throw new LayerZeroDevnetError(
+    throw new ChainError(
       `${describeCall(call)} on chain ${client.chainId} was refused${reason ? `: ${reason}` : ''}`,
       { cause },
     );
@@ -248,11 +239,8 @@ export async function broadcastLz(client: LzChainClient, signed: SignedLz): Prom
   try {
     return await client.publicClient.sendRawTransaction({ serializedTransaction: signed.rawTx });
   } catch (cause) {
-    throw new LayerZeroDevnetError(
-      `${describeCall(signed.call)} on chain ${client.chainId} was not accepted`,
-      {
-        cause,
-      },
-    );
+    throw new ChainError(`${describeCall(signed.call)} on chain ${client.chainId} was not accepted`, {
+      cause,
+    });
   }
 }

@@ -11,6 +11,7 @@ import {
   slice,
   toHex,
 } from 'viem';
+import { ChainError } from '../chain-error.ts';
 
 /**
  * A LayerZero V2 packet as EndpointV2's PacketSent carries it (PacketV1Codec): an 81-byte header
@@ -36,10 +37,10 @@ const PACKET_VERSION = 1;
 
 export function decodeLzPacket(encoded: Hex): LzPacket {
   if (size(encoded) < HEADER_BYTES + 32)
-    throw new Error(`LayerZero packet too short (${size(encoded)} bytes)`);
+    throw new ChainError(`LayerZero packet too short (${size(encoded)} bytes)`);
   const version = Number(slice(encoded, 0, 1));
   if (version !== PACKET_VERSION)
-    throw new Error(`LayerZero packet version ${version} is not ${PACKET_VERSION}`);
+    throw new ChainError(`LayerZero packet version ${version} is not ${PACKET_VERSION}`);
   const payload = slice(encoded, HEADER_BYTES);
   return {
     header: slice(encoded, 0, HEADER_BYTES),

@@ -4,6 +4,7 @@ import type { ChainFill, ProofDeliveredLog, ProofSentLog } from '../../domain/ch
 import type { OnchainOpen } from '../../domain/onchain-order.ts';
 import type { OrderTerms } from '../../domain/order-typed-data.ts';
 import type { ChainRegistry } from '../chain-registry.ts';
+import { registryError } from '../chain-registry.ts';
 import { loadArtifact } from '../contract-artifacts.ts';
 import { isLogRangeTooLarge, LogRangeTooLargeError } from '../log-range-error.ts';
 import { publicClientsFor, type RpcErrorCounter } from '../viem-client.ts';
@@ -84,7 +85,7 @@ export function createFillLogSource({
     async fills(chain: string, fromBlock: bigint, toBlock: bigint): Promise<FillRange> {
       const c = client(chain);
       const contracts = registry.chain(chain)?.contracts;
-      if (!contracts) throw new Error(`chain ${chain} is not in the registry`);
+      if (!contracts) throw registryError(`chain ${chain} is not in the registry`);
       // One request for both contracts: the fill contract's events and the escrow's Open.
       const [all, first, last] = await Promise.all([
         c

@@ -15,6 +15,7 @@ import {
 import type { PrivateKeyAccount } from 'viem/accounts';
 import { type EscrowStatus, escrowStatusOf } from '../../domain/escrow-status.ts';
 import type { OrderTerms } from '../../domain/order-typed-data.ts';
+import { ChainError } from '../chain-error.ts';
 import { DEFAULT_MAX_LOG_RANGE } from '../chain-registry.ts';
 import { loadArtifact } from '../contract-artifacts.ts';
 import { isLogRangeTooLarge } from '../log-range-error.ts';
@@ -70,7 +71,7 @@ async function sendAndWait(c: ChainClients, what: string, send: () => Promise<He
   const hash = await send();
   // Bounded: a transaction dropped from the mempool must not hold its caller forever.
   const receipt = await c.public.waitForTransactionReceipt({ hash, timeout: RECEIPT_TIMEOUT_MS });
-  if (receipt.status !== 'success') throw new Error(`${what} reverted (tx ${hash})`);
+  if (receipt.status !== 'success') throw new ChainError(`${what} reverted (tx ${hash})`);
   return hash;
 }
 

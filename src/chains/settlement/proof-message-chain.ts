@@ -1,7 +1,7 @@
 import { encodeFunctionData, type Hex, keccak256, parseEventLogs } from 'viem';
 import type { OrderTerms } from '../../domain/order-typed-data.ts';
 import type { SkipReason } from '../../domain/settlement-observation.ts';
-import { type Chain, type ChainRegistry, registryChain } from '../chain-registry.ts';
+import { type Chain, type ChainRegistry, registryChain, registryError } from '../chain-registry.ts';
 import { loadArtifact } from '../contract-artifacts.ts';
 import { loadLzArtifact } from '../layerzero/lz-artifacts.ts';
 import { decodeLzPacket, type LzPacket, lzOrigin } from '../layerzero/lz-packet.ts';
@@ -44,7 +44,7 @@ export interface ProofMessageChain {
 
 function layerZero(chain: Chain) {
   if (chain.settlement.method !== 'layerzero')
-    throw new Error(`chain ${chain.name} does not settle via LayerZero`);
+    throw registryError(`chain ${chain.name} does not settle via LayerZero`);
   return chain.settlement.layerzero;
 }
 
@@ -59,7 +59,7 @@ export function createProofMessageChain({
   /** The escrow of the order's input chain: the one the proof is for (it is part of the order's hash). */
   const inputEscrow = (order: OrderTerms) => {
     const input = registry.chains.find((c) => BigInt(c.chainId) === order.inputChainId);
-    if (!input) throw new Error(`no registry chain has chain id ${order.inputChainId}`);
+    if (!input) throw registryError(`no registry chain has chain id ${order.inputChainId}`);
     return input.contracts.escrow;
   };
 

@@ -16,7 +16,7 @@ import { type EscrowStatus, escrowStatusOf } from '../../domain/escrow-status.ts
 import { FerryError } from '../../domain/ferry-error.ts';
 import type { OrderTerms } from '../../domain/order-typed-data.ts';
 import type { SwapPermit } from '../../domain/swap-permit.ts';
-import { type Chain, type ChainRegistry, registryChain } from '../chain-registry.ts';
+import { type Chain, type ChainRegistry, registryChain, registryError } from '../chain-registry.ts';
 import { loadArtifact } from '../contract-artifacts.ts';
 import { lzErrorAbi } from '../layerzero/lz-artifacts.ts';
 import { sendingFees } from '../transactions/tx-sender.ts';
@@ -162,7 +162,7 @@ function contractCalls(
       attestation: Hex,
     ): ContractCall {
       const { messenger, escrow } = contracts(chain);
-      if (!messenger) throw new Error(`chain ${chain} has no messenger contract`);
+      if (!messenger) throw registryError(`chain ${chain} has no messenger contract`);
       return {
         chain,
         to: messenger,
@@ -193,7 +193,7 @@ export function createSettlementChain({
   const graces = new Map<string, Promise<bigint>>();
   const contracts = (name: string) => {
     const chain = registry.chain(name);
-    if (!chain) throw new Error(`chain ${name} is not in the registry`);
+    if (!chain) throw registryError(`chain ${name} is not in the registry`);
     return chain.contracts;
   };
 

@@ -1,6 +1,8 @@
 import type { Address, Hex, PublicClient } from 'viem';
 import type { PrivateKeyAccount } from 'viem/accounts';
+import { isRetryable } from '../../domain/ferry-error.ts';
 import type { TxCrashPoint } from '../../process/fault-injector.ts';
+import { ChainError } from '../chain-error.ts';
 import { createNonceGapRepair } from './nonce-gap-repair.ts';
 import { estimateGasOrRevert } from './tx-estimate.ts';
 import type { TxAction, TxLedger } from './tx-ledger.ts';
@@ -104,7 +106,7 @@ async function step<Guard>(
   }
   const txs = await ledger.attempts(action.id);
   const newest = txs.at(-1);
-  if (!newest) throw new Error(`chain action ${action.id} has no recorded transaction`);
+  if (!newest) throw new ChainError(`chain action ${action.id} has no recorded transaction`);
   const mined = await findMined(action.chain, txs);
   if (mined) return conclude(action, mined);
 
@@ -137,6 +139,26 @@ async function step<Guard>(
   if (answer === 'nonce-too-low') return nonceConsumed(action, replacement ? [...txs, replacement] : txs);
   if (replacement && answer === 'accepted') return waitForReceipt(action, replacement);
   return { status: 'pending', txHash: current.txHash };
+}
+
+/** Tries of a ledger write whose error is retryable (isRetryable): the nonce race, a dropped connection. */
+const LEDGER_WRITE_TRIES = 3;
+
+/**
+ * Writes an action down; a write that failed retryably is tried again at once: one that lost the nonce race
+ * (NonceRaceError) reads the winner's row the next time and takes the nonce after it. Nothing was sent before.
+ */
+async function recordRetrying<Guard>(
+  ledger: TxLedger<Guard>,
+  input: Parameters<TxLedger<Guard>['record']>[0],
+) {
+  for (let tries = 1; ; tries++) {
+    try {
+      return await ledger.record(input);
+    } catch (error) {
+      if (tries >= LEDGER_WRITE_TRIES || !isRetryable(error)) throw error;
+    }
+  }
 }
 
 /**
@@ -198,7 +220,7 @@ export function createTransactionClient<Guard>(deps: {
         sendingFees(c, settings.maxFeePerGas),
       ]);
       const gas = await estimateGasOrRevert(c, input.kind, call, account.address, input.value, fees);
-      const recorded = await ledger.record({
+      const recorded = await recordRetrying(ledger, {
         action: {
           subject: input.subject,
           kind: input.kind,

@@ -1,9 +1,9 @@
 import { type Address, encodeFunctionData, encodePacked, type Hex, keccak256, parseEventLogs } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
+import { ChainError } from '../../chains/chain-error.ts';
 import { loadLzArtifact } from '../../chains/layerzero/lz-artifacts.ts';
 import {
   awaitLzReceipt,
-  LayerZeroDevnetError,
   type LzCall,
   type LzChainClient,
   type LzFees,
@@ -123,7 +123,7 @@ export async function dvnVerifyGas(
     (log) => sameAddress(log.address, target) && sameAddress(log.args.dvn, dvn.address),
   );
   if (!verified) {
-    throw new LayerZeroDevnetError(
+    throw new ChainError(
       `DVN ${dvn.vid} on chain ${destination.chainId} did not verify packet ${packet.guid} (tx ${receipt.transactionHash})`,
     );
   }

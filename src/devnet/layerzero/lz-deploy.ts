@@ -1,12 +1,8 @@
 import type { Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
+import { ChainError } from '../../chains/chain-error.ts';
 import { loadLzArtifact, ZERO_FEE_LIB_INIT_CODE } from '../../chains/layerzero/lz-artifacts.ts';
-import {
-  deployLz,
-  LayerZeroDevnetError,
-  type LzChainClient,
-  writeLz,
-} from '../../chains/layerzero/lz-chain-client.ts';
+import { deployLz, type LzChainClient, writeLz } from '../../chains/layerzero/lz-chain-client.ts';
 import type { LzChainDeployment, LzDvnDeployment } from '../../chains/layerzero/lz-chain-deployment.ts';
 import { LZ_DEVNET_MAX_MESSAGE_SIZE, requiredDvnsConfig } from '../../chains/layerzero/lz-oapp-config.ts';
 
@@ -29,7 +25,7 @@ export async function deployLzChain(options: DeployLzChainOptions): Promise<LzCh
   const { deployer, eid, dvnKeys } = options;
   const signers = dvnKeys.map((key) => privateKeyToAccount(key).address);
   if (signers.length < 2 || new Set(signers).size !== signers.length) {
-    throw new LayerZeroDevnetError('LayerZero devnets need at least two DVNs with distinct keys');
+    throw new ChainError('LayerZero devnets need at least two DVNs with distinct keys');
   }
   const executorAdmin = privateKeyToAccount(options.executorKey).address;
   const owner = deployer.account;

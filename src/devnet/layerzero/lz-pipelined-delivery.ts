@@ -1,8 +1,8 @@
 import { type Hex, parseGwei, size } from 'viem';
+import { ChainError } from '../../chains/chain-error.ts';
 import {
   awaitLzReceipt,
   broadcastLz,
-  LayerZeroDevnetError,
   type LzChainClient,
   type LzFees,
   signLz,
@@ -148,18 +148,12 @@ export async function deliverPipelined(input: PipelinedDeliveryInput): Promise<P
   };
 }
 
-function pipelineFailure(
-  packet: LzPacket,
-  outcomes: readonly PromiseSettledResult<unknown>[],
-): LayerZeroDevnetError {
+function pipelineFailure(packet: LzPacket, outcomes: readonly PromiseSettledResult<unknown>[]): ChainError {
   const failed = outcomes.flatMap((outcome) =>
     outcome.status === 'rejected' ? [outcome.reason as unknown] : [],
   );
   const reasons = failed.map((reason) => (reason instanceof Error ? reason.message : String(reason)));
-  return new LayerZeroDevnetError(
-    `delivering packet ${packet.guid} in one block failed: ${reasons.join('; ')}`,
-    {
-      cause: failed[0],
-    },
-  );
+  return new ChainError(`delivering packet ${packet.guid} in one block failed: ${reasons.join('; ')}`, {
+    cause: failed[0],
+  });
 }

@@ -1,9 +1,9 @@
 import type { Hex } from 'viem';
+import { ChainError } from '../../chains/chain-error.ts';
 import type { ChainLogger } from '../../chains/chain-logger.ts';
 import { loadLzArtifact } from '../../chains/layerzero/lz-artifacts.ts';
 import {
   DEFAULT_LZ_RPC_TIMEOUT_MS,
-  LayerZeroDevnetError,
   type LzChainClient,
   lzChainClient,
 } from '../../chains/layerzero/lz-chain-client.ts';
@@ -54,7 +54,7 @@ export interface LzRelayOptions {
   retryMaxMs?: number;
   onDelivered?: (delivery: LzDelivery) => void;
   /** A delivery attempt that failed; the packet is tried again later (see `retryBaseMs`). */
-  onError?: (error: LayerZeroDevnetError, packet: LzPacket) => void;
+  onError?: (error: ChainError, packet: LzPacket) => void;
   log?: ChainLogger;
 }
 
@@ -147,7 +147,7 @@ async function deliver(
     if (failed.length === 1) throw failed[0];
     if (failed.length > 1) {
       const reasons = failed.map((reason) => (reason instanceof Error ? reason.message : String(reason)));
-      throw new LayerZeroDevnetError(`${failed.length} DVNs failed to verify: ${reasons.join('; ')}`, {
+      throw new ChainError(`${failed.length} DVNs failed to verify: ${reasons.join('; ')}`, {
         cause: failed[0],
       });
     }
@@ -179,7 +179,7 @@ async function dvnsStillToVerify(
     const dvn = target.dvns[index];
     const key = options.dvnKeys[index];
     const client = destination.dvnClients[index];
-    if (!dvn || !key || !client) throw new LayerZeroDevnetError(`no DVN ${index} on chain ${target.chainId}`);
+    if (!dvn || !key || !client) throw new ChainError(`no DVN ${index} on chain ${target.chainId}`);
     return { dvn, key, client };
   });
   const done = await Promise.all(
@@ -216,9 +216,9 @@ async function attempt(ctx: RetryContext, entry: PendingPacket): Promise<void> {
     options.onDelivered?.(delivery);
   } catch (err) {
     const error =
-      err instanceof LayerZeroDevnetError
+      err instanceof ChainError
         ? err
-        : new LayerZeroDevnetError(`relaying packet ${packet.guid} failed`, { cause: err });
+        : new ChainError(`relaying packet ${packet.guid} failed`, { cause: err });
     entry.attempts += 1;
     const retryInMs = Math.min(ctx.baseMs * 2 ** (entry.attempts - 1), ctx.maxMs);
     entry.nextAttemptAt = Date.now() + retryInMs;

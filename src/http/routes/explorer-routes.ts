@@ -3,6 +3,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
+import { ConfigError } from '../../config/config.ts';
 import { AppError } from '../../domain/app-error.ts';
 import type { FerryApp } from '../app-types.ts';
 import { etagOf } from '../conditional-get.ts';
@@ -53,7 +54,10 @@ function sendAsset(reply: FastifyReply, asset: StaticAsset) {
 export function registerExplorerRoutes(app: FerryApp): void {
   const assets = loadAssets();
   const index = assets.get('index.html');
-  if (!index) throw new Error(`explorer: ${EXPLORER_DIR}index.html is missing`);
+  if (!index) {
+    const message = `explorer: ${EXPLORER_DIR}index.html is missing`;
+    throw new ConfigError([message], { message });
+  }
 
   app.get('/', { schema: { hide: true }, config: { conditionalGet: true } }, (_request, reply) =>
     sendAsset(reply, index),

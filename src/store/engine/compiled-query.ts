@@ -1,6 +1,7 @@
 import type { Compilable, CompiledQuery, Kysely, QueryResult } from 'kysely';
 import { type Executor, isPostgres } from './db-types.ts';
 import type { Database } from './schema.ts';
+import { StoreError } from './store-errors.ts';
 
 /** Stands in for a named parameter while the query is built; replaced by the caller's value at each call. */
 class Slot {
@@ -37,7 +38,7 @@ export function compiledQuery<P extends object, R>(
     const parameters = template.parameters.map((value) => {
       if (!(value instanceof Slot)) return value;
       const bound = (params as Record<string, unknown>)[value.name];
-      if (bound === undefined) throw new Error(`compiled query: parameter "${value.name}" is missing`);
+      if (bound === undefined) throw new StoreError(`compiled query: parameter "${value.name}" is missing`);
       return bound;
     });
     return { ...template, parameters };

@@ -11,7 +11,7 @@ import { createGroupCommit } from './group-commit.ts';
 import { PreparedStatementsClient } from './prepared-statements-client.ts';
 import type { Database } from './schema.ts';
 import { startSqliteCheckpointer } from './sqlite-checkpointer.ts';
-import { storeError, UncoveredQuoteError } from './store-errors.ts';
+import { StoreError, storeError, UncoveredQuoteError } from './store-errors.ts';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -136,7 +136,7 @@ function withUnitOfWork(
         let open = true;
         const result = await work(trx, {
           emit(event) {
-            if (!open) throw new Error('an event was emitted after its unit of work ended');
+            if (!open) throw new StoreError('an event was emitted after its unit of work ended');
             queued.push(event);
           },
         });

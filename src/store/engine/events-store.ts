@@ -2,6 +2,7 @@ import { CompiledQuery } from 'kysely';
 import type { NewEvent } from '../../domain/events.ts';
 import { compiledQuery } from './compiled-query.ts';
 import { type Executor, isPostgres } from './db-types.ts';
+import { StoreError } from './store-errors.ts';
 
 export interface StoredEvent {
   readonly id: number;
@@ -54,7 +55,7 @@ export function changeWithEvents(
   options: { onlyIfChanged?: boolean } = {},
 ): CompiledQuery {
   if (events.length > EVENTS_PER_TRANSACTION) {
-    throw new Error(`a transaction may append at most ${EVENTS_PER_TRANSACTION} events`);
+    throw new StoreError(`a transaction may append at most ${EVENTS_PER_TRANSACTION} events`);
   }
   // A change that may write nothing returns its rows, and the events follow only a change that wrote one.
   const condition = options.onlyIfChanged ? ' where exists (select 1 from change)' : '';
@@ -83,7 +84,7 @@ export async function appendEvents(db: Executor, events: readonly NewEvent[]): P
     return;
   }
   if (events.length > EVENTS_PER_TRANSACTION) {
-    throw new Error(`a transaction may append at most ${EVENTS_PER_TRANSACTION} events`);
+    throw new StoreError(`a transaction may append at most ${EVENTS_PER_TRANSACTION} events`);
   }
   await db.executeQuery(CompiledQuery.raw(APPEND_PG, appendParameters(events)));
 }

@@ -26,6 +26,7 @@ import { revertTimesIndexMigration } from '../migrations/0025-revert-times-index
 import { openFillingMigration } from '../migrations/0026-open-filling.ts';
 import { onchainOrdersMigration } from '../migrations/0027-onchain-orders.ts';
 import type { FerryDatabase } from './database.ts';
+import { StoreError } from './store-errors.ts';
 
 /** Migrations live in code (not scanned from disk) so both dialects and bundlers see the same list. */
 function provider(dialect: FerryDatabase['dialect']): MigrationProvider {
@@ -69,7 +70,7 @@ export async function migrateToLatest(database: FerryDatabase): Promise<string[]
   const { error, results } = await migrator.migrateToLatest();
   const failed = results?.find((r) => r.status === 'Error');
   if (error) {
-    throw new Error(`Migration ${failed?.migrationName ?? ''} failed: ${(error as Error).message}`, {
+    throw new StoreError(`Migration ${failed?.migrationName ?? ''} failed: ${(error as Error).message}`, {
       cause: error,
     });
   }

@@ -29,6 +29,28 @@ export class UncoveredQuoteError extends FerryError {
   }
 }
 
+/**
+ * Two writers took the same nonce row at once and this one lost (tx-ledger-store.ts allocateNonce): nothing was
+ * written, and the same call tried again reads the winner's row and goes through. Retryable by definition.
+ */
+export class NonceRaceError extends FerryError {
+  override readonly name = 'NonceRaceError';
+  constructor(message: string) {
+    super(message, { retryable: true });
+  }
+}
+
+/**
+ * The store refuses what breaks its own rules (a status transition the lifecycle forbids, too many events in one
+ * transaction, a migration that fails): tried again unchanged it fails the same way.
+ */
+export class StoreError extends FerryError {
+  override readonly name = 'StoreError';
+  constructor(message: string, options: { readonly cause?: unknown } = {}) {
+    super(message, { cause: options.cause, retryable: false });
+  }
+}
+
 /** PostgreSQL's ferry_cover_quote raises this code with the promised sum as its message. */
 const UNCOVERED_CODE = 'FR001';
 

@@ -13,7 +13,7 @@ import type {
 import { newId } from '../../domain/ids.ts';
 import type { Dialect } from '../engine/database.ts';
 import type { ChainActionsTable, ChainActionTxsTable, ChainNoncesTable } from '../engine/schema.ts';
-import { storeError, UniqueViolationError } from '../engine/store-errors.ts';
+import { NonceRaceError, storeError, UniqueViolationError } from '../engine/store-errors.ts';
 
 /** The three tables a ledger needs, in Ferry's database or in an LP journal file alike. */
 export interface LedgerTables {
@@ -111,7 +111,7 @@ async function allocateNonce(db: LedgerDb, chain: string, address: string, chain
     .where('address', '=', address)
     .where('next_nonce', '=', row.next_nonce)
     .executeTakeFirst();
-  if (result.numUpdatedRows === 0n) throw new Error('nonce allocation raced; retry');
+  if (result.numUpdatedRows === 0n) throw new NonceRaceError('nonce allocation raced; retry');
   return nonce;
 }
 

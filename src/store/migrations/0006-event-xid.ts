@@ -1,6 +1,7 @@
 import { type Kysely, sql } from 'kysely';
 import type { Dialect } from '../engine/database.ts';
 import { EVENTS_PER_TRANSACTION } from '../engine/events-store.ts';
+import { StoreError } from '../engine/store-errors.ts';
 
 /**
  * PostgreSQL event ids stop coming from an identity column: the store derives each id from the writing
@@ -20,7 +21,7 @@ export function eventXidMigration(dialect: Dialect) {
         db,
       );
       if (!rows[0]?.ok) {
-        throw new Error(
+        throw new StoreError(
           'existing event ids exceed the transaction-derived ids; new events would sort before them',
         );
       }

@@ -10,6 +10,7 @@ import { activeQuote, expiredQuote, lapsedQuote } from '../engine/lifecycle-sql.
 import { pageOf } from '../engine/page-query.ts';
 import type { QuotesTable } from '../engine/schema.ts';
 import { statusGuard } from '../engine/status-guard.ts';
+import { StoreError } from '../engine/store-errors.ts';
 import { toQuoteRequest } from './quote-requests-store.ts';
 
 export function toQuote(row: QuotesTable): Quote {
@@ -207,7 +208,7 @@ export async function setQuoteStatus(
   to: QuoteStatus,
   now: Date,
 ) {
-  if (!canTransitionQuote(from, to)) throw new Error(`quote ${id}: no transition ${from} → ${to}`);
+  if (!canTransitionQuote(from, to)) throw new StoreError(`quote ${id}: no transition ${from} → ${to}`);
   const result = await db
     .updateTable('quotes')
     .set({ status: to, updated_at: now.getTime() })

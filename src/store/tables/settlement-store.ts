@@ -13,6 +13,7 @@ import { actionForbiddingMove, RELEASE_ACTIONS } from '../../domain/settlement-d
 import type { RelayerActionKind } from '../../domain/settlement-decision-type.ts';
 import { type Executor, isPostgres } from '../engine/db-types.ts';
 import type { Database, OrdersTable } from '../engine/schema.ts';
+import { StoreError } from '../engine/store-errors.ts';
 import { SPENT, servingActions } from '../ledgers/serving-actions.ts';
 import { latestLedgerAction } from '../ledgers/tx-ledger-store.ts';
 import { findOrderByQuote, toOrder } from './orders-store.ts';
@@ -103,7 +104,7 @@ export async function transitionOrder(
   actor: string,
 ): Promise<boolean> {
   if (!canTransitionOrder(from, change.status)) {
-    throw new Error(`order ${id}: no transition ${from} → ${change.status}`);
+    throw new StoreError(`order ${id}: no transition ${from} → ${change.status}`);
   }
   const stamps = orderTransitionStamps(change.status, now);
   const forbidding = actionForbiddingMove(change.status);
