@@ -27,7 +27,8 @@ const OUTSIDE_THE_FAMILY = new Set(['domain/ferry-error.ts', 'explorer/api.js'])
  */
 const BUILT_IN_THROWS: Readonly<Record<string, string>> = {
   // Argument checks of pure helpers: RangeError is what a caller of such a function expects (tests assert it).
-  'chains/settlement/prove-options.ts': 'RangeError: a proof count or token-run count out of range (a caller bug)',
+  'chains/settlement/prove-options.ts':
+    'RangeError: a proof count or token-run count out of range (a caller bug)',
   'lp/pricing.ts': 'RangeError: a spread or token decimals out of range (a caller bug)',
 };
 const THROWS_BUILT_IN = new RegExp(`\\bthrow\\s+(?:new\\s+)?(?:${BUILT_IN_ERRORS})\\s*\\(`);
