@@ -16,7 +16,11 @@ import { createServer } from './http/server.ts';
 import { createMetrics, type FerryMetrics } from './metrics/ferry-metrics.ts';
 import { collectEventTailLag, collectOrderGauge } from './metrics/scrape-gauges.ts';
 import { createProcessLogger } from './process/logger.ts';
-import { createShutdownRegistry, type ShutdownRegistry } from './process/shutdown-registry.ts';
+import {
+  createShutdownRegistry,
+  type ShutdownRegistry,
+  type ShutdownReport,
+} from './process/shutdown-registry.ts';
 import { type AccountService, createAccountService } from './services/account-service.ts';
 import { createAuthService } from './services/auth-service.ts';
 import { createExpirySweeper, type ExpirySweeper } from './services/expiry-sweeper.ts';
@@ -48,8 +52,12 @@ export interface FerryAppInstance {
   readonly webhooks: WebhookDispatcher;
   /** Listens on config.host:config.port (port 0 picks a free one) and returns the base URL. */
   listen(): Promise<string>;
-  /** Drains: readiness fails, in-flight requests finish, then the database closes. */
-  close(): Promise<void>;
+  /**
+   * Drains: readiness fails, in-flight requests finish, then the database closes, all within the shutdown deadline.
+   * Answers the parts that had not stopped when it passed (already logged); a caller about to remove what they use
+   * (the demo's data folder, a test's devnets) can tell.
+   */
+  close(): Promise<ShutdownReport>;
 }
 
 export function createLogger(config: Config): FastifyBaseLogger {
@@ -202,7 +210,7 @@ async function wireApp(options: {
       webhooks.start();
       return address;
     },
-    close: () => shutdown.close().then(() => undefined),
+    close: () => shutdown.close(),
   };
 }
 

@@ -26,7 +26,7 @@ import {
  * Ferry's boundaries, checked on every import of src/ (the explorer's JavaScript included) and sdk/src, parsed by
  * the TypeScript compiler. Every rule counts type-only imports (`import type`, braces of `type` names only) too:
  * erased before anything runs, they still tie a file to the one it names. Where a rule allows an import only as a
- * type, it says so. Each rule is a function over an import graph: the `describe('… catches …')` block below runs
+ * type, it says so. Each rule is a function over an import graph: the `describe('… catches …')` block runs
  * it on a small made-up graph that breaks it (src/layering-rules.test.ts), so a rule that stops catching anything
  * fails the suite too. The rules are in test/support/layering-rules.ts; Ferry's layout is declared here.
  */
@@ -64,11 +64,13 @@ const RPC_FOLDERS = ['src/chains/', 'src/devnet/'];
 /** The commands that start devnets (src/cli, src/demo) and the devnets themselves; nothing production runs. */
 const DEVNET_USERS = ['src/devnet/', 'src/demo/', 'src/cli/'];
 /**
- * Inside a folder split by purpose, the lower parts do not reach up: the store's engine knows no table or ledger,
- * the transaction client knows no settlement call, LayerZero's production pieces know neither.
+ * Inside a folder split by purpose, the lower parts do not reach up: the store's engine knows no table or ledger
+ * and the tables no ledger, the transaction client knows no settlement call, LayerZero's production pieces know
+ * neither.
  */
 const SUBFOLDER_BANS: SubfolderBans = [
   ['src/store/engine/', ['src/store/tables/', 'src/store/ledgers/']],
+  ['src/store/tables/', ['src/store/ledgers/']],
   ['src/chains/transactions/', ['src/chains/settlement/', 'src/chains/layerzero/']],
   ['src/chains/layerzero/', ['src/chains/settlement/', 'src/chains/transactions/']],
 ];

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../src/app.ts';
 import type { OrderStatus } from '../src/domain/lifecycle.ts';
 import { promiseBounds } from '../src/domain/lp-coverage.ts';
+import { transitionOrder } from '../src/store/ledgers/settlement-store.ts';
 import { backfillLpPromises } from '../src/store/migrations/0019-lp-promises.ts';
 import {
   type CommitmentKey,
@@ -11,7 +12,6 @@ import {
   lpCommittedFromRows,
 } from '../src/store/tables/lp-commitments-store.ts';
 import { openRequestedInput, openRequestedInputFromRows } from '../src/store/tables/quote-requests-store.ts';
-import { transitionOrder } from '../src/store/tables/settlement-store.ts';
 import { transferToken } from './support/chain-actors.ts';
 import { createQuoteRequest, expectError } from './support/fixtures.ts';
 import { type Harness, startHarness } from './support/harness.ts';

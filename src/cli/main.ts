@@ -311,8 +311,12 @@ registerFeesCommand(program);
 stopWithNpmParent();
 // A command that fails exits 75 (EX_TEMPFAIL) when its error is retryable, 1 otherwise (docs/errors.md, Exit codes).
 program.parseAsync().catch((error: unknown) => {
-  if (error instanceof ConfigError || error instanceof AppError || error instanceof CliError)
-    console.error(`ferry: ${error.message}`);
+  // Refusals an operator acts on from their message alone; anything else prints whole, causes and stack. The
+  // journal's refusal goes by name: importing the store here would load Kysely for every command's start.
+  const oneLine =
+    [ConfigError, AppError, CliError].some((type) => error instanceof type) ||
+    (error instanceof Error && error.name === 'LpJournalTooNewError');
+  if (oneLine) console.error(`ferry: ${(error as Error).message}`);
   else console.error('ferry:', error);
   process.exit(exitCodeFor(error));
 });

@@ -5,7 +5,10 @@ import type { LpBot } from '../lp/lp-bot.ts';
 import type { BotLog } from '../lp/lp-bot-log.ts';
 import type { LpJournal } from '../store/ledgers/lp-journal.ts';
 
-/** A demo step that failed. `retryable` for a timeout only (a loaded machine); the rest fail the same again. */
+/**
+ * A demo step that failed. The timeout inside a step is `retryable` (a loaded machine), but the step's failure that
+ * wraps it is not: `ferry demo` exits 1 (its documented failure code) whatever ended the step.
+ */
 export class DemoError extends FerryError {
   override readonly name = 'DemoError';
   constructor(message: string, options: { readonly cause?: unknown; readonly retryable?: boolean } = {}) {

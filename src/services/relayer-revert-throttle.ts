@@ -1,6 +1,6 @@
 import { AppError } from '../domain/app-error.ts';
 import { MONEY_MOVER_REVERT_KINDS, throttledUntil } from '../domain/relayer-reverts.ts';
-import type { RevertTimesQuery } from '../store/tables/settlement-store.ts';
+import type { RevertTimesQuery } from '../store/ledgers/settlement-store.ts';
 import type { ServiceDeps } from './service-deps.ts';
 
 /** The reverts a money mover's throttle counts at `now`: read by the caller, with the reads it makes anyway. */

@@ -10,8 +10,8 @@ import type { FillAttestation, Order } from '../domain/records.ts';
 import { validFillAtDepth } from '../domain/settlement-decision.ts';
 import type { SettlementObservation } from '../domain/settlement-observation.ts';
 import type { FerryDatabase } from '../store/engine/database.ts';
+import { recordFillAttestation, recordOrderSettlement } from '../store/ledgers/settlement-store.ts';
 import { findOrder } from '../store/tables/orders-store.ts';
-import { recordFillAttestation, recordOrderSettlement } from '../store/tables/settlement-store.ts';
 import { SettlementError } from './settlement-error.ts';
 
 /** Signs and keeps an order's fill attestation (attester chains). */

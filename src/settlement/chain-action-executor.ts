@@ -7,14 +7,14 @@ import type { OrderStatus } from '../domain/lifecycle.ts';
 import type { FaultInjector } from '../process/fault-injector.ts';
 import type { FerryDatabase } from '../store/engine/database.ts';
 import type { Database } from '../store/engine/schema.ts';
-import { findServingAction, mayRecordShared } from '../store/ledgers/shared-actions-store.ts';
-import type { LedgerGuard } from '../store/ledgers/tx-ledger-store.ts';
 import {
   type ChainActionKind,
   findChainAction,
   mayRecord,
   revertedActionCounts,
-} from '../store/tables/settlement-store.ts';
+} from '../store/ledgers/settlement-store.ts';
+import { findServingAction, mayRecordShared } from '../store/ledgers/shared-actions-store.ts';
+import type { LedgerGuard } from '../store/ledgers/tx-ledger-store.ts';
 
 export type ActionOutcome =
   | { readonly status: 'stale' }

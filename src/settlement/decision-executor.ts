@@ -15,8 +15,8 @@ import type { SettlementDecision } from '../domain/settlement-decision-type.ts';
 import type { SettlementObservation } from '../domain/settlement-observation.ts';
 import type { FerryMetrics } from '../metrics/ferry-metrics.ts';
 import type { FerryDatabase } from '../store/engine/database.ts';
+import { type ChainActionKind, noteOrderProblem } from '../store/ledgers/settlement-store.ts';
 import { messageOrdersToServe } from '../store/ledgers/shared-actions-store.ts';
-import { type ChainActionKind, noteOrderProblem } from '../store/tables/settlement-store.ts';
 import { createAttesting } from './attesting.ts';
 import type { ActionOutcome, ChainActionExecutor } from './chain-action-executor.ts';
 import { orderDepositCall } from './order-deposit-call.ts';
@@ -46,7 +46,7 @@ export class RetryLaterError extends FerryError {
 export interface DecisionExecutor {
   /**
    * `settlement`: the order's proof message as the chains now show it, when that differs from what the order
-   * says (settlement-record.ts); written with the decision's move, or on its own, always with the order's event.
+   * says; written with the decision's move, or on its own, always with the order's event.
    */
   act(
     order: Order,

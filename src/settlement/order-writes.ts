@@ -7,14 +7,14 @@ import type { SettlementObservation } from '../domain/settlement-observation.ts'
 import type { FerryMetrics } from '../metrics/ferry-metrics.ts';
 import type { FerryDatabase } from '../store/engine/database.ts';
 import type { Executor } from '../store/engine/db-types.ts';
-import { findOrder } from '../store/tables/orders-store.ts';
 import {
   type ChainActionKind,
   markExclusivityLapsed,
   noteOrderProblem,
   recordOrderSettlement,
   transitionOrder,
-} from '../store/tables/settlement-store.ts';
+} from '../store/ledgers/settlement-store.ts';
+import { findOrder } from '../store/tables/orders-store.ts';
 
 /** Who the settlement worker's writes are by (the orders' `updatedBy`). */
 export const SETTLEMENT_ACTOR = 'settlement-worker';

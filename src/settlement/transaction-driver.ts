@@ -4,8 +4,8 @@ import type { ChainRegistry } from '../chains/chain-registry.ts';
 import { NonceConflictError } from '../chains/transactions/tx-sender.ts';
 import { isTerminalOrderStatus } from '../domain/lifecycle.ts';
 import type { FerryDatabase } from '../store/engine/database.ts';
+import { orderStatuses } from '../store/ledgers/settlement-store.ts';
 import { linkedOrders } from '../store/ledgers/shared-actions-store.ts';
-import { orderStatuses } from '../store/tables/settlement-store.ts';
 import type { WorkerTransactions } from './chain-action-executor.ts';
 
 /** Drives the relayer's recorded transactions on every registry chain, apart from order status. */

@@ -119,6 +119,18 @@ export class WebhookAddressRefusedError extends FerryError {
 }
 
 /**
+ * A host name that resolves to no address: a failure like any unreachable receiver (tried again later), not a
+ * refusal. It carries the resolver's `ENOTFOUND` code so the delivery records "host not found".
+ */
+export class WebhookHostNotFoundError extends FerryError {
+  override readonly name = 'WebhookHostNotFoundError';
+  readonly code = 'ENOTFOUND';
+  constructor(host: string) {
+    super(`${host} has no address`, { retryable: true });
+  }
+}
+
+/**
  * The refusal of a delivery to `url` before any lookup: the rule of registration (webhookUrlProblem) applied again,
  * since the setting may have been turned off after the endpoint was registered and IP literals are never resolved.
  */
@@ -151,7 +163,7 @@ export function guardedLookup(allowPrivate: boolean) {
           }
         }
         const [first] = addresses;
-        if (!first) throw new WebhookAddressRefusedError(`${host} has no address`);
+        if (!first) throw new WebhookHostNotFoundError(host);
         if (options.all) callback(null, addresses);
         else callback(null, first.address, first.family);
       })

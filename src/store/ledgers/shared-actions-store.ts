@@ -1,8 +1,8 @@
 import type { TxAction } from '../../chains/transactions/tx-ledger.ts';
 import type { OrderStatus } from '../../domain/lifecycle.ts';
 import type { Executor } from '../engine/db-types.ts';
-import { type ChainActionKind, hasLiveAction, mayRecord } from '../tables/settlement-store.ts';
 import { servingActions } from './serving-actions.ts';
+import { type ChainActionKind, hasLiveAction, mayRecord } from './settlement-store.ts';
 import { toTxAction } from './tx-ledger-store.ts';
 
 /**

@@ -14,9 +14,9 @@ import type { RelayerActionKind } from '../../domain/settlement-decision-type.ts
 import { type Executor, isPostgres } from '../engine/db-types.ts';
 import type { Database, OrdersTable } from '../engine/schema.ts';
 import { StoreError } from '../engine/store-errors.ts';
-import { SPENT, servingActions } from '../ledgers/serving-actions.ts';
-import { latestLedgerAction } from '../ledgers/tx-ledger-store.ts';
-import { findOrderByQuote, toOrder } from './orders-store.ts';
+import { findOrderByQuote, toOrder } from '../tables/orders-store.ts';
+import { SPENT, servingActions } from './serving-actions.ts';
+import { latestLedgerAction } from './tx-ledger-store.ts';
 
 /**
  * `settle`: the attester's relay; `prove`, `commit`, `execute`: Ferry's own push of a LayerZero proof message

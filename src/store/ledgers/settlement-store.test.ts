@@ -2,8 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedOrderRow } from '../../../test/support/order-rows.ts';
 import { openTestDatabase } from '../../../test/support/test-database.ts';
 import type { FerryDatabase } from '../engine/database.ts';
-import { messageOrdersToServe } from '../ledgers/shared-actions-store.ts';
-import { findOrder } from './orders-store.ts';
+import { findOrder } from '../tables/orders-store.ts';
 import {
   mayRecord,
   moneyMoverRevertTimes,
@@ -11,6 +10,7 @@ import {
   revertedActionCounts,
   transitionOrder,
 } from './settlement-store.ts';
+import { messageOrdersToServe } from './shared-actions-store.ts';
 
 const backend = process.env.FERRY_TEST_PG ? 'PostgreSQL' : 'SQLite';
 
