@@ -1,6 +1,9 @@
 import { type Chain, defineChain } from 'viem';
 
-/** A viem chain for an RPC URL Ferry knows only by its chain id (chains `ferry deploy` targets, and devnets). */
+/**
+ * A viem chain for an RPC URL, known by its chain id: a registry chain's clients, the chains `ferry deploy` targets
+ * and devnets all describe their chain this one way.
+ */
 export function chainById(chainId: number, rpcUrl: string, name = `chain-${chainId}`): Chain {
   return defineChain({
     id: chainId,

@@ -5,9 +5,9 @@ import {
   type PublicClient,
   TimeoutError,
   type Transport,
-  type Chain as ViemChain,
 } from 'viem';
 import type { FerryMetrics } from '../metrics/ferry-metrics.ts';
+import { chainById } from './chain-by-id.ts';
 import { type ChainRegistry, registryChain } from './chain-registry.ts';
 
 /** Where failed RPC calls are counted (ferry_rpc_errors_total). */
@@ -42,12 +42,7 @@ export function publicClientFor(
   rpcErrors?: RpcErrorCounter,
 ): PublicClient {
   const chain = registryChain(registry, name);
-  const viemChain = {
-    id: chain.chainId,
-    name: chain.name,
-    nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
-    rpcUrls: { default: { http: [chain.rpcUrl] } },
-  } satisfies ViemChain;
+  const viemChain = chainById(chain.chainId, chain.rpcUrl, chain.name);
   const transport = http(chain.rpcUrl, { timeout: timeoutMs, retryCount: 1 });
   return createPublicClient({
     chain: viemChain,

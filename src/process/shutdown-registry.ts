@@ -52,8 +52,9 @@ export function createShutdownRegistry(
     };
     let timer: NodeJS.Timeout | undefined;
     const deadline = new Promise<'deadline'>((resolve) => {
+      // Not unref'd: a part that hangs on a promise holding no handle must still be named when the deadline passes,
+      // not let the process end quietly with the part still unfinished.
       timer = setTimeout(() => resolve('deadline'), deadlineMs);
-      timer.unref();
     });
     const outcome = await Promise.race([closeInTurn(), deadline]);
     clearTimeout(timer);
